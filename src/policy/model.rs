@@ -1,0 +1,162 @@
+//! The compiled policy: what one arm's agent may run, as loaded by guard-sh.
+//!
+//! It is produced from `arms/NAME.toml` plus `arms/harmless.toml` by
+//! `arm-build` (or `guard-sh --arm NAME`) and written as JSON so that
+//! guard-sh loads it with one parse and no lookups. Everything the guard, the
+//! interpreter and the sandbox decide comes from here; nothing is hard-coded
+//! per arm.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Version of the compiled format; guard-sh refuses other versions.
+pub const POLICY_FORMAT: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    pub format: u32,
+    /// The arm's name, e.g. `tea`.
+    pub arm: String,
+    /// `false` for arms without a shell (`gitea-mcp`): every command is denied.
+    pub shell: bool,
+    /// The arm's one tool, if it has a shell (also a key of `commands`).
+    pub tool: Option<String>,
+    /// The curated bin folder: the only place command names resolve.
+    pub bin_dir: PathBuf,
+    /// Every command name the agent may run, keyed by the name it types.
+    pub commands: BTreeMap<String, CommandRule>,
+    /// Rules for assignments and for the environment children get.
+    pub env: EnvPolicy,
+    pub sandbox: SandboxPolicy,
+    pub audit: AuditPolicy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommandKind {
+    /// The arm's one tool.
+    Tool,
+    /// A member of the shared harmless-utilities set.
+    Utility,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandRule {
+    pub kind: CommandKind,
+    /// The real executable the bin-folder entry points at (resolved at build time).
+    pub path: PathBuf,
+    /// Argument rules; any match denies the command.
+    #[serde(default)]
+    pub deny: Vec<ArgRule>,
+    /// Extra executables the kernel lets this command run (the tool's helpers
+    /// and interpreters: for `gitea-axi` `/usr/bin/env`, `node`, `git`, `tea`).
+    #[serde(default)]
+    pub exec_allow: Vec<PathBuf>,
+    /// `PATH` given to this command's process (folders of helper links, never
+    /// the agent's bin folder unless listed). Empty: `PATH` is unset.
+    #[serde(default)]
+    pub path_env: Vec<PathBuf>,
+    /// Extra environment for this command (e.g. the tool's credentials).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// TCP ports this command may connect to (Landlock ABI >= 4). Empty: none.
+    #[serde(default)]
+    pub connect_ports: Vec<u16>,
+    /// Extra folders this command may write (e.g. the tool's config home).
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
+}
+
+/// A rule over a command's arguments (`argv[1..]`). Each carries the reason
+/// shown to the agent when it matches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "match", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ArgRule {
+    /// The first argument that does not start with `-` equals `name`
+    /// (a subcommand such as `tea api`).
+    Subcommand { name: String, reason: String },
+    /// A long option `--name`, `--name=VALUE`, or any abbreviation of it that
+    /// GNU getopt would accept (`--compress`, `--compress-prog=gzip`), before
+    /// a `--` that ends the options.
+    LongOption { name: String, reason: String },
+    /// A short option letter, alone or bundled (`-x`, `-ax`), before `--`.
+    ShortOption { letter: char, reason: String },
+    /// Any argument equal to `value`.
+    Argument { value: String, reason: String },
+}
+
+impl ArgRule {
+    pub fn reason(&self) -> &str {
+        match self {
+            ArgRule::Subcommand { reason, .. }
+            | ArgRule::LongOption { reason, .. }
+            | ArgRule::ShortOption { reason, .. }
+            | ArgRule::Argument { reason, .. } => reason,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvPolicy {
+    /// Inherited variables passed to children unchanged (exact names, or a
+    /// prefix ending in `*` such as `LC_*`).
+    pub pass: Vec<String>,
+    /// Variables every child gets (after `pass`).
+    #[serde(default)]
+    pub set: BTreeMap<String, String>,
+    /// Names the agent may not assign or export, and that are removed from
+    /// every child's environment (exact, or a prefix ending in `*`). Each
+    /// with the reason shown when an assignment is refused.
+    pub deny: Vec<EnvDeny>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvDeny {
+    pub pattern: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// Enforce what the kernel supports; warn once per session if nothing.
+    #[default]
+    BestEffort,
+    /// Refuse to run when Landlock cannot be enforced.
+    Required,
+    /// No kernel confinement (tests, or platforms without Landlock).
+    Off,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxPolicy {
+    #[serde(default)]
+    pub mode: SandboxMode,
+    /// Folders every command (and guard-sh's own redirections) may write.
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
+    /// Paths no command may write, whatever else says (policy, bin folder,
+    /// audit log). Redirections into them are refused by guard-sh itself.
+    #[serde(default)]
+    pub protected: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct AuditPolicy {
+    /// The audit log, unless `--audit`/`GUARD_SH_AUDIT` say otherwise.
+    #[serde(default)]
+    pub path: Option<PathBuf>,
+    /// SHA-256 (hex) of secrets to redact from logged text (the arm's token).
+    #[serde(default)]
+    pub redact_sha256: Vec<String>,
+    /// Secrets to redact, in clear (only in policies whose file is private).
+    #[serde(default)]
+    pub redact: Vec<String>,
+}

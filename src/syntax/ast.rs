@@ -1,0 +1,325 @@
+//! The abstract syntax tree of a guard-sh command line.
+//!
+//! One tree is produced per parse, checked by the guard and then executed by
+//! the interpreter unchanged: there is no second parse of any text the guard
+//! approved. Names follow the POSIX shell grammar (XCU 2.10). Every node that
+//! a diagnostic may point at carries a [`Span`] of byte offsets into the
+//! source; line and column are computed only when an error is rendered.
+//!
+//! Words keep their parts exactly as written (quoted, unquoted, expansions)
+//! because quoting decides field splitting, globbing and brace expansion,
+//! and the guard must see which parts of a command name are fixed.
+
+use serde::Serialize;
+
+pub use super::span::Span;
+
+/// A whole script or command line: a sequence of and-or lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct List {
+    pub items: Vec<ListItem>,
+}
+
+/// One and-or list with the separator that ended it (XCU 2.9.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListItem {
+    pub and_or: AndOr,
+    /// `true` when terminated by `&` (run asynchronously).
+    pub background: bool,
+}
+
+/// `p1 && p2 || p3` (XCU 2.9.3, AND-OR lists).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AndOr {
+    pub first: Pipeline,
+    pub rest: Vec<(AndOrOp, Pipeline)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum AndOrOp {
+    And,
+    Or,
+}
+
+/// `[!] cmd1 | cmd2 |& cmd3` (XCU 2.9.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pipeline {
+    /// Leading `!`: the status is logically negated.
+    pub negated: bool,
+    pub elements: Vec<PipeElement>,
+    pub span: Span,
+}
+
+/// One command of a pipeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PipeElement {
+    pub command: Command,
+    /// `true` when this command is followed by `|&` (bash): its stderr also
+    /// goes into the pipe. Always `false` for the last element.
+    pub pipe_stderr: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Command {
+    Simple(SimpleCommand),
+    Compound(CompoundCommand),
+    FunctionDef(FunctionDef),
+}
+
+/// Assignments, words and redirections in source order of their kind
+/// (XCU 2.9.1). `words[0]`, if any, is the command name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SimpleCommand {
+    pub assignments: Vec<Assignment>,
+    pub words: Vec<Word>,
+    pub redirects: Vec<Redirect>,
+    pub span: Span,
+}
+
+/// `NAME=value` or `NAME+=value` (bash) before a command or alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Assignment {
+    pub name: String,
+    /// The value; an empty word for `NAME=`.
+    pub value: Word,
+    pub append: bool,
+    pub span: Span,
+}
+
+/// A compound command with the redirections applied to it as a whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompoundCommand {
+    pub kind: CompoundKind,
+    pub redirects: Vec<Redirect>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum CompoundKind {
+    /// `{ list; }`
+    BraceGroup(List),
+    /// `( list )`, run in a copy of the shell state.
+    Subshell(List),
+    /// `if c1; then b1; elif c2; then b2; else b3; fi`: each
+    /// `(condition, body)` in order, then the optional else body.
+    If {
+        branches: Vec<(List, List)>,
+        else_body: Option<List>,
+    },
+    /// `while cond; do body; done` (`until: false`) or `until …` (`until: true`).
+    Loop {
+        until: bool,
+        condition: List,
+        body: List,
+    },
+    /// `for name [in words]; do body; done`; `words: None` means `"$@"`.
+    For {
+        variable: String,
+        words: Option<Vec<Word>>,
+        body: List,
+    },
+    /// `case word in pattern|pattern) body ;; … esac`
+    Case { subject: Word, arms: Vec<CaseArm> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CaseArm {
+    pub patterns: Vec<Word>,
+    pub body: List,
+    pub terminator: CaseTerminator,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CaseTerminator {
+    /// `;;` (also the implicit terminator of the last arm)
+    Break,
+    /// `;&`: fall through into the next arm's body.
+    FallThrough,
+    /// `;;&`: go on testing the following patterns.
+    Continue,
+}
+
+/// `name() compound-command` or `function name { … }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FunctionDef {
+    pub name: String,
+    pub body: Box<CompoundCommand>,
+    pub span: Span,
+}
+
+/// A shell word: a sequence of parts concatenated without separators.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Word {
+    pub parts: Vec<WordPart>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum WordPart {
+    /// Unquoted text. Subject to brace expansion, and its `*`, `?`, `[`
+    /// are pattern characters. Never contains a quote or a `$`/backtick
+    /// expansion; a backslash-escaped character is [`WordPart::Escaped`].
+    Literal(Vec<u8>),
+    /// `'…'`: the bytes between the quotes.
+    SingleQuoted(Vec<u8>),
+    /// `$'…'` (bash): the bytes after escape decoding.
+    AnsiC(Vec<u8>),
+    /// `\c` outside quotes: the escaped byte(s) (one character).
+    Escaped(Vec<u8>),
+    /// `"…"`: its parts may only be `Literal` (taken as quoted text; a `\`
+    /// escape inside is already resolved), `Parameter`, `CommandSubst` and
+    /// `Arithmetic`.
+    DoubleQuoted(Vec<WordPart>),
+    /// `~` or `~user` at the start of a word or after `:`/`=` in an
+    /// assignment value. `None` is the current user's home.
+    Tilde(Option<Vec<u8>>),
+    Parameter(ParamExpansion),
+    /// `$(list)` or `` `list` ``, parsed like any other line.
+    CommandSubst { list: List, backtick: bool },
+    /// `$(( expr ))`: the expression text, with its own expansions as parts.
+    /// It is expanded, then evaluated by the interpreter's arithmetic.
+    Arithmetic(Word),
+    /// `<(list)` / `>(list)` (bash).
+    ProcessSubst { direction: ProcessDirection, list: List },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ProcessDirection {
+    /// `<(…)`: the command writes, the word names a file to read.
+    Read,
+    /// `>(…)`: the command reads, the word names a file to write.
+    Write,
+}
+
+/// `$name`, `${name}`, `${name op word}` and friends (XCU 2.6.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ParamExpansion {
+    pub param: Parameter,
+    pub op: ParamOp,
+    /// `true` for the braced form `${…}`.
+    pub braced: bool,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Parameter {
+    /// A variable name.
+    Named(String),
+    /// `$1`…`$9`, `${10}`…; `$0` is [`Parameter::Positional`]`(0)`.
+    Positional(u32),
+    /// `$?` `$#` `$@` `$*` `$$` `$!` `$-`
+    Special(SpecialParam),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum SpecialParam {
+    /// `$?`
+    Status,
+    /// `$#`
+    Count,
+    /// `$@`
+    AtSign,
+    /// `$*`
+    Star,
+    /// `$$`
+    Pid,
+    /// `$!`
+    LastBackground,
+    /// `$-`
+    Flags,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum ParamOp {
+    /// `$x`, `${x}`
+    Plain,
+    /// `${#x}`
+    Length,
+    /// `${x-w}` / `${x:-w}` (`colon` also treats empty as unset)
+    Default { colon: bool, word: Word },
+    /// `${x=w}` / `${x:=w}`
+    Assign { colon: bool, word: Word },
+    /// `${x?w}` / `${x:?w}`
+    Error { colon: bool, word: Word },
+    /// `${x+w}` / `${x:+w}`
+    Alternative { colon: bool, word: Word },
+    /// `${x#p}` / `${x##p}`
+    RemovePrefix { longest: bool, pattern: Word },
+    /// `${x%p}` / `${x%%p}`
+    RemoveSuffix { longest: bool, pattern: Word },
+    /// `${x/p/r}` `${x//p/r}` `${x/#p/r}` `${x/%p/r}` (bash)
+    Replace {
+        mode: ReplaceMode,
+        pattern: Word,
+        replacement: Word,
+    },
+    /// `${x:offset}` / `${x:offset:length}` (bash); arithmetic text.
+    Substring { offset: Word, length: Option<Word> },
+    /// `${x^}` `${x^^}` `${x,}` `${x,,}` (bash)
+    Case { upper: bool, all: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ReplaceMode {
+    First,
+    All,
+    Prefix,
+    Suffix,
+}
+
+/// A redirection (XCU 2.7). `fd` is the explicit descriptor number, if any;
+/// the default depends on `op`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Redirect {
+    pub fd: Option<u32>,
+    pub op: RedirOp,
+    pub target: RedirTarget,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum RedirOp {
+    /// `<`
+    Input,
+    /// `>`
+    Output,
+    /// `>|`
+    Clobber,
+    /// `>>`
+    Append,
+    /// `<>`
+    ReadWrite,
+    /// `<&` (target is a descriptor number or `-`)
+    DupInput,
+    /// `>&` (target is a descriptor number or `-`; a file name with no fd
+    /// given means `&>` in bash)
+    DupOutput,
+    /// `&>` (stdout and stderr to a file)
+    OutputBoth,
+    /// `&>>`
+    AppendBoth,
+    /// `<<` / `<<-` (target is [`RedirTarget::HereDoc`])
+    HereDoc,
+    /// `<<<` (bash)
+    HereString,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum RedirTarget {
+    Word(Word),
+    HereDoc(HereDoc),
+}
+
+/// A here-document body, read from the lines after the one holding `<<`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HereDoc {
+    /// The delimiter after quote removal.
+    pub delimiter: Vec<u8>,
+    /// Any part of the delimiter was quoted: the body is literal data.
+    pub quoted: bool,
+    /// `<<-`: leading tabs were stripped from body lines and delimiter.
+    pub strip_tabs: bool,
+    /// The body. When `quoted`, a single `SingleQuoted` part (never expanded);
+    /// otherwise parts as inside double quotes (`$x`, `$(…)`, `$((…))`).
+    pub body: Word,
+}

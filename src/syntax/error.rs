@@ -1,0 +1,52 @@
+//! Syntax errors: one enum, each variant carrying the span it is about.
+//! Rendered as `LINE:COL: message` (see [`SyntaxError::render`]).
+
+use super::span::{Span, line_col};
+use thiserror::Error;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SyntaxError {
+    #[error("unterminated quote")]
+    UnterminatedQuote { open: Span },
+    #[error("unterminated {what}")]
+    Unterminated { what: &'static str, open: Span },
+    #[error("here-document delimited by end of input (wanted `{delimiter}`)")]
+    UnterminatedHereDoc { delimiter: String, open: Span },
+    #[error("unexpected {found}")]
+    Unexpected { found: String, at: Span },
+    #[error("expected {expected}, found {found}")]
+    Expected { expected: &'static str, found: String, at: Span },
+    #[error("missing command after `{op}`")]
+    MissingCommand { op: &'static str, at: Span },
+    #[error("bad substitution")]
+    BadSubstitution { at: Span },
+    #[error("nesting deeper than {limit} levels")]
+    TooDeep { limit: usize, at: Span },
+    #[error("NUL byte in input")]
+    NulByte { at: Span },
+    #[error("not supported by guard-sh: {feature}")]
+    Unsupported { feature: &'static str, at: Span },
+}
+
+impl SyntaxError {
+    /// The span the message is about (for an unterminated construct: where it opened).
+    pub fn span(&self) -> Span {
+        match self {
+            SyntaxError::UnterminatedQuote { open }
+            | SyntaxError::Unterminated { open, .. }
+            | SyntaxError::UnterminatedHereDoc { open, .. } => *open,
+            SyntaxError::Unexpected { at, .. }
+            | SyntaxError::Expected { at, .. }
+            | SyntaxError::MissingCommand { at, .. }
+            | SyntaxError::BadSubstitution { at }
+            | SyntaxError::TooDeep { at, .. }
+            | SyntaxError::NulByte { at }
+            | SyntaxError::Unsupported { at, .. } => *at,
+        }
+    }
+
+    /// `LINE:COL: message`, positions counted from 1 in `source`.
+    pub fn render(&self, source: &[u8]) -> String {
+        format!("{}: {}", line_col(source, self.span().start), self)
+    }
+}

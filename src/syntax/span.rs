@@ -1,0 +1,57 @@
+//! Byte ranges into the source text, and their rendering as `LINE:COL`.
+
+use serde::Serialize;
+
+/// A half-open byte range `start..end` into the parsed source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub const fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// A 1-based line and column (column counted in bytes, as bash reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LineCol {
+    pub line: usize,
+    pub col: usize,
+}
+
+impl std::fmt::Display for LineCol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// Line and column of byte `offset` in `source` (offsets past the end map
+/// to the position just after the last byte).
+pub fn line_col(source: &[u8], offset: usize) -> LineCol {
+    let offset = offset.min(source.len());
+    let before = &source[..offset];
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    LineCol { line, col: offset - line_start + 1 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        let src = b"ab\ncd";
+        assert_eq!(line_col(src, 0), LineCol { line: 1, col: 1 });
+        assert_eq!(line_col(src, 4), LineCol { line: 2, col: 2 });
+        assert_eq!(line_col(src, 99), LineCol { line: 2, col: 3 });
+    }
+}
