@@ -1,53 +1,122 @@
 //! Stage 2: AST × policy → verdict, before anything runs.
 //!
-//! The static check visits every command the line can reach; the dynamic
-//! checks ([`check_argv`], [`check_assignment`], [`check_write_target`]) are
-//! called by the interpreter at run time on final, expanded values and are
-//! authoritative.
+//! The static check ([`check_list`]) visits every command the line can reach
+//! and refuses the whole line if any is foreign. The dynamic checks
+//! ([`check_argv`], [`check_assignment`], [`check_write_target`]) are called
+//! by the interpreter at run time on final, expanded values; they are
+//! authoritative, so a name the static walk could not know (`$X`, a glob, a
+//! `source`d file) is still refused before it runs.
 
 pub mod builtins;
+mod reasons;
+pub mod verdict;
+mod walk;
+pub mod words;
+
+pub use verdict::{Deny, Reached, ReachedKind, Verdict};
+pub use walk::writes_file;
 
 use crate::policy::{CommandRule, Policy};
-use crate::syntax::ast::{List, Span};
-use serde::Serialize;
-use std::path::Path;
+use crate::syntax::{self, SyntaxError, ast::List};
+use std::path::{Path, PathBuf};
 
-/// Why something was refused: the rule's identifier and a sentence for a person.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Deny {
-    pub rule: &'static str,
-    pub reason: String,
-    pub span: Option<Span>,
+/// Static check of a parsed line. `known_functions` are the functions the
+/// session has defined before this line (their bodies were checked then).
+pub fn check_list_with(policy: &Policy, list: &List, known_functions: impl IntoIterator<Item = Vec<u8>>) -> Verdict {
+    let mut walker = walk::Walker::new(policy, known_functions);
+    walker.list(list);
+    walker.finish()
 }
 
-/// The static verdict on one line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Verdict {
-    pub allowed: bool,
-    pub commands: Vec<serde_json::Value>,
-}
-
-/// Static check of a parsed line (stub: replaced by the guard implementation).
+/// Static check of a parsed line in a session with no functions defined.
 pub fn check_list(policy: &Policy, list: &List) -> Verdict {
-    let _ = (policy, list);
-    Verdict { allowed: false, commands: Vec::new() }
+    check_list_with(policy, list, [])
 }
 
-/// Dynamic check of a final argv before spawning an external command.
-/// Returns the rule of the command to run.
+/// Parse and statically check `source` (what `--explain` does).
+pub fn check_source(policy: &Policy, source: &[u8]) -> Result<Verdict, SyntaxError> {
+    syntax::parse(source).map(|list| check_list(policy, &list))
+}
+
+/// Dynamic check of a final argv before an external command is spawned.
+/// Builtins and functions never come here. Returns the command's rule.
 pub fn check_argv<'p>(policy: &'p Policy, argv: &[Vec<u8>]) -> Result<&'p CommandRule, Deny> {
-    let _ = (policy, argv);
-    Err(Deny { rule: "stub", reason: "guard not written yet".into(), span: None })
+    let Some(name) = argv.first() else {
+        return Err(Deny::new("empty-command", "the command name is empty"));
+    };
+    let text = String::from_utf8_lossy(name);
+    if !policy.shell {
+        return Err(Deny::new("shell-disabled", reasons::shell_disabled(policy)));
+    }
+    if name.contains(&b'/') {
+        return Err(Deny::new("path-qualified", reasons::path_qualified(&text)));
+    }
+    let Some(rule) = policy.commands.get(text.as_ref()) else {
+        return Err(Deny::new("foreign-command", reasons::foreign_command(policy, &text)));
+    };
+    let args: Vec<&[u8]> = argv[1..].iter().map(Vec::as_slice).collect();
+    check_arguments(rule, &args)?;
+    Ok(rule)
+}
+
+/// The command's argument rules over `args` (`argv[1..]`).
+pub fn check_arguments(rule: &CommandRule, args: &[&[u8]]) -> Result<(), Deny> {
+    match rule.deny.iter().find(|r| r.matches(args)) {
+        Some(matched) => Err(Deny::new("argument-rule", matched.reason())),
+        None => Ok(()),
+    }
 }
 
 /// Dynamic check of an assignment or `export` of `name`.
 pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
-    let _ = (policy, name);
-    Err(Deny { rule: "stub", reason: "guard not written yet".into(), span: None })
+    match policy.env.deny.iter().find(|d| env_pattern_matches(&d.pattern, name)) {
+        Some(denied) => Err(Deny::new(
+            "environment",
+            format!("assigning {name} is not permitted: {}", denied.reason),
+        )),
+        None => Ok(()),
+    }
 }
 
-/// Dynamic check of a file guard-sh itself is about to open for writing.
+/// `NAME` matches exactly; `PREFIX*` matches every name starting with PREFIX.
+pub fn env_pattern_matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => pattern == name,
+    }
+}
+
+/// Dynamic check of a file guard-sh itself is about to open for writing
+/// (`path` absolute). Symlinks and `/proc/self/fd` links are resolved first,
+/// so no spelling of a protected path gets through.
 pub fn check_write_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
-    let _ = (policy, path);
-    Err(Deny { rule: "stub", reason: "guard not written yet".into(), span: None })
+    let target = resolve_for_write(path);
+    for protected in &policy.sandbox.protected {
+        let protected = std::fs::canonicalize(protected).unwrap_or_else(|_| protected.clone());
+        if target.starts_with(&protected) {
+            return Err(Deny::new(
+                "protected-path",
+                format!(
+                    "writing {} is not permitted: it is part of the guard (policy, bin folder or audit log)",
+                    path.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The real file a write to `path` would reach: the canonical path if it
+/// exists, else the canonical parent joined with the last component.
+fn resolve_for_write(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(file)) => match std::fs::canonicalize(parent) {
+            Ok(real_parent) => real_parent.join(file),
+            Err(_) => path.to_path_buf(),
+        },
+        _ => path.to_path_buf(),
+    }
 }

@@ -3,3 +3,4 @@
 pub mod model;
 
 pub use model::*;
+mod tmp_argmatch;

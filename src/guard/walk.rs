@@ -1,0 +1,402 @@
+//! The static walk: every command name a line can reach is visited.
+//!
+//! Reached means anywhere the interpreter could run it: every element of
+//! every pipeline and list, compound bodies, function bodies, command and
+//! process substitutions inside any word (arguments, assignment values,
+//! redirection targets, parameter operands, arithmetic, unquoted here-doc
+//! bodies), the text of `eval` and `trap` when it is fixed, and the command
+//! operand of `exec`, `command` and `builtin`. A quoted here-doc body is data.
+
+use super::reasons;
+use super::verdict::{Reached, ReachedKind, Verdict};
+use super::words::{describe, static_value};
+use super::{builtins, check_arguments, check_assignment, check_write_target};
+use crate::policy::{CommandKind, Policy};
+use crate::syntax::ast::*;
+use std::collections::HashSet;
+use std::path::Path;
+
+/// How deeply fixed `eval`/`trap` texts may nest before the guard refuses.
+const MAX_EVAL_DEPTH: usize = 8;
+
+/// Walks one line and collects what it reaches.
+pub struct Walker<'p> {
+    policy: &'p Policy,
+    /// Functions known to exist (defined earlier in the session or in this line).
+    functions: HashSet<Vec<u8>>,
+    reached: Vec<Reached>,
+    eval_depth: usize,
+}
+
+impl<'p> Walker<'p> {
+    pub fn new(policy: &'p Policy, known_functions: impl IntoIterator<Item = Vec<u8>>) -> Self {
+        Walker {
+            policy,
+            functions: known_functions.into_iter().collect(),
+            reached: Vec::new(),
+            eval_depth: 0,
+        }
+    }
+
+    pub fn finish(self) -> Verdict {
+        let allowed = self.reached.iter().all(|r| r.allowed);
+        Verdict { allowed, commands: self.reached }
+    }
+
+    pub fn list(&mut self, list: &List) {
+        for item in &list.items {
+            self.pipeline(&item.and_or.first);
+            for (_, pipeline) in &item.and_or.rest {
+                self.pipeline(pipeline);
+            }
+        }
+    }
+
+    fn pipeline(&mut self, pipeline: &Pipeline) {
+        for element in &pipeline.elements {
+            self.command(&element.command);
+        }
+    }
+
+    fn command(&mut self, command: &Command) {
+        match command {
+            Command::Simple(simple) => self.simple(simple),
+            Command::Compound(compound) => self.compound(compound),
+            Command::FunctionDef(def) => {
+                self.functions.insert(def.name.as_bytes().to_vec());
+                self.compound(&def.body);
+            }
+        }
+    }
+
+    fn compound(&mut self, compound: &CompoundCommand) {
+        match &compound.kind {
+            CompoundKind::BraceGroup(list) | CompoundKind::Subshell(list) => self.list(list),
+            CompoundKind::If { branches, else_body } => {
+                for (condition, body) in branches {
+                    self.list(condition);
+                    self.list(body);
+                }
+                if let Some(body) = else_body {
+                    self.list(body);
+                }
+            }
+            CompoundKind::Loop { condition, body, .. } => {
+                self.list(condition);
+                self.list(body);
+            }
+            CompoundKind::For { variable, words, body } => {
+                self.assignment_name(variable, compound.span);
+                for word in words.iter().flatten() {
+                    self.word(word);
+                }
+                self.list(body);
+            }
+            CompoundKind::Case { subject, arms } => {
+                self.word(subject);
+                for arm in arms {
+                    arm.patterns.iter().for_each(|p| self.word(p));
+                    self.list(&arm.body);
+                }
+            }
+        }
+        self.redirects(&compound.redirects);
+    }
+
+    fn simple(&mut self, simple: &SimpleCommand) {
+        for assignment in &simple.assignments {
+            self.assignment_name(&assignment.name, assignment.span);
+            self.word(&assignment.value);
+        }
+        for word in &simple.words {
+            self.word(word);
+        }
+        self.redirects(&simple.redirects);
+        if !simple.words.is_empty() {
+            self.command_words(&simple.words, simple.span);
+        }
+    }
+
+    /// Decide the command named by `words[0]` with `words[1..]` as arguments.
+    fn command_words(&mut self, words: &[Word], span: Span) {
+        let Some(name) = static_value(&words[0]) else {
+            self.push(describe(&words[0]), ReachedKind::RunTime, "run-time-name", span, Ok(
+                "the name is assembled at run time; the final name is checked before it runs".into(),
+            ));
+            return;
+        };
+        let text = String::from_utf8_lossy(&name).into_owned();
+        if !self.policy.shell {
+            let reason = reasons::shell_disabled(self.policy);
+            self.push(text, ReachedKind::Foreign, "shell-disabled", span, Err(reason));
+            return;
+        }
+        if name.contains(&b'/') {
+            let reason = reasons::path_qualified(&text);
+            self.push(text, ReachedKind::Foreign, "path-qualified", span, Err(reason));
+            return;
+        }
+        if self.functions.contains(&name) {
+            self.push(text, ReachedKind::Function, "function", span, Ok("a function whose body is checked".into()));
+            return;
+        }
+        if builtins::is_builtin(&name) {
+            self.builtin(&text, words, span);
+            return;
+        }
+        let Some(rule) = self.policy.commands.get(&text) else {
+            let reason = reasons::foreign_command(self.policy, &text);
+            self.push(text, ReachedKind::Foreign, "foreign-command", span, Err(reason));
+            return;
+        };
+        let (kind, rule_id) = match rule.kind {
+            CommandKind::Tool => (ReachedKind::Tool, "tool"),
+            CommandKind::Utility => (ReachedKind::Utility, "utility"),
+        };
+        // Only the arguments fixed now can be judged now; every argument is
+        // judged again on the final argv.
+        let fixed: Vec<Vec<u8>> = words[1..].iter().filter_map(static_value).collect();
+        let fixed_refs: Vec<&[u8]> = fixed.iter().map(Vec::as_slice).collect();
+        let outcome = match check_arguments(rule, &fixed_refs) {
+            Err(deny) => Err(deny.reason),
+            Ok(()) if kind == ReachedKind::Tool => Ok(format!("the {} arm's tool", self.policy.arm)),
+            Ok(()) => Ok("a harmless utility".into()),
+        };
+        let rule_id = if outcome.is_err() { "argument-rule" } else { rule_id };
+        self.push(text, kind, rule_id, span, outcome);
+    }
+
+    /// Builtins run inside guard-sh; those that run other commands have
+    /// their operands checked as commands.
+    fn builtin(&mut self, name: &str, words: &[Word], span: Span) {
+        let args = &words[1..];
+        match name {
+            "eval" => self.fixed_text(name, args, span),
+            "trap" => {
+                // `trap ACTION SIGNAL…`: ACTION is shell text run later.
+                let action = args.iter().position(|w| {
+                    static_value(w).is_none_or(|v| !v.starts_with(b"-") || v == b"-")
+                });
+                match action {
+                    Some(i) if args.len() > i + 1 => self.fixed_text(name, &args[i..=i], span),
+                    _ => self.push_builtin(name, span),
+                }
+            }
+            "exec" => match skip_options(args, &[b"-a"], b"cl") {
+                Ok(rest) if !rest.is_empty() => self.command_words(rest, span),
+                Ok(_) => self.push_builtin(name, span),
+                Err(reason) => self.push(name.into(), ReachedKind::Builtin, "builtin-option", span, Err(reason)),
+            },
+            "command" => {
+                let query = args.first().and_then(static_value).is_some_and(|v| v == b"-v" || v == b"-V");
+                if query {
+                    return self.push_builtin(name, span);
+                }
+                match skip_options(args, &[], b"") {
+                    Ok(rest) if !rest.is_empty() => self.command_words(rest, span),
+                    Ok(_) => self.push_builtin(name, span),
+                    Err(reason) => self.push(name.into(), ReachedKind::Builtin, "builtin-option", span, Err(reason)),
+                }
+            }
+            "builtin" => match args.first().map(|w| (w, static_value(w))) {
+                None => self.push_builtin(name, span),
+                Some((_, Some(inner))) if builtins::is_builtin(&inner) => self.builtin(
+                    &String::from_utf8_lossy(&inner),
+                    args,
+                    span,
+                ),
+                Some((word, Some(_))) => {
+                    let text = describe(word);
+                    let reason = format!("\"{text}\" is not a builtin of guard-sh");
+                    self.push(text, ReachedKind::Foreign, "not-a-builtin", span, Err(reason))
+                }
+                Some((word, None)) => self.push(describe(word), ReachedKind::RunTime, "run-time-name", span, Ok(
+                    "the builtin name is assembled at run time; checked before it runs".into(),
+                )),
+            },
+            "export" | "local" | "readonly" | "declare" | "typeset" => {
+                for arg in args.iter().filter_map(static_value) {
+                    if arg.starts_with(b"-") {
+                        continue;
+                    }
+                    let name_end = arg.iter().position(|&b| b == b'=' || b == b'+').unwrap_or(arg.len());
+                    let var = String::from_utf8_lossy(&arg[..name_end]).into_owned();
+                    self.assignment_name(&var, span);
+                }
+                self.push_builtin(name, span)
+            }
+            _ => self.push_builtin(name, span),
+        }
+    }
+
+    /// `eval`/`trap` text: checked as a line now if fixed, else when it runs.
+    fn fixed_text(&mut self, name: &str, args: &[Word], span: Span) {
+        let fixed: Option<Vec<Vec<u8>>> = args.iter().map(static_value).collect();
+        let Some(parts) = fixed else {
+            return self.push(name.into(), ReachedKind::Builtin, "run-time-text", span, Ok(
+                format!("its text is assembled at run time; it is parsed and checked before {name} runs it"),
+            ));
+        };
+        if self.eval_depth >= MAX_EVAL_DEPTH {
+            let reason = format!("{name} text nested more than {MAX_EVAL_DEPTH} levels deep");
+            return self.push(name.into(), ReachedKind::Builtin, "eval-depth", span, Err(reason));
+        }
+        let text = parts.join(&b' ');
+        match crate::syntax::parse(&text) {
+            Ok(inner) => {
+                self.push_builtin(name, span);
+                let first_inner = self.reached.len();
+                self.eval_depth += 1;
+                self.list(&inner);
+                self.eval_depth -= 1;
+                // Inner spans are offsets into the eval text: point at the eval.
+                for reached in &mut self.reached[first_inner..] {
+                    reached.span = span;
+                }
+            }
+            Err(error) => {
+                let reason = format!("the text given to {name} does not parse: {}", error.render(&text));
+                self.push(name.into(), ReachedKind::Builtin, "eval-syntax", span, Err(reason))
+            }
+        }
+    }
+
+    fn push_builtin(&mut self, name: &str, span: Span) {
+        self.push(name.into(), ReachedKind::Builtin, "builtin", span, Ok("a builtin of guard-sh".into()));
+    }
+
+    fn assignment_name(&mut self, name: &str, span: Span) {
+        if let Err(deny) = check_assignment(self.policy, name) {
+            self.push(name.into(), ReachedKind::Assignment, deny.rule, span, Err(deny.reason));
+        }
+    }
+
+    fn redirects(&mut self, redirects: &[Redirect]) {
+        for redirect in redirects {
+            match &redirect.target {
+                RedirTarget::Word(word) => {
+                    self.word(word);
+                    if writes_file(redirect.op) {
+                        if let Some(path) = static_value(word) {
+                            self.write_target(&path, redirect.span);
+                        }
+                    }
+                }
+                RedirTarget::HereDoc(doc) => {
+                    if !doc.quoted {
+                        self.word(&doc.body);
+                    }
+                }
+            }
+        }
+    }
+
+    fn write_target(&mut self, path: &[u8], span: Span) {
+        use std::os::unix::ffi::OsStrExt;
+        let path = Path::new(std::ffi::OsStr::from_bytes(path));
+        let absolute = match std::env::current_dir() {
+            Ok(cwd) if path.is_relative() => cwd.join(path),
+            _ => path.to_path_buf(),
+        };
+        if let Err(deny) = check_write_target(self.policy, &absolute) {
+            let text = path.display().to_string();
+            self.push(text, ReachedKind::Redirect, deny.rule, span, Err(deny.reason));
+        }
+    }
+
+    fn word(&mut self, word: &Word) {
+        for part in &word.parts {
+            self.word_part(part);
+        }
+    }
+
+    fn word_part(&mut self, part: &WordPart) {
+        match part {
+            WordPart::Literal(_)
+            | WordPart::SingleQuoted(_)
+            | WordPart::AnsiC(_)
+            | WordPart::Escaped(_)
+            | WordPart::Tilde(_) => {}
+            WordPart::DoubleQuoted(parts) => parts.iter().for_each(|p| self.word_part(p)),
+            WordPart::Parameter(expansion) => self.parameter(expansion),
+            WordPart::CommandSubst { list, .. } | WordPart::ProcessSubst { list, .. } => self.list(list),
+            WordPart::Arithmetic(word) => self.word(word),
+        }
+    }
+
+    fn parameter(&mut self, expansion: &ParamExpansion) {
+        if let ParamOp::Assign { .. } = expansion.op {
+            if let Parameter::Named(name) = &expansion.param {
+                self.assignment_name(name, expansion.span);
+            }
+        }
+        match &expansion.op {
+            ParamOp::Plain | ParamOp::Length | ParamOp::Case { .. } => {}
+            ParamOp::Default { word, .. }
+            | ParamOp::Assign { word, .. }
+            | ParamOp::Error { word, .. }
+            | ParamOp::Alternative { word, .. } => self.word(word),
+            ParamOp::RemovePrefix { pattern, .. } | ParamOp::RemoveSuffix { pattern, .. } => self.word(pattern),
+            ParamOp::Replace { pattern, replacement, .. } => {
+                self.word(pattern);
+                self.word(replacement);
+            }
+            ParamOp::Substring { offset, length } => {
+                self.word(offset);
+                if let Some(length) = length {
+                    self.word(length);
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, name: String, kind: ReachedKind, rule: &'static str, span: Span, outcome: Result<String, String>) {
+        let (allowed, reason) = match outcome {
+            Ok(reason) => (true, reason),
+            Err(reason) => (false, reason),
+        };
+        self.reached.push(Reached { name, kind, allowed, reason, rule, span });
+    }
+}
+
+/// Does this redirection open its target for writing?
+pub fn writes_file(op: RedirOp) -> bool {
+    matches!(
+        op,
+        RedirOp::Output | RedirOp::Clobber | RedirOp::Append | RedirOp::ReadWrite | RedirOp::OutputBoth | RedirOp::AppendBoth
+    )
+}
+
+/// Skip a builtin's leading options. `with_value` options take the next
+/// word; `flags` are single letters accepted alone or bundled. Any other
+/// option, or an option word that is not fixed, is refused so that a
+/// launcher builtin never hides its command operand.
+fn skip_options<'w>(args: &'w [Word], with_value: &[&[u8]], flags: &[u8]) -> Result<&'w [Word], String> {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        let Some(value) = static_value(word) else {
+            // A run-time word in option position could be an option or the
+            // command: the command is checked when it runs.
+            return Ok(&args[i..]);
+        };
+        if value == b"--" {
+            return Ok(&args[i + 1..]);
+        }
+        if !value.starts_with(b"-") || value == b"-" {
+            return Ok(&args[i..]);
+        }
+        if with_value.contains(&value.as_slice()) {
+            i += 2;
+            continue;
+        }
+        if value[1..].iter().all(|b| flags.contains(b)) {
+            i += 1;
+            continue;
+        }
+        return Err(format!(
+            "option \"{}\" of this builtin is not supported by guard-sh",
+            String::from_utf8_lossy(&value)
+        ));
+    }
+    Ok(&args[args.len()..])
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The test command named in the README: installs what the tests need on a
+# fresh Debian machine (when run as root), then runs the checks CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System tools the tests use as oracles or peers: bash and dash (differential
+# tests), strace (execve oracle), jq (a harmless utility under test).
+missing=()
+for tool in bash dash strace jq; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        echo "tests/run.sh: missing ${missing[*]}; install them (Debian: apt-get install ${missing[*]})" >&2
+        exit 2
+    fi
+fi
+
+cargo fmt --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo test --locked
