@@ -57,7 +57,7 @@ use std::fmt;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Environment variable that, set to `off`, disables Landlock for the process.
 pub const LANDLOCK_ENV: &str = "GUARD_SH_LANDLOCK";
@@ -187,10 +187,12 @@ pub fn effective_abi(mode: SandboxMode) -> Result<Option<u32>, SandboxError> {
 
 /// A prepared Landlock domain for one process: built before `fork`,
 /// entered with [`Confinement::enforce`] between `fork` and `exec`.
-#[derive(Debug)]
+/// Cloning is cheap (the ruleset descriptor is shared), so a `'static`
+/// `pre_exec` hook can own a clone.
+#[derive(Debug, Clone)]
 pub struct Confinement {
     /// The ruleset with every rule added; None when nothing is enforced.
-    ruleset: Option<OwnedFd>,
+    ruleset: Option<Arc<OwnedFd>>,
     enforcement: Enforcement,
 }
 
@@ -298,7 +300,7 @@ impl Confinement {
         let ruleset: Option<OwnedFd> = created.into();
         match ruleset {
             Some(fd) => Ok(Confinement {
-                ruleset: Some(fd),
+                ruleset: Some(Arc::new(fd)),
                 enforcement: Enforcement::Landlock { abi },
             }),
             // The crate found no Landlock although the probe did: fail closed.
