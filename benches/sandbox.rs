@@ -2,7 +2,7 @@
 //! `/bin/true`: unconfined (posix_spawn, and fork with an empty hook), with a domain prepared once and entered per
 //! spawn, and with the domain prepared per spawn (what the interpreter does).
 
-use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, criterion_group};
 use guard_sh::policy::{CommandKind, CommandRule, EnvPolicy, Policy, SandboxMode, SandboxPolicy};
 use guard_sh::sandbox::landlock::Confinement;
 use std::collections::BTreeMap;
