@@ -21,13 +21,30 @@ pub enum Event {
     /// A line (or `eval`/`source` text) about to be parsed and checked.
     Line { text: String, origin: String },
     /// The static verdict on a line.
-    Verdict { allowed: bool, commands: serde_json::Value },
+    Verdict {
+        allowed: bool,
+        commands: serde_json::Value,
+    },
     /// A child process was started.
-    Spawn { pid: i32, path: String, argv: Vec<String>, env_added: Vec<String> },
+    Spawn {
+        pid: i32,
+        path: String,
+        argv: Vec<String>,
+        env_added: Vec<String>,
+    },
     /// A child process ended.
-    Exit { pid: i32, status: Option<i32>, signal: Option<i32>, duration_ms: u64 },
+    Exit {
+        pid: i32,
+        status: Option<i32>,
+        signal: Option<i32>,
+        duration_ms: u64,
+    },
     /// Something was refused at run time (the dynamic guard).
-    Denied { rule: String, reason: String, argv: Vec<String> },
+    Denied {
+        rule: String,
+        reason: String,
+        argv: Vec<String>,
+    },
     /// A failure worth recording (syntax error, spawn failure).
     Error { message: String },
 }

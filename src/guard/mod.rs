@@ -22,7 +22,11 @@ use std::path::{Path, PathBuf};
 
 /// Static check of a parsed line. `known_functions` are the functions the
 /// session has defined before this line (their bodies were checked then).
-pub fn check_list_with(policy: &Policy, list: &List, known_functions: impl IntoIterator<Item = Vec<u8>>) -> Verdict {
+pub fn check_list_with(
+    policy: &Policy,
+    list: &List,
+    known_functions: impl IntoIterator<Item = Vec<u8>>,
+) -> Verdict {
     let mut walker = walk::Walker::new(policy, known_functions);
     walker.list(list);
     walker.finish()
@@ -52,7 +56,10 @@ pub fn check_argv<'p>(policy: &'p Policy, argv: &[Vec<u8>]) -> Result<&'p Comman
         return Err(Deny::new("path-qualified", reasons::path_qualified(&text)));
     }
     let Some(rule) = policy.commands.get(text.as_ref()) else {
-        return Err(Deny::new("foreign-command", reasons::foreign_command(policy, &text)));
+        return Err(Deny::new(
+            "foreign-command",
+            reasons::foreign_command(policy, &text),
+        ));
     };
     let args: Vec<&[u8]> = argv[1..].iter().map(Vec::as_slice).collect();
     check_arguments(rule, &args)?;
@@ -69,7 +76,12 @@ pub fn check_arguments(rule: &CommandRule, args: &[&[u8]]) -> Result<(), Deny> {
 
 /// Dynamic check of an assignment or `export` of `name`.
 pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
-    match policy.env.deny.iter().find(|d| env_pattern_matches(&d.pattern, name)) {
+    match policy
+        .env
+        .deny
+        .iter()
+        .find(|d| env_pattern_matches(&d.pattern, name))
+    {
         Some(denied) => Err(Deny::new(
             "environment",
             format!("assigning {name} is not permitted: {}", denied.reason),

@@ -18,7 +18,11 @@ pub struct Deny {
 
 impl Deny {
     pub fn new(rule: &'static str, reason: impl Into<String>) -> Deny {
-        Deny { rule, reason: reason.into(), span: None }
+        Deny {
+            rule,
+            reason: reason.into(),
+            span: None,
+        }
     }
 
     pub fn at(mut self, span: Span) -> Deny {

@@ -59,9 +59,10 @@ pub fn describe(word: &Word) -> String {
 
 fn describe_part(part: &WordPart, out: &mut Vec<u8>) {
     match part {
-        WordPart::Literal(b) | WordPart::SingleQuoted(b) | WordPart::AnsiC(b) | WordPart::Escaped(b) => {
-            out.extend_from_slice(b)
-        }
+        WordPart::Literal(b)
+        | WordPart::SingleQuoted(b)
+        | WordPart::AnsiC(b)
+        | WordPart::Escaped(b) => out.extend_from_slice(b),
         WordPart::DoubleQuoted(parts) => parts.iter().for_each(|p| describe_part(p, out)),
         WordPart::Tilde(user) => {
             out.push(b'~');

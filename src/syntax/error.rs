@@ -15,7 +15,11 @@ pub enum SyntaxError {
     #[error("unexpected {found}")]
     Unexpected { found: String, at: Span },
     #[error("expected {expected}, found {found}")]
-    Expected { expected: &'static str, found: String, at: Span },
+    Expected {
+        expected: &'static str,
+        found: String,
+        at: Span,
+    },
     #[error("missing command after `{op}`")]
     MissingCommand { op: &'static str, at: Span },
     #[error("bad substitution")]

@@ -12,5 +12,8 @@ pub use error::SyntaxError;
 /// Parse a whole command line or script.
 pub fn parse(source: &[u8]) -> Result<ast::List, SyntaxError> {
     let _ = source;
-    Err(SyntaxError::Unsupported { feature: "parser not written yet", at: span::Span::new(0, 0) })
+    Err(SyntaxError::Unsupported {
+        feature: "parser not written yet",
+        at: span::Span::new(0, 0),
+    })
 }

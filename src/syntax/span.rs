@@ -39,8 +39,14 @@ pub fn line_col(source: &[u8], offset: usize) -> LineCol {
     let offset = offset.min(source.len());
     let before = &source[..offset];
     let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    LineCol { line, col: offset - line_start + 1 }
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    LineCol {
+        line,
+        col: offset - line_start + 1,
+    }
 }
 
 #[cfg(test)]
