@@ -44,6 +44,10 @@ pub struct Layout {
     pub audit_log: PathBuf,
     pub policy: PathBuf,
     pub definition: PathBuf,
+    /// Runtime configs and the system prompt file.
+    pub runtimes: PathBuf,
+    /// Holds `guard-sh` under a path containing `bash` when needed.
+    pub bash_dir: PathBuf,
 }
 
 impl Layout {
@@ -58,6 +62,8 @@ impl Layout {
             audit_log: out.join("audit").join("audit.jsonl"),
             policy: out.join("policy.json"),
             definition: out.join("arm.json"),
+            runtimes: out.join("runtimes"),
+            bash_dir: out.join("bash"),
         }
     }
 }
@@ -390,6 +396,8 @@ impl Compiler {
                     layout.bin.clone(),
                     layout.helpers.clone(),
                     layout.audit_dir.clone(),
+                    layout.runtimes.clone(),
+                    layout.bash_dir.clone(),
                 ],
             },
             audit: AuditPolicy {
@@ -581,6 +589,9 @@ pub struct Host {
 
 /// Parse `http[s]://HOST[:PORT][/PATH]`; user info in the URL is refused.
 pub fn parse_host(url: &str) -> Result<Host, String> {
+    if url.contains('@') {
+        return Err("put the token in --token/--token-env, not in the URL".into());
+    }
     let (rest, default_port) = if let Some(r) = url.strip_prefix("http://") {
         (r, 80)
     } else if let Some(r) = url.strip_prefix("https://") {
@@ -592,9 +603,6 @@ pub fn parse_host(url: &str) -> Result<Host, String> {
         return Err(format!("{url:?} contains whitespace"));
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.contains('@') {
-        return Err("put the token in --token/--token-env, not in the URL".into());
-    }
     let (name, port) = if let Some(v6) = authority.strip_prefix('[') {
         let (inner, after) = v6
             .split_once(']')
