@@ -7,6 +7,7 @@
 //! because Claude Code ignores any other.
 
 use super::error::BuildError;
+use crate::policy::compile::ResolvedMcp;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,13 +24,8 @@ pub struct RuntimeInputs<'a> {
     pub work_dir: &'a Path,
     /// Shell arms: the variables the harness sets for itself (SHELL, guard-sh's).
     pub shell_env: Option<&'a BTreeMap<String, String>>,
-    /// MCP arms: server key, command, args, env.
-    pub mcp: Option<(
-        &'a str,
-        &'a Path,
-        &'a [String],
-        &'a BTreeMap<String, String>,
-    )>,
+    /// MCP arms: the server.
+    pub mcp: Option<&'a ResolvedMcp>,
 }
 
 /// Where the runtime configs were written (recorded in `arm.json`).
@@ -69,9 +65,9 @@ impl RuntimeFiles {
 fn claude_tools(inputs: &RuntimeInputs) -> (Vec<String>, Vec<String>) {
     let mut disallowed: Vec<String> = CLAUDE_NETWORK_TOOLS.iter().map(|s| s.to_string()).collect();
     let allowed = match inputs.mcp {
-        Some((server, ..)) => {
+        Some(m) => {
             disallowed.extend(CLAUDE_SHELL_TOOLS.iter().map(|s| s.to_string()));
-            vec![format!("mcp__{server}")]
+            vec![format!("mcp__{}", m.server)]
         }
         None => vec!["Bash".to_string()],
     };
@@ -88,8 +84,8 @@ fn claude_env(inputs: &RuntimeInputs) -> BTreeMap<String, String> {
 
 fn mcp_servers(inputs: &RuntimeInputs) -> Value {
     match inputs.mcp {
-        Some((server, command, args, env)) => json!({
-            server: { "type": "stdio", "command": command, "args": args, "env": env }
+        Some(m) => json!({
+            m.server.as_str(): { "type": "stdio", "command": m.command, "args": m.args, "env": m.env }
         }),
         None => json!({}),
     }
@@ -187,16 +183,16 @@ pub fn codex_config(inputs: &RuntimeInputs) -> Result<String, BuildError> {
         policy.insert("set".into(), table(env));
         root.insert("shell_environment_policy".into(), T::Table(policy));
     }
-    if let Some((server, command, args, env)) = inputs.mcp {
+    if let Some(m) = inputs.mcp {
         let mut s = Table::new();
         s.insert(
             "command".into(),
-            T::String(command.to_string_lossy().into_owned()),
+            T::String(m.command.to_string_lossy().into_owned()),
         );
-        s.insert("args".into(), strings(args));
-        s.insert("env".into(), table(env));
+        s.insert("args".into(), strings(&m.args));
+        s.insert("env".into(), table(&m.env));
         let mut servers = Table::new();
-        servers.insert(server.to_string(), T::Table(s));
+        servers.insert(m.server.clone(), T::Table(s));
         root.insert("mcp_servers".into(), T::Table(servers));
     }
     let body = toml::to_string(&root).map_err(|e| BuildError::Serialize {

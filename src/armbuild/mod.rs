@@ -228,14 +228,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         system_prompt_file: &prompt_file,
         work_dir: &l.work,
         shell_env: shell_env.as_ref(),
-        mcp: mcp.map(|m| {
-            (
-                m.server.as_str(),
-                m.command.as_path(),
-                m.args.as_slice(),
-                &m.env,
-            )
-        }),
+        mcp,
     };
     layout::write_file(
         &files.claude_agent_sdk,
@@ -302,16 +295,24 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     Ok(definition)
 }
 
+/// One line of `arm-build --list`.
+#[derive(Debug, Clone)]
+pub struct ArmListing {
+    pub name: String,
+    /// The arm's description, or why its file does not load.
+    pub description: Result<String, String>,
+}
+
 /// `arm-build --list`: each arm's name and description.
-pub fn list(arms_dir: &Path) -> Result<Vec<(String, Result<String, String>)>, BuildError> {
+pub fn list(arms_dir: &Path) -> Result<Vec<ArmListing>, BuildError> {
     let names = source::list_arms(arms_dir)?;
     Ok(names
         .into_iter()
         .map(|name| {
-            let described = source::read_arm(arms_dir, &name)
+            let description = source::read_arm(arms_dir, &name)
                 .map(|(_, a): (_, ArmFile)| a.description)
                 .map_err(|e| e.to_string());
-            (name, described)
+            ArmListing { name, description }
         })
         .collect())
 }
@@ -364,10 +365,9 @@ pub fn main() -> ExitCode {
             let code = if e.use_stderr() { 2 } else { 0 };
             // clap's message quotes argument values; keep a --token value out of it.
             let text = e.render().to_string();
-            let redacted = match std::env::args().skip_while(|a| a != "--token").nth(1) {
-                Some(t) if !t.is_empty() => text.replace(&t, "***"),
-                _ => text,
-            };
+            let redacted = token_arguments()
+                .iter()
+                .fold(text, |t, secret| t.replace(secret.as_str(), "***"));
             eprint!("{redacted}");
             return ExitCode::from(code);
         }
@@ -381,6 +381,21 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Values given to `--token` on the command line (`--token T`, `--token=T`).
+fn token_arguments() -> Vec<String> {
+    let args: Vec<String> = std::env::args().collect();
+    let mut found = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        if a == "--token" {
+            found.extend(args.get(i + 1).cloned());
+        } else if let Some(t) = a.strip_prefix("--token=") {
+            found.push(t.to_string());
+        }
+    }
+    found.retain(|t| !t.is_empty());
+    found
+}
+
 fn run(cli: Cli) -> Result<(), BuildError> {
     if cli.list {
         let arms_dir = match &cli.arms {
@@ -388,8 +403,8 @@ fn run(cli: Cli) -> Result<(), BuildError> {
             None => default_arms_dir(),
         };
         let mut broken = false;
-        for (name, described) in list(&arms_dir)? {
-            match described {
+        for ArmListing { name, description } in list(&arms_dir)? {
+            match description {
                 Ok(d) => println!("{name}\t{d}"),
                 Err(e) => {
                     broken = true;

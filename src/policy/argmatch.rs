@@ -21,7 +21,7 @@ impl ArgRule {
             ArgRule::ShortOption { letter, .. } => {
                 option_args(args).any(|a| short_cluster_has(a, *letter))
             }
-            ArgRule::Argument { value, .. } => args.iter().any(|a| *a == value.as_bytes()),
+            ArgRule::Argument { value, .. } => args.contains(&value.as_bytes()),
         }
     }
 }
