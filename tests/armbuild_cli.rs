@@ -593,6 +593,11 @@ fn every_runtime_config_parses_and_disables_web_tools() {
                 "{arm}: Bash not disabled"
             );
             assert_eq!(codex_shell, Some(false));
+            let unified = codex
+                .get("features")
+                .and_then(|f| f.get("unified_exec"))
+                .and_then(|v| v.as_bool());
+            assert_eq!(unified, Some(false));
             assert_eq!(list(&sdk["allowedTools"]), ["mcp__gitea"]);
             assert_eq!(
                 s(&mcp["mcpServers"]["gitea"]["env"]["GITEA_ACCESS_TOKEN"]),
@@ -621,6 +626,10 @@ fn every_runtime_config_parses_and_disables_web_tools() {
             assert_eq!(s(&sdk["env"]["SHELL"]), shell);
             assert_eq!(s(&sdk["env"]["CLAUDE_CODE_SHELL"]), shell);
             assert_eq!(s(&settings["env"]["SHELL"]), shell);
+            assert_eq!(
+                PathBuf::from(s(&sdk["env"]["CLAUDE_CODE_TMPDIR"])),
+                out.join("tmp")
+            );
             let set = codex
                 .get("shell_environment_policy")
                 .and_then(|p| p.get("set"))

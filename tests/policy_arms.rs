@@ -436,3 +436,34 @@ fn rules_round_trip_through_the_compiled_json() {
         matches!(back.commands["sort"].deny[0], ArgRule::LongOption { ref name, .. } if name == "compress-program")
     );
 }
+
+#[test]
+fn every_shipped_deny_rule_carries_a_deny_example() {
+    let dir = arms_dir();
+    let harmless: guard_sh::policy::source::HarmlessFile =
+        toml::from_str(&std::fs::read_to_string(dir.join("harmless.toml")).expect("read"))
+            .expect("parse");
+    let mut rules: Vec<(String, usize)> = harmless
+        .utilities
+        .iter()
+        .flat_map(|(n, u)| {
+            u.deny
+                .iter()
+                .map(move |r| (n.clone(), r.deny_examples.len()))
+        })
+        .collect();
+    for arm in ["gitea-axi", "tea", "raw-api", "gitea-mcp"] {
+        let (_, file) = guard_sh::policy::source::read_arm(&dir, arm).expect("arm");
+        for tool in file.tool.iter() {
+            rules.extend(
+                tool.deny
+                    .iter()
+                    .map(|r| (arm.to_string(), r.deny_examples.len())),
+            );
+        }
+    }
+    assert!(rules.len() >= 10, "only {} rules", rules.len());
+    for (owner, examples) in rules {
+        assert!(examples > 0, "a deny rule of {owner} has no deny example");
+    }
+}

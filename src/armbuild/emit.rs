@@ -22,6 +22,8 @@ pub struct RuntimeInputs<'a> {
     pub system_prompt: &'a str,
     pub system_prompt_file: &'a Path,
     pub work_dir: &'a Path,
+    /// The arm's temp folder (writable by guard-sh).
+    pub tmp_dir: &'a Path,
     /// Shell arms: the variables the harness sets for itself (SHELL, guard-sh's).
     pub shell_env: Option<&'a BTreeMap<String, String>>,
     /// MCP arms: the server.
@@ -78,6 +80,12 @@ fn claude_env(inputs: &RuntimeInputs) -> BTreeMap<String, String> {
     let mut env = inputs.shell_env.cloned().unwrap_or_default();
     if let Some(shell) = env.get("SHELL").cloned() {
         env.insert("CLAUDE_CODE_SHELL".into(), shell);
+        // Claude Code's wrapper ends with `pwd -P >| $CLAUDE_CODE_TMPDIR/claude-…-cwd`;
+        // the arm's temp folder is one guard-sh may write.
+        env.insert(
+            "CLAUDE_CODE_TMPDIR".into(),
+            inputs.tmp_dir.to_string_lossy().into_owned(),
+        );
     }
     env
 }
@@ -175,6 +183,7 @@ pub fn codex_config(inputs: &RuntimeInputs) -> Result<String, BuildError> {
     features.insert("web_search_request".into(), T::Boolean(false));
     if inputs.mcp.is_some() {
         features.insert("shell_tool".into(), T::Boolean(false));
+        features.insert("unified_exec".into(), T::Boolean(false));
     }
     root.insert("features".into(), T::Table(features));
     if let Some(env) = inputs.shell_env {

@@ -227,6 +227,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         system_prompt: &system_prompt,
         system_prompt_file: &prompt_file,
         work_dir: &l.work,
+        tmp_dir: &l.tmp,
         shell_env: shell_env.as_ref(),
         mcp,
     };

@@ -389,7 +389,13 @@ impl Compiler {
             },
             sandbox: SandboxPolicy {
                 mode: arm.sandbox,
-                writable: vec![layout.work.clone(), layout.tmp.clone()],
+                // `/dev/null`: guard-sh's own `2>/dev/null` must keep working
+                // once it confines itself to the writable roots.
+                writable: vec![
+                    layout.work.clone(),
+                    layout.tmp.clone(),
+                    PathBuf::from("/dev/null"),
+                ],
                 protected: vec![
                     layout.policy.clone(),
                     layout.definition.clone(),
