@@ -467,3 +467,56 @@ fn every_shipped_deny_rule_carries_a_deny_example() {
         assert!(examples > 0, "a deny rule of {owner} has no deny example");
     }
 }
+
+#[test]
+fn everyday_agent_commands_pass_every_argument_rule() {
+    let stubs = all_stubs();
+    let out = tempfile::tempdir().expect("tempdir");
+    let p = compile(&arms_dir(), "tea", &inputs(&stubs, out.path())).expect("compile");
+    let lines: &[&[&str]] = &[
+        &["sort", "-k2", "-n", "file.txt"],
+        &["sort", "-rn"],
+        &["sort", "--reverse", "--key=2", "file.txt"],
+        &["uniq", "-c"],
+        &["grep", "-rn", "TODO", "."],
+        &["grep", "-c", "open"],
+        &["ls", "-la"],
+        &["date", "+%Y-%m-%d"],
+        &["date", "+%A"],
+        &["tail", "-n", "+2"],
+        &["fold", "-w", "80"],
+        &["column", "-t"],
+        &["diff", "a.txt", "b.txt"],
+        &["diff", "-u", "/dev/fd/63", "/dev/fd/62"],
+        &["comm", "-12", "a.txt", "b.txt"],
+        &["cut", "-d,", "-f1"],
+        &["tr", "-d", "\""],
+        &["wc", "-l"],
+        &["head", "-n", "3"],
+        &["jq", "-r", ".[].index"],
+        &["tee", "out.txt"],
+        &["mkdir", "-p", "out"],
+        &["tea", "issues", "list", "--output", "json"],
+        &[
+            "tea",
+            "pulls",
+            "create",
+            "--head",
+            "feature",
+            "--base",
+            "main",
+            "--title",
+            "Add feature",
+        ],
+        &["tea", "comment", "3", "Looks good"],
+        &["tea", "issues", "edit", "3", "--add-labels", "bug"],
+    ];
+    for argv in lines {
+        assert_eq!(denied(&p, argv), None, "{argv:?} denied");
+        assert!(
+            p.commands.contains_key(argv[0]),
+            "{} not in the arm",
+            argv[0]
+        );
+    }
+}
