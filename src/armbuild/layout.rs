@@ -9,7 +9,7 @@ use super::error::BuildError;
 use crate::policy::compile::Link;
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// Name of the marker file inside an output folder.
 pub const MARKER: &str = ".arm-build";
@@ -35,9 +35,17 @@ pub fn clean(out: &Path) -> Result<(), BuildError> {
         return Ok(());
     }
     let listed = std::fs::read_to_string(&marker).map_err(|e| BuildError::io(&marker, e))?;
-    for name in listed.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let plain = Path::new(name).components().count() == 1
-            && !name.starts_with('.')
+    for name in listed
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        // Only plain names directly inside `out`: never `..`, `/x`, or a dot-file.
+        let mut parts = Path::new(name).components();
+        let plain = matches!(
+            (parts.next(), parts.next()),
+            (Some(Component::Normal(_)), None)
+        ) && !name.starts_with('.')
             && !KEPT.contains(&name);
         if !plain {
             continue;
@@ -110,4 +118,61 @@ pub fn write_file(path: &Path, text: &str, mode: u32) -> Result<(), BuildError> 
     // The umask may have narrowed `mode`; set it exactly.
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
         .map_err(|e| BuildError::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clean_removes_listed_entries_and_keeps_work_and_audit()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let d = tempfile::tempdir()?;
+        let out = d.path().join("out");
+        for sub in ["bin", "work", "audit", "other"] {
+            std::fs::create_dir_all(out.join(sub))?;
+        }
+        std::fs::write(out.join("policy.json"), "{}")?;
+        std::fs::write(out.join(MARKER), "# c\nbin\npolicy.json\nwork\naudit\n")?;
+        clean(&out)?;
+        assert!(!out.join("bin").exists() && !out.join("policy.json").exists());
+        assert!(
+            out.join("work").is_dir() && out.join("audit").is_dir() && out.join("other").is_dir()
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn clean_ignores_marker_lines_leaving_the_folder() -> Result<(), Box<dyn std::error::Error>> {
+        let d = tempfile::tempdir()?;
+        let out = d.path().join("out");
+        std::fs::create_dir_all(&out)?;
+        std::fs::create_dir_all(d.path().join("sibling"))?;
+        std::fs::write(d.path().join("keep.txt"), "x")?;
+        let lines = format!(
+            "..\n../sibling\n{}\n/tmp\n.hidden\n",
+            d.path().join("keep.txt").display()
+        );
+        std::fs::write(out.join(MARKER), lines)?;
+        clean(&out)?;
+        assert!(
+            d.path().join("sibling").is_dir()
+                && d.path().join("keep.txt").is_file()
+                && out.is_dir()
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn open_refuses_a_foreign_non_empty_folder() -> Result<(), Box<dyn std::error::Error>> {
+        let d = tempfile::tempdir()?;
+        std::fs::write(d.path().join("x"), "x")?;
+        assert!(matches!(
+            open(d.path()),
+            Err(BuildError::ForeignOutDir { .. })
+        ));
+        std::fs::write(d.path().join(MARKER), "")?;
+        assert!(open(d.path()).is_ok());
+        Ok(())
+    }
 }

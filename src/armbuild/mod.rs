@@ -161,18 +161,10 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     }
     let system_prompt = prompt::system_prompt(&base, &bootstrap);
 
-    // Lay the folder out anew.
-    layout::clean(&out)?;
+    // Lay the folder out anew. The marker lists what this build will make
+    // before anything is made, so even a build that fails halfway leaves a
+    // folder the next build cleans completely.
     let runtimes = l.runtimes.clone();
-    let mut made = vec![
-        l.bin.clone(),
-        l.policy.clone(),
-        l.definition.clone(),
-        runtimes.clone(),
-    ];
-    for dir in [&l.bin, &l.work, &l.tmp, &l.audit_dir, &runtimes] {
-        layout::make_dir(dir)?;
-    }
     let mut links = compiled.links.clone();
     let shell = match &guard {
         Some(g) => {
@@ -182,20 +174,33 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         }
         None => None,
     };
-    made.extend(links.iter().map(|k| k.at.clone()));
-    layout::make_links(&links)?;
-    for (path, content) in &compiled.files {
-        layout::write_file(path, content, 0o600)?;
-        made.push(path.clone());
-    }
-    for w in compiled
+    let writable: Vec<PathBuf> = compiled
         .policy
         .commands
         .values()
-        .flat_map(|c| c.writable.iter())
-    {
+        .flat_map(|c| c.writable.iter().cloned())
+        .collect();
+    let mut made = vec![
+        l.bin.clone(),
+        l.helpers.clone(),
+        l.policy.clone(),
+        l.definition.clone(),
+        runtimes.clone(),
+    ];
+    made.extend(links.iter().map(|k| k.at.clone()));
+    made.extend(compiled.files.iter().map(|(p, _)| p.clone()));
+    made.extend(writable.iter().cloned());
+    layout::clean(&out)?;
+    layout::write_marker(&out, &made)?;
+    for dir in [&l.bin, &l.work, &l.tmp, &l.audit_dir, &runtimes] {
+        layout::make_dir(dir)?;
+    }
+    layout::make_links(&links)?;
+    for (path, content) in &compiled.files {
+        layout::write_file(path, content, 0o600)?;
+    }
+    for w in &writable {
         layout::make_dir(w)?;
-        made.push(w.clone());
     }
 
     let policy_json = compiled
@@ -292,7 +297,6 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         message: e.to_string(),
     })?;
     layout::write_file(&l.definition, &(text + "\n"), 0o600)?;
-    layout::write_marker(&out, &made)?;
     Ok(definition)
 }
 
