@@ -9,7 +9,7 @@
 
 use super::reasons;
 use super::verdict::{Reached, ReachedKind, Verdict};
-use super::words::{describe, static_value};
+use super::words::{declared_name, describe, static_value};
 use super::{builtins, check_arguments, check_assignment, check_write_target};
 use crate::policy::{CommandKind, Policy};
 use crate::syntax::ast::*;
@@ -221,6 +221,16 @@ impl<'p> Walker<'p> {
         let args = &words[1..];
         match name {
             "eval" => self.fixed_text(name, args, span),
+            "source" | "." => self.push(
+                name.into(),
+                ReachedKind::Builtin,
+                "run-time-text",
+                span,
+                Ok(
+                    "the file is parsed and checked when it is read, before anything in it runs"
+                        .into(),
+                ),
+            ),
             "trap" => {
                 // `trap ACTION SIGNAL…`: ACTION is shell text run later.
                 let action = args.iter().position(|w| {
@@ -287,16 +297,10 @@ impl<'p> Walker<'p> {
                 ),
             },
             "export" | "local" | "readonly" | "declare" | "typeset" => {
-                for arg in args.iter().filter_map(static_value) {
-                    if arg.starts_with(b"-") {
-                        continue;
+                for var in args.iter().filter_map(declared_name) {
+                    if !var.starts_with('-') {
+                        self.assignment_name(&var, span);
                     }
-                    let name_end = arg
-                        .iter()
-                        .position(|&b| b == b'=' || b == b'+')
-                        .unwrap_or(arg.len());
-                    let var = String::from_utf8_lossy(&arg[..name_end]).into_owned();
-                    self.assignment_name(&var, span);
                 }
                 self.push_builtin(name, span)
             }

@@ -147,7 +147,10 @@ impl Writer {
                 self.list(l, false);
                 self.s(" )");
             }
-            CompoundKind::If { branches, else_body } => {
+            CompoundKind::If {
+                branches,
+                else_body,
+            } => {
                 for (k, (cond, body)) in branches.iter().enumerate() {
                     self.s(if k == 0 { "if " } else { " elif " });
                     self.list(cond, true);
@@ -160,14 +163,22 @@ impl Writer {
                 }
                 self.s(" fi");
             }
-            CompoundKind::Loop { until, condition, body } => {
+            CompoundKind::Loop {
+                until,
+                condition,
+                body,
+            } => {
                 self.s(if *until { "until " } else { "while " });
                 self.list(condition, true);
                 self.s(" do ");
                 self.list(body, true);
                 self.s(" done");
             }
-            CompoundKind::For { variable, words, body } => {
+            CompoundKind::For {
+                variable,
+                words,
+                body,
+            } => {
                 self.s("for ");
                 self.s(variable);
                 if let Some(words) = words {
@@ -230,7 +241,8 @@ impl Writer {
         self.s(op);
         match &r.target {
             RedirTarget::Word(w) => {
-                let starts_with_process = matches!(w.parts.first(), Some(WordPart::ProcessSubst { .. }));
+                let starts_with_process =
+                    matches!(w.parts.first(), Some(WordPart::ProcessSubst { .. }));
                 if space || starts_with_process {
                     self.s(" ");
                 }
@@ -318,12 +330,18 @@ impl Writer {
                 }
             }
             WordPart::Parameter(p) => self.param(p, ctx),
-            WordPart::CommandSubst { list, backtick: false } => {
+            WordPart::CommandSubst {
+                list,
+                backtick: false,
+            } => {
                 self.s("$( ");
                 self.nested_list(list);
                 self.s(" )");
             }
-            WordPart::CommandSubst { list, backtick: true } => {
+            WordPart::CommandSubst {
+                list,
+                backtick: true,
+            } => {
                 let mut inner = Writer::default();
                 inner.list(list, false);
                 self.s("`");
@@ -341,7 +359,11 @@ impl Writer {
                 self.s("))");
             }
             WordPart::ProcessSubst { direction, list } => {
-                self.s(if *direction == ProcessDirection::Read { "<( " } else { ">( " });
+                self.s(if *direction == ProcessDirection::Read {
+                    "<( "
+                } else {
+                    ">( "
+                });
                 self.nested_list(list);
                 self.s(" )");
             }
@@ -416,7 +438,11 @@ impl Writer {
                 self.s(if *longest { "%%" } else { "%" });
                 self.word(pattern, Ctx::Raw);
             }
-            ParamOp::Replace { mode, pattern, replacement } => {
+            ParamOp::Replace {
+                mode,
+                pattern,
+                replacement,
+            } => {
                 self.s(match mode {
                     ReplaceMode::First => "/",
                     ReplaceMode::All => "//",

@@ -15,11 +15,19 @@ pub enum SyntaxError {
     #[error("unexpected {found}")]
     Unexpected { found: String, at: Span },
     #[error("expected {expected}, found {found}")]
-    Expected { expected: &'static str, found: String, at: Span },
+    Expected {
+        expected: &'static str,
+        found: String,
+        at: Span,
+    },
     /// `|`, `&&`, `||` or `!` with no command after it; `at_end` when the
     /// input simply stopped there.
     #[error("missing command after `{op}`")]
-    MissingCommand { op: &'static str, at: Span, at_end: bool },
+    MissingCommand {
+        op: &'static str,
+        at: Span,
+        at_end: bool,
+    },
     #[error("bad substitution")]
     BadSubstitution { at: Span },
     #[error("nesting deeper than {limit} levels")]
@@ -34,9 +42,8 @@ impl SyntaxError {
     /// The span the message is about (for an unterminated construct: where it opened).
     pub fn span(&self) -> Span {
         match self {
-            SyntaxError::Unterminated { open, .. } | SyntaxError::UnterminatedHereDoc { open, .. } => {
-                *open
-            }
+            SyntaxError::Unterminated { open, .. }
+            | SyntaxError::UnterminatedHereDoc { open, .. } => *open,
             SyntaxError::Unexpected { at, .. }
             | SyntaxError::Expected { at, .. }
             | SyntaxError::MissingCommand { at, .. }

@@ -15,7 +15,10 @@ type Lex<'a, T> = IResult<&'a [u8], T, ()>;
 
 /// Bytes that end an unquoted word (XCU 2.2, "metacharacters").
 pub fn is_meta(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')')
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')'
+    )
 }
 
 pub fn is_name_start(b: u8) -> bool {
@@ -177,7 +180,10 @@ mod tests {
 
     #[test]
     fn control_op_prefers_longest_match() {
-        assert_eq!(control_op(b";;& x").map(|r| r.1), Some(ControlOp::DoubleSemiAmp));
+        assert_eq!(
+            control_op(b";;& x").map(|r| r.1),
+            Some(ControlOp::DoubleSemiAmp)
+        );
         assert_eq!(control_op(b"&& x").map(|r| r.1), Some(ControlOp::AndIf));
         assert_eq!(control_op(b"&> x").map(|r| r.1), None);
         assert_eq!(control_op(b"|& x").map(|r| r.1), Some(ControlOp::PipeAmp));
@@ -186,7 +192,10 @@ mod tests {
     #[test]
     fn redir_op_prefers_longest_match() {
         assert_eq!(redir_op(b"<<<x").map(|r| r.1), Some(RedirToken::HereString));
-        assert_eq!(redir_op(b"<<-x").map(|r| r.1), Some(RedirToken::HereDoc(true)));
+        assert_eq!(
+            redir_op(b"<<-x").map(|r| r.1),
+            Some(RedirToken::HereDoc(true))
+        );
         assert_eq!(redir_op(b"&>>x").map(|r| r.1), Some(RedirToken::AppendBoth));
         assert_eq!(redir_op(b">|x").map(|r| r.1), Some(RedirToken::Clobber));
     }

@@ -22,7 +22,9 @@ pub use parse::MAX_DEPTH;
 /// [`SyntaxError::render`]. A NUL byte anywhere is an error.
 pub fn parse(source: &[u8]) -> Result<ast::List, SyntaxError> {
     if let Some(k) = source.iter().position(|&b| b == 0) {
-        return Err(SyntaxError::NulByte { at: span::Span::new(k, k + 1) });
+        return Err(SyntaxError::NulByte {
+            at: span::Span::new(k, k + 1),
+        });
     }
     parse::Parser::new(source, 0, 0).program()
 }

@@ -52,7 +52,10 @@ fn walk_compound(v: &mut impl VisitMut, cc: &mut CompoundCommand) {
     v.span(&mut cc.span);
     match &mut cc.kind {
         CompoundKind::BraceGroup(l) | CompoundKind::Subshell(l) => walk_list(v, l),
-        CompoundKind::If { branches, else_body } => {
+        CompoundKind::If {
+            branches,
+            else_body,
+        } => {
             for (c, b) in branches {
                 walk_list(v, c);
                 walk_list(v, b);
@@ -61,7 +64,9 @@ fn walk_compound(v: &mut impl VisitMut, cc: &mut CompoundCommand) {
                 walk_list(v, e);
             }
         }
-        CompoundKind::Loop { condition, body, .. } => {
+        CompoundKind::Loop {
+            condition, body, ..
+        } => {
             walk_list(v, condition);
             walk_list(v, body);
         }
@@ -129,7 +134,11 @@ fn walk_param(v: &mut impl VisitMut, p: &mut ParamExpansion) {
         ParamOp::RemovePrefix { pattern, .. } | ParamOp::RemoveSuffix { pattern, .. } => {
             walk_word(v, pattern)
         }
-        ParamOp::Replace { pattern, replacement, .. } => {
+        ParamOp::Replace {
+            pattern,
+            replacement,
+            ..
+        } => {
             walk_word(v, pattern);
             walk_word(v, replacement);
         }

@@ -12,8 +12,8 @@ use super::{PResult, Parser, SyntaxError};
 
 /// Words that are reserved in command position (XCU 2.4, plus bash's).
 const RESERVED: &[&str] = &[
-    "if", "then", "elif", "else", "fi", "do", "done", "case", "esac", "while", "until", "for",
-    "{", "}", "!", "function", "select", "coproc", "[[", "]]",
+    "if", "then", "elif", "else", "fi", "do", "done", "case", "esac", "while", "until", "for", "{",
+    "}", "!", "function", "select", "coproc", "[[", "]]",
 ];
 
 /// The reserved word at `i`, if the whole token there is one.
@@ -24,8 +24,7 @@ pub(super) fn reserved_at(i: &[u8]) -> Option<&'static str> {
 
 /// Names a function may have: ASCII identifiers, also with `-` inside.
 fn is_function_name(b: &[u8]) -> bool {
-    b.first().is_some_and(|&c| is_name_start(c))
-        && b.iter().all(|&c| is_name_byte(c) || c == b'-')
+    b.first().is_some_and(|&c| is_name_start(c)) && b.iter().all(|&c| is_name_byte(c) || c == b'-')
 }
 
 impl<'a> Parser<'a> {
@@ -126,12 +125,22 @@ impl<'a> Parser<'a> {
             return Ok((start, None));
         }
         let span = self.span(start, end);
-        Ok((rest, Some(Command::Simple(SimpleCommand { assignments, words, redirects, span }))))
+        Ok((
+            rest,
+            Some(Command::Simple(SimpleCommand {
+                assignments,
+                words,
+                redirects,
+                span,
+            })),
+        ))
     }
 
     /// `NAME=value` / `NAME+=value` at `i`, if the word there is one.
     fn assignment(&mut self, i: &'a [u8]) -> PResult<'a, Option<Assignment>> {
-        let Some((r, nm)) = name(i) else { return Ok((i, None)) };
+        let Some((r, nm)) = name(i) else {
+            return Ok((i, None));
+        };
         let (r, append) = if let Some(r) = r.strip_prefix(b"+=") {
             (r, true)
         } else if let Some(r) = r.strip_prefix(b"=") {
@@ -153,11 +162,25 @@ impl<'a> Parser<'a> {
         }
         let (rest, value) = match self.word(r, true)? {
             (rest, Some(w)) => (rest, w),
-            (rest, None) => (rest, Word { parts: Vec::new(), span: self.span(r, r) }),
+            (rest, None) => (
+                rest,
+                Word {
+                    parts: Vec::new(),
+                    span: self.span(r, r),
+                },
+            ),
         };
         let name = String::from_utf8_lossy(nm).into_owned();
         let span = self.span(i, rest);
-        Ok((rest, Some(Assignment { name, value, append, span })))
+        Ok((
+            rest,
+            Some(Assignment {
+                name,
+                value,
+                append,
+                span,
+            }),
+        ))
     }
 
     /// `function name [()] linebreak compound-command`.
@@ -201,10 +224,18 @@ impl<'a> Parser<'a> {
 
     /// The body of a function: newlines, then one compound command with
     /// its redirections.
-    fn function_body(&mut self, start: &'a [u8], name: String, i: &'a [u8]) -> PResult<'a, FunctionDef> {
+    fn function_body(
+        &mut self,
+        start: &'a [u8],
+        name: String,
+        i: &'a [u8],
+    ) -> PResult<'a, FunctionDef> {
         let r = self.linebreaks(i)?;
         let is_compound = r.first() == Some(&b'(')
-            || matches!(reserved_at(r), Some("{" | "if" | "while" | "until" | "for" | "case"));
+            || matches!(
+                reserved_at(r),
+                Some("{" | "if" | "while" | "until" | "for" | "case")
+            );
         if !is_compound {
             if r.is_empty() {
                 return Err(SyntaxError::Unterminated {
@@ -220,14 +251,23 @@ impl<'a> Parser<'a> {
         }
         let (rest, body): (&'a [u8], CompoundCommand) = self.compound(r)?;
         let span = self.span(start, rest);
-        Ok((rest, FunctionDef { name, body: Box::new(body), span }))
+        Ok((
+            rest,
+            FunctionDef {
+                name,
+                body: Box::new(body),
+                span,
+            },
+        ))
     }
 }
 
 /// The name of `name()` when the first word is a plain function name.
 fn plain_function_name(w: &Word) -> Option<String> {
     match w.parts.as_slice() {
-        [WordPart::Literal(b)] if is_function_name(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        [WordPart::Literal(b)] if is_function_name(b) => {
+            Some(String::from_utf8_lossy(b).into_owned())
+        }
         _ => None,
     }
 }

@@ -41,7 +41,14 @@ impl<'a> Parser<'a> {
                 (_, None) => break,
             }
         }
-        Ok((rest, CompoundCommand { kind, redirects, span: self.span(i, end) }))
+        Ok((
+            rest,
+            CompoundCommand {
+                kind,
+                redirects,
+                span: self.span(i, end),
+            },
+        ))
     }
 
     /// `( list )`; `((` that is arithmetic is refused.
@@ -107,21 +114,43 @@ impl<'a> Parser<'a> {
                 }
             }
         };
-        Ok((rest, CompoundKind::If { branches, else_body }))
+        Ok((
+            rest,
+            CompoundKind::If {
+                branches,
+                else_body,
+            },
+        ))
     }
 
     /// `while list do list done` / `until list do list done`
     fn loop_command(&mut self, i: &'a [u8], until: bool) -> PResult<'a, CompoundKind> {
-        let (len, what) = if until { (5, "`until`") } else { (5, "`while`") };
+        let (len, what) = if until {
+            (5, "`until`")
+        } else {
+            (5, "`while`")
+        };
         let open = self.span_at(i, len);
         let (r, condition) = self.list(&i[len..])?;
         self.non_empty(&condition, r)?;
         let (r, body) = self.do_group(r, what, open)?;
-        Ok((r, CompoundKind::Loop { until, condition, body }))
+        Ok((
+            r,
+            CompoundKind::Loop {
+                until,
+                condition,
+                body,
+            },
+        ))
     }
 
     /// `do list done`
-    fn do_group(&mut self, i: &'a [u8], what: &'static str, open: super::Span) -> PResult<'a, List> {
+    fn do_group(
+        &mut self,
+        i: &'a [u8],
+        what: &'static str,
+        open: super::Span,
+    ) -> PResult<'a, List> {
         let r = self.keyword(i, "do", what, open)?;
         let (r, body) = self.list(r)?;
         self.non_empty(&body, r)?;
@@ -139,11 +168,14 @@ impl<'a> Parser<'a> {
                 at: self.span_at(r, 2),
             });
         }
-        let Some((after_name, var)) = name(r).filter(|(rest, _)| {
-            rest.first().is_none_or(|&b| super::super::lex::is_meta(b))
-        }) else {
+        let Some((after_name, var)) =
+            name(r).filter(|(rest, _)| rest.first().is_none_or(|&b| super::super::lex::is_meta(b)))
+        else {
             if r.is_empty() {
-                return Err(SyntaxError::Unterminated { what: "`for`", open });
+                return Err(SyntaxError::Unterminated {
+                    what: "`for`",
+                    open,
+                });
             }
             return Err(SyntaxError::Expected {
                 expected: "a variable name after `for`",
@@ -161,14 +193,26 @@ impl<'a> Parser<'a> {
             if token(after) != b"in" {
                 let r = after;
                 let (r, body) = self.do_group(r, "`for`", open)?;
-                return Ok((r, CompoundKind::For { variable, words, body }));
+                return Ok((
+                    r,
+                    CompoundKind::For {
+                        variable,
+                        words,
+                        body,
+                    },
+                ));
             }
             let mut r2 = &after[2..];
             let mut list: Vec<Word> = Vec::new();
             loop {
                 r2 = blanks(r2);
                 match r2.first() {
-                    None => return Err(SyntaxError::Unterminated { what: "`for`", open }),
+                    None => {
+                        return Err(SyntaxError::Unterminated {
+                            what: "`for`",
+                            open,
+                        });
+                    }
                     Some(b'\n') => break,
                     Some(b';') if control_op(r2).map(|x| x.1) == Some(ControlOp::Semi) => {
                         r2 = &r2[1..];
@@ -194,7 +238,14 @@ impl<'a> Parser<'a> {
         }
         let r = self.linebreaks(r)?;
         let (r, body) = self.do_group(r, "`for`", open)?;
-        Ok((r, CompoundKind::For { variable, words, body }))
+        Ok((
+            r,
+            CompoundKind::For {
+                variable,
+                words,
+                body,
+            },
+        ))
     }
 
     /// `case word in [ [(] pattern { | pattern } ) list terminator ] … esac`
@@ -218,7 +269,10 @@ impl<'a> Parser<'a> {
                 break;
             }
             if rest.is_empty() {
-                return Err(SyntaxError::Unterminated { what: "`case`", open });
+                return Err(SyntaxError::Unterminated {
+                    what: "`case`",
+                    open,
+                });
             }
             let mut r = rest;
             if r.first() == Some(&b'(') {
@@ -252,7 +306,11 @@ impl<'a> Parser<'a> {
                 _ if reserved_at(r) == Some("esac") => (&r[4..], CaseTerminator::Break, true),
                 _ => return Err(self.unclosed(r, "`case`", open)),
             };
-            arms.push(CaseArm { patterns, body, terminator });
+            arms.push(CaseArm {
+                patterns,
+                body,
+                terminator,
+            });
             rest = r;
             if last {
                 break;
@@ -292,12 +350,24 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn unclosed_expected(&self, i: &'a [u8], expected: &'static str, open: super::Span) -> SyntaxError {
+    fn unclosed_expected(
+        &self,
+        i: &'a [u8],
+        expected: &'static str,
+        open: super::Span,
+    ) -> SyntaxError {
         let i = blanks(i);
         if i.is_empty() {
-            SyntaxError::Unterminated { what: "`case`", open }
+            SyntaxError::Unterminated {
+                what: "`case`",
+                open,
+            }
         } else {
-            SyntaxError::Expected { expected, found: super::describe(i), at: self.span_at(i, 1) }
+            SyntaxError::Expected {
+                expected,
+                found: super::describe(i),
+                at: self.span_at(i, 1),
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::super::ast::{List, Redirect, RedirTarget, Span, Word, WordPart};
+use super::super::ast::{List, RedirTarget, Redirect, Span, Word, WordPart};
 use super::super::visit::{VisitMut, walk_list};
 use super::{Parser, SyntaxError};
 
@@ -64,7 +64,10 @@ impl<'a> Parser<'a> {
             }
             let span = self.span(body_start, body_end);
             let body = if doc.quoted {
-                Word { parts: vec![WordPart::SingleQuoted(text)], span }
+                Word {
+                    parts: vec![WordPart::SingleQuoted(text)],
+                    span,
+                }
             } else {
                 let mut sub = Parser::new(&text, span.start, self.depth);
                 let parts = sub.here_doc_text()?;

@@ -13,25 +13,36 @@ impl<'a> Parser<'a> {
     pub(super) fn list(&mut self, i: &'a [u8]) -> PResult<'a, List> {
         let mut items = Vec::new();
         let mut rest = self.linebreaks(i)?;
-        loop {
-            let (r, Some(and_or)) = self.and_or(rest)? else { break };
+        while let (r, Some(and_or)) = self.and_or(rest)? {
             let r = blanks(r);
             let r = skip_comment(r);
             match control_op(r) {
                 Some((r2, ControlOp::Amp)) => {
-                    items.push(ListItem { and_or, background: true });
+                    items.push(ListItem {
+                        and_or,
+                        background: true,
+                    });
                     rest = self.linebreaks(r2)?;
                 }
                 Some((r2, ControlOp::Semi)) => {
-                    items.push(ListItem { and_or, background: false });
+                    items.push(ListItem {
+                        and_or,
+                        background: false,
+                    });
                     rest = self.linebreaks(r2)?;
                 }
                 _ if r.first() == Some(&b'\n') => {
-                    items.push(ListItem { and_or, background: false });
+                    items.push(ListItem {
+                        and_or,
+                        background: false,
+                    });
                     rest = self.linebreaks(r)?;
                 }
                 _ => {
-                    items.push(ListItem { and_or, background: false });
+                    items.push(ListItem {
+                        and_or,
+                        background: false,
+                    });
                     rest = r;
                     break;
                 }
@@ -43,7 +54,9 @@ impl<'a> Parser<'a> {
     /// `pipeline { (&& | ||) linebreak pipeline }`; `None` when no command
     /// starts at `i`.
     fn and_or(&mut self, i: &'a [u8]) -> PResult<'a, Option<AndOr>> {
-        let (mut rest, Some(first)) = self.pipeline(i)? else { return Ok((i, None)) };
+        let (mut rest, Some(first)) = self.pipeline(i)? else {
+            return Ok((i, None));
+        };
         let mut more = Vec::new();
         loop {
             let r = blanks(rest);
@@ -70,14 +83,21 @@ impl<'a> Parser<'a> {
         let start = blanks(i);
         let mut rest = start;
         let mut negated = false;
-        if rest.first() == Some(&b'!') && rest.get(1).is_none_or(|&b| matches!(b, b' ' | b'\t' | b'\n')) {
+        if rest.first() == Some(&b'!')
+            && rest
+                .get(1)
+                .is_none_or(|&b| matches!(b, b' ' | b'\t' | b'\n'))
+        {
             negated = true;
             rest = blanks(&rest[1..]);
         }
         let mut elements = Vec::new();
         match self.command(rest)? {
             (r, Some(c)) => {
-                elements.push(PipeElement { command: c, pipe_stderr: false });
+                elements.push(PipeElement {
+                    command: c,
+                    pipe_stderr: false,
+                });
                 rest = r;
             }
             (r, None) if negated => return Err(self.missing_command(r, "!")),
@@ -97,19 +117,33 @@ impl<'a> Parser<'a> {
                     if let Some(last) = elements.last_mut() {
                         last.pipe_stderr = stderr;
                     }
-                    elements.push(PipeElement { command: c, pipe_stderr: false });
+                    elements.push(PipeElement {
+                        command: c,
+                        pipe_stderr: false,
+                    });
                     rest = r;
                     end = r;
                 }
                 (r, None) => return Err(self.missing_command(r, text)),
             }
         }
-        Ok((rest, Some(Pipeline { negated, elements, span: self.span(start, end) })))
+        Ok((
+            rest,
+            Some(Pipeline {
+                negated,
+                elements,
+                span: self.span(start, end),
+            }),
+        ))
     }
 
     fn missing_command(&self, i: &'a [u8], op: &'static str) -> SyntaxError {
         let i = blanks(i);
-        SyntaxError::MissingCommand { op, at: self.span_at(i, 1), at_end: i.is_empty() }
+        SyntaxError::MissingCommand {
+            op,
+            at: self.span_at(i, 1),
+            at_end: i.is_empty(),
+        }
     }
 
     /// Blanks, comments and newlines; after each newline the bodies of the

@@ -45,7 +45,13 @@ pub(crate) struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     pub(crate) fn new(src: &'a [u8], base: usize, depth: usize) -> Self {
-        Parser { src, base, depth, pending: Vec::new(), bodies: HashMap::new() }
+        Parser {
+            src,
+            base,
+            depth,
+            pending: Vec::new(),
+            bodies: HashMap::new(),
+        }
     }
 
     /// Parse all of `src` as a script.
@@ -80,7 +86,10 @@ impl<'a> Parser<'a> {
     /// Enter one level of nesting at `i`.
     fn enter(&mut self, i: &[u8]) -> Result<(), SyntaxError> {
         if self.depth >= MAX_DEPTH {
-            return Err(SyntaxError::TooDeep { limit: MAX_DEPTH, at: self.span_at(i, 1) });
+            return Err(SyntaxError::TooDeep {
+                limit: MAX_DEPTH,
+                at: self.span_at(i, 1),
+            });
         }
         self.depth += 1;
         Ok(())
@@ -92,7 +101,10 @@ impl<'a> Parser<'a> {
 
     /// "unexpected `TOKEN`" for whatever starts at `i`.
     fn unexpected(&self, i: &[u8]) -> SyntaxError {
-        SyntaxError::Unexpected { found: describe(i), at: self.span_at(i, 1) }
+        SyntaxError::Unexpected {
+            found: describe(i),
+            at: self.span_at(i, 1),
+        }
     }
 
     /// An error for a construct opened at `open` that is missing its

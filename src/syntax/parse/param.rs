@@ -3,7 +3,9 @@
 //! words, with their own quotes and expansions), and the hand-off to
 //! command substitution, arithmetic and `$'…'`.
 
-use super::super::ast::{ParamExpansion, ParamOp, Parameter, ReplaceMode, SpecialParam, Word, WordPart};
+use super::super::ast::{
+    ParamExpansion, ParamOp, Parameter, ReplaceMode, SpecialParam, Word, WordPart,
+};
 use super::super::lex::{char_len, digits, name};
 use super::word::{Parts, Quoting, tilde};
 use super::{PResult, Parser, SyntaxError};
@@ -38,7 +40,9 @@ impl<'a> Parser<'a> {
     /// past the `$`) when the `$` is literal.
     pub(super) fn dollar(&mut self, i: &'a [u8], q: Quoting) -> PResult<'a, Option<WordPart>> {
         let after = &i[1..];
-        let Some(&c) = after.first() else { return Ok((after, None)) };
+        let Some(&c) = after.first() else {
+            return Ok((after, None));
+        };
         match c {
             b'(' => {
                 let (r, part) = self.dollar_paren(i)?;
@@ -62,7 +66,10 @@ impl<'a> Parser<'a> {
             }),
             _ => {
                 let (r, param) = if let Some((r, nm)) = name(after) {
-                    (r, Parameter::Named(String::from_utf8_lossy(nm).into_owned()))
+                    (
+                        r,
+                        Parameter::Named(String::from_utf8_lossy(nm).into_owned()),
+                    )
                 } else if c.is_ascii_digit() {
                     (&after[1..], Parameter::Positional(u32::from(c - b'0')))
                 } else if let Some(sp) = special(c) {
@@ -71,7 +78,15 @@ impl<'a> Parser<'a> {
                     return Ok((after, None));
                 };
                 let span = self.span(i, r);
-                Ok((r, Some(WordPart::Parameter(ParamExpansion { param, op: ParamOp::Plain, braced: false, span }))))
+                Ok((
+                    r,
+                    Some(WordPart::Parameter(ParamExpansion {
+                        param,
+                        op: ParamOp::Plain,
+                        braced: false,
+                        span,
+                    })),
+                ))
             }
         }
     }
@@ -79,16 +94,25 @@ impl<'a> Parser<'a> {
     /// The parameter at `i` inside braces: a name, digits or a special.
     fn param_name(&self, i: &'a [u8]) -> Result<Option<(&'a [u8], Parameter)>, SyntaxError> {
         if let Some((r, nm)) = name(i) {
-            return Ok(Some((r, Parameter::Named(String::from_utf8_lossy(nm).into_owned()))));
+            return Ok(Some((
+                r,
+                Parameter::Named(String::from_utf8_lossy(nm).into_owned()),
+            )));
         }
         if let Some((r, d)) = digits(i) {
-            let n = std::str::from_utf8(d).ok().and_then(|s| s.parse::<u32>().ok());
+            let n = std::str::from_utf8(d)
+                .ok()
+                .and_then(|s| s.parse::<u32>().ok());
             return match n {
                 Some(n) => Ok(Some((r, Parameter::Positional(n)))),
-                None => Err(SyntaxError::BadSubstitution { at: self.span_at(i, d.len()) }),
+                None => Err(SyntaxError::BadSubstitution {
+                    at: self.span_at(i, d.len()),
+                }),
             };
         }
-        Ok(i.first().and_then(|&b| special(b)).map(|sp| (&i[1..], Parameter::Special(sp))))
+        Ok(i.first()
+            .and_then(|&b| special(b))
+            .map(|sp| (&i[1..], Parameter::Special(sp))))
     }
 
     /// `${…}` at `i` (which starts with `${`).
@@ -99,11 +123,19 @@ impl<'a> Parser<'a> {
         let inner = &i[2..];
         let done = |p: &Self, r: &'a [u8], param, op| -> PResult<'a, ParamExpansion> {
             match r.strip_prefix(b"}") {
-                Some(rest) => {
-                    Ok((rest, ParamExpansion { param, op, braced: true, span: p.span(i, rest) }))
-                }
+                Some(rest) => Ok((
+                    rest,
+                    ParamExpansion {
+                        param,
+                        op,
+                        braced: true,
+                        span: p.span(i, rest),
+                    },
+                )),
                 None if r.is_empty() => Err(SyntaxError::Unterminated { what: "`${`", open }),
-                None => Err(SyntaxError::BadSubstitution { at: p.span_at(r, char_len(r)) }),
+                None => Err(SyntaxError::BadSubstitution {
+                    at: p.span_at(r, char_len(r)),
+                }),
             }
         };
         // `${#x}` (length), `${#}` (the count).
@@ -126,13 +158,26 @@ impl<'a> Parser<'a> {
             if inner.is_empty() {
                 return Err(SyntaxError::Unterminated { what: "`${`", open });
             }
-            return Err(SyntaxError::BadSubstitution { at: self.span_at(inner, char_len(inner)) });
+            return Err(SyntaxError::BadSubstitution {
+                at: self.span_at(inner, char_len(inner)),
+            });
         };
         if r.first() == Some(&b'[') {
-            return Err(SyntaxError::Unsupported { feature: "arrays (`${a[i]}`)", at: self.span_at(r, 1) });
+            return Err(SyntaxError::Unsupported {
+                feature: "arrays (`${a[i]}`)",
+                at: self.span_at(r, 1),
+            });
         }
-        let value = Operand { stop: b"", quoted, value: true };
-        let pattern = Operand { stop: b"", quoted, value: false };
+        let value = Operand {
+            stop: b"",
+            quoted,
+            value: true,
+        };
+        let pattern = Operand {
+            stop: b"",
+            quoted,
+            value: false,
+        };
         let (r, op) = match r {
             [b'}', ..] => (r, ParamOp::Plain),
             [b':', c @ (b'-' | b'=' | b'?' | b'+'), ..] => {
@@ -144,7 +189,15 @@ impl<'a> Parser<'a> {
                 (r, value_op(*c, false, word))
             }
             [b':', ..] => {
-                let (r, offset) = self.operand(&r[1..], Operand { stop: b":", quoted, value: false }, open)?;
+                let (r, offset) = self.operand(
+                    &r[1..],
+                    Operand {
+                        stop: b":",
+                        quoted,
+                        value: false,
+                    },
+                    open,
+                )?;
                 let (r, length) = match r.strip_prefix(b":") {
                     Some(r) => {
                         let (r, l) = self.operand(r, pattern, open)?;
@@ -158,9 +211,21 @@ impl<'a> Parser<'a> {
                 let longest = r.get(1) == Some(c);
                 let (r, pat) = self.operand(&r[if longest { 2 } else { 1 }..], pattern, open)?;
                 if *c == b'#' {
-                    (r, ParamOp::RemovePrefix { longest, pattern: pat })
+                    (
+                        r,
+                        ParamOp::RemovePrefix {
+                            longest,
+                            pattern: pat,
+                        },
+                    )
                 } else {
-                    (r, ParamOp::RemoveSuffix { longest, pattern: pat })
+                    (
+                        r,
+                        ParamOp::RemoveSuffix {
+                            longest,
+                            pattern: pat,
+                        },
+                    )
                 }
             }
             [b'/', ..] => {
@@ -170,12 +235,41 @@ impl<'a> Parser<'a> {
                     Some(b'%') => (ReplaceMode::Suffix, 2),
                     _ => (ReplaceMode::First, 1),
                 };
-                let (r, pat) = self.operand(&r[skip..], Operand { stop: b"/", quoted, value: false }, open)?;
+                let (r, pat) = self.operand(
+                    &r[skip..],
+                    Operand {
+                        stop: b"/",
+                        quoted,
+                        value: false,
+                    },
+                    open,
+                )?;
                 let (r, replacement) = match r.strip_prefix(b"/") {
-                    Some(r) => self.operand(r, Operand { stop: b"", quoted, value: true }, open)?,
-                    None => (r, Word { parts: Vec::new(), span: self.span(r, r) }),
+                    Some(r) => self.operand(
+                        r,
+                        Operand {
+                            stop: b"",
+                            quoted,
+                            value: true,
+                        },
+                        open,
+                    )?,
+                    None => (
+                        r,
+                        Word {
+                            parts: Vec::new(),
+                            span: self.span(r, r),
+                        },
+                    ),
                 };
-                (r, ParamOp::Replace { mode, pattern: pat, replacement })
+                (
+                    r,
+                    ParamOp::Replace {
+                        mode,
+                        pattern: pat,
+                        replacement,
+                    },
+                )
             }
             [c @ (b'^' | b','), ..] => {
                 let all = r.get(1) == Some(c);
@@ -186,7 +280,13 @@ impl<'a> Parser<'a> {
                         at: self.span_at(r, 1),
                     });
                 }
-                (r, ParamOp::Case { upper: *c == b'^', all })
+                (
+                    r,
+                    ParamOp::Case {
+                        upper: *c == b'^',
+                        all,
+                    },
+                )
             }
             [b'@', ..] => {
                 return Err(SyntaxError::Unsupported {
@@ -240,7 +340,11 @@ impl<'a> Parser<'a> {
                     rest = r;
                 }
                 b'$' => {
-                    let q = if how.quoted { Quoting::Double } else { Quoting::Unquoted };
+                    let q = if how.quoted {
+                        Quoting::Double
+                    } else {
+                        Quoting::Unquoted
+                    };
                     rest = self.dollar_into(rest, q, &mut p)?;
                 }
                 b'`' => {
@@ -255,7 +359,13 @@ impl<'a> Parser<'a> {
             }
         }
         let span = self.span(i, rest);
-        Ok((rest, Word { parts: p.finish(), span }))
+        Ok((
+            rest,
+            Word {
+                parts: p.finish(),
+                span,
+            },
+        ))
     }
 }
 

@@ -12,7 +12,9 @@ impl<'a> Parser<'a> {
     pub(super) fn redirect(&mut self, i: &'a [u8]) -> PResult<'a, Option<Redirect>> {
         let (r, fd) = match digits(i) {
             Some((r, d)) if matches!(r.first(), Some(b'<' | b'>')) => {
-                let fd = std::str::from_utf8(d).ok().and_then(|s| s.parse::<u32>().ok());
+                let fd = std::str::from_utf8(d)
+                    .ok()
+                    .and_then(|s| s.parse::<u32>().ok());
                 match fd {
                     Some(fd) => (r, Some(fd)),
                     None => {
@@ -26,7 +28,9 @@ impl<'a> Parser<'a> {
             }
             _ => (i, None),
         };
-        let Some((r, tok)) = redir_op(r) else { return Ok((i, None)) };
+        let Some((r, tok)) = redir_op(r) else {
+            return Ok((i, None));
+        };
         if fd.is_some() && matches!(tok, RedirToken::OutputBoth | RedirToken::AppendBoth) {
             return Ok((i, None));
         }
@@ -70,12 +74,28 @@ impl<'a> Parser<'a> {
                 strip_tabs,
                 open: self.span(i, rest),
             });
-            let body = Word { parts: Vec::new(), span: self.span(rest, rest) };
-            RedirTarget::HereDoc(HereDoc { delimiter, quoted, strip_tabs, body })
+            let body = Word {
+                parts: Vec::new(),
+                span: self.span(rest, rest),
+            };
+            RedirTarget::HereDoc(HereDoc {
+                delimiter,
+                quoted,
+                strip_tabs,
+                body,
+            })
         } else {
             RedirTarget::Word(word)
         };
-        Ok((rest, Some(Redirect { fd, op, target, span: self.span(i, rest) })))
+        Ok((
+            rest,
+            Some(Redirect {
+                fd,
+                op,
+                target,
+                span: self.span(i, rest),
+            }),
+        ))
     }
 
     /// A here-document delimiter after quote removal, and whether any part

@@ -77,32 +77,56 @@ impl<'a> Parser<'a> {
                     let parts = sub.arith_text()?;
                     self.leave();
                     let span = self.span(text, &i[3 + len..]);
-                    return Ok((&i[3 + len + 2..], WordPart::Arithmetic(Word { parts, span })));
+                    return Ok((
+                        &i[3 + len + 2..],
+                        WordPart::Arithmetic(Word { parts, span }),
+                    ));
                 }
                 ParenScan::TooDeep(at) => {
-                    return Err(SyntaxError::TooDeep { limit: MAX_DEPTH, at: self.span_at(&i[3 + at..], 1) });
+                    return Err(SyntaxError::TooDeep {
+                        limit: MAX_DEPTH,
+                        at: self.span_at(&i[3 + at..], 1),
+                    });
                 }
                 ParenScan::Unterminated => {
-                    return Err(SyntaxError::Unterminated { what: "`$((`", open: self.span_at(i, 3) });
+                    return Err(SyntaxError::Unterminated {
+                        what: "`$((`",
+                        open: self.span_at(i, 3),
+                    });
                 }
                 ParenScan::Subshell => {}
             }
         }
         let open = self.span_at(i, 2);
         let (r, list) = self.nested_list(&i[2..], "`$(`", open)?;
-        Ok((r, WordPart::CommandSubst { list, backtick: false }))
+        Ok((
+            r,
+            WordPart::CommandSubst {
+                list,
+                backtick: false,
+            },
+        ))
     }
 
     /// `<(…)` or `>(…)` at `i`.
     pub(super) fn process_subst(&mut self, i: &'a [u8]) -> PResult<'a, WordPart> {
-        let direction = if i[0] == b'<' { ProcessDirection::Read } else { ProcessDirection::Write };
+        let direction = if i[0] == b'<' {
+            ProcessDirection::Read
+        } else {
+            ProcessDirection::Write
+        };
         let what = if i[0] == b'<' { "`<(`" } else { "`>(`" };
         let (r, list) = self.nested_list(&i[2..], what, self.span_at(i, 2))?;
         Ok((r, WordPart::ProcessSubst { direction, list }))
     }
 
     /// A list in its own here-document scope, closed by `)`.
-    fn nested_list(&mut self, i: &'a [u8], what: &'static str, open: super::Span) -> PResult<'a, List> {
+    fn nested_list(
+        &mut self,
+        i: &'a [u8],
+        what: &'static str,
+        open: super::Span,
+    ) -> PResult<'a, List> {
         self.enter(i)?;
         let outer = std::mem::take(&mut self.pending);
         let (r, list) = self.list(i)?;
@@ -126,7 +150,12 @@ impl<'a> Parser<'a> {
         let mut k = 1;
         loop {
             match i.get(k) {
-                None => return Err(SyntaxError::Unterminated { what: "backtick", open }),
+                None => {
+                    return Err(SyntaxError::Unterminated {
+                        what: "backtick",
+                        open,
+                    });
+                }
                 Some(b'`') => break,
                 Some(b'\\') => match i.get(k + 1) {
                     Some(&e @ (b'$' | b'`' | b'\\')) => {
@@ -141,7 +170,12 @@ impl<'a> Parser<'a> {
                         text.extend_from_slice(&[b'\\', e]);
                         k += 2;
                     }
-                    None => return Err(SyntaxError::Unterminated { what: "backtick", open }),
+                    None => {
+                        return Err(SyntaxError::Unterminated {
+                            what: "backtick",
+                            open,
+                        });
+                    }
                 },
                 Some(&c) => {
                     text.push(c);
@@ -153,7 +187,13 @@ impl<'a> Parser<'a> {
         let mut sub = Parser::new(&text, open.end, self.depth);
         let list = sub.program()?;
         self.leave();
-        Ok((&i[k + 1..], WordPart::CommandSubst { list, backtick: true }))
+        Ok((
+            &i[k + 1..],
+            WordPart::CommandSubst {
+                list,
+                backtick: true,
+            },
+        ))
     }
 
     /// The text of `$((…))` (all of `src`): literal text with `$`

@@ -35,7 +35,8 @@ impl Parts {
 
     fn flush(&mut self) {
         if !self.lit.is_empty() {
-            self.parts.push(WordPart::Literal(std::mem::take(&mut self.lit)));
+            self.parts
+                .push(WordPart::Literal(std::mem::take(&mut self.lit)));
         }
     }
 
@@ -68,7 +69,9 @@ impl<'a> Parser<'a> {
         let mut assign_like = assign_value;
         loop {
             if std::mem::take(&mut tilde_ok) && rest.first() == Some(&b'~') {
-                if let Some((r, user)) = tilde(rest, |b| is_meta(b) || b == b'/' || (assign_like && b == b':')) {
+                if let Some((r, user)) = tilde(rest, |b| {
+                    is_meta(b) || b == b'/' || (assign_like && b == b':')
+                }) {
                     p.push(WordPart::Tilde(user));
                     rest = r;
                     continue;
@@ -139,14 +142,23 @@ impl<'a> Parser<'a> {
             return Ok((rest, None));
         }
         let span = self.span(i, rest);
-        Ok((rest, Some(Word { parts: p.finish(), span })))
+        Ok((
+            rest,
+            Some(Word {
+                parts: p.finish(),
+                span,
+            }),
+        ))
     }
 
     /// `'…'` at `i`: the bytes between the quotes.
     pub(super) fn single_quoted(&self, i: &'a [u8]) -> PResult<'a, Vec<u8>> {
         match i[1..].iter().position(|&b| b == b'\'') {
             Some(k) => Ok((&i[k + 2..], i[1..k + 1].to_vec())),
-            None => Err(SyntaxError::Unterminated { what: "single quote", open: self.span_at(i, 1) }),
+            None => Err(SyntaxError::Unterminated {
+                what: "single quote",
+                open: self.span_at(i, 1),
+            }),
         }
     }
 
@@ -156,7 +168,10 @@ impl<'a> Parser<'a> {
         let mut rest = &i[1..];
         loop {
             let Some(&c) = rest.first() else {
-                return Err(SyntaxError::Unterminated { what: "double quote", open: self.span_at(i, 1) });
+                return Err(SyntaxError::Unterminated {
+                    what: "double quote",
+                    open: self.span_at(i, 1),
+                });
             };
             match c {
                 b'"' => return Ok((&rest[1..], p.finish())),
@@ -244,13 +259,19 @@ impl<'a> Parser<'a> {
         let mut k = 2;
         loop {
             let Some(&c) = i.get(k) else {
-                return Err(SyntaxError::Unterminated { what: "`$'`", open: self.span_at(i, 2) });
+                return Err(SyntaxError::Unterminated {
+                    what: "`$'`",
+                    open: self.span_at(i, 2),
+                });
             };
             match c {
                 b'\'' => return Ok((&i[k + 1..], out)),
                 b'\\' => {
                     let Some(&e) = i.get(k + 1) else {
-                        return Err(SyntaxError::Unterminated { what: "`$'`", open: self.span_at(i, 2) });
+                        return Err(SyntaxError::Unterminated {
+                            what: "`$'`",
+                            open: self.span_at(i, 2),
+                        });
                     };
                     k += 2;
                     match e {
