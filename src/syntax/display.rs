@@ -117,13 +117,16 @@ impl Writer {
                     self.s(if a.append { "+=" } else { "=" });
                     self.word(&a.value, Ctx::Raw);
                 }
-                for w in &s.words {
-                    sep(self);
-                    self.word(w, Ctx::Raw);
-                }
+                // Redirections before the words: a first word such as `{`
+                // or `if` that followed a redirection in the source must not
+                // become a reserved word when printed first.
                 for r in &s.redirects {
                     sep(self);
                     self.redirect(r);
+                }
+                for w in &s.words {
+                    sep(self);
+                    self.word(w, Ctx::Raw);
                 }
             }
             Command::Compound(cc) => self.compound(cc),
