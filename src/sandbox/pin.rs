@@ -1,0 +1,74 @@
+//! Policy integrity: the policy file guard-sh loaded is the one the operator
+//! pinned with `GUARD_SH_POLICY_SHA256`.
+//!
+//! Guarantee: with a pin set, guard-sh runs only a policy whose bytes hash to
+//! it; a malformed pin is an error, never ignored.
+
+use super::landlock::SandboxError;
+use sha2::{Digest, Sha256};
+
+/// Environment variable holding the expected SHA-256 (hex) of the policy file.
+pub const POLICY_PIN_ENV: &str = "GUARD_SH_POLICY_SHA256";
+
+/// The SHA-256 of `policy_bytes`, lower-case hex (as the audit log records it).
+pub fn policy_sha256(policy_bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(policy_bytes))
+}
+
+/// Check `policy_bytes` against `pin` (the value of `GUARD_SH_POLICY_SHA256`,
+/// hex in either case, surrounding blanks ignored). No pin: Ok. An empty or
+/// malformed pin is refused, so a typo cannot switch the check off.
+pub fn verify_policy_pin(policy_bytes: &[u8], pin: Option<&str>) -> Result<(), SandboxError> {
+    let Some(pin) = pin else {
+        return Ok(());
+    };
+    let expected = pin.trim().to_ascii_lowercase();
+    if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(SandboxError::BadPin(pin.to_string()));
+    }
+    let actual = policy_sha256(policy_bytes);
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(SandboxError::PinMismatch { expected, actual })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // SHA-256("abc"), FIPS 180-2 appendix B.1.
+    const ABC: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+    #[test]
+    fn matching_pin_in_upper_case_is_accepted() {
+        assert!(verify_policy_pin(b"abc", Some(&ABC.to_uppercase())).is_ok());
+    }
+
+    #[test]
+    fn no_pin_accepts_any_policy() {
+        assert!(verify_policy_pin(b"anything", None).is_ok());
+    }
+
+    #[test]
+    fn pin_of_other_bytes_is_refused_with_both_hashes() {
+        let err = verify_policy_pin(b"abd", Some(ABC)).expect_err("mismatch must be refused");
+        assert!(
+            matches!(&err, SandboxError::PinMismatch { expected, .. } if expected == ABC),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn empty_or_short_pin_is_refused() {
+        assert!(matches!(
+            verify_policy_pin(b"abc", Some("")),
+            Err(SandboxError::BadPin(_))
+        ));
+        assert!(matches!(
+            verify_policy_pin(b"abc", Some(&ABC[..63])),
+            Err(SandboxError::BadPin(_))
+        ));
+    }
+}

@@ -1,0 +1,137 @@
+//! guard-sh's own confinement ([`restrict_guard_sh`]). Landlock restricts
+//! the calling thread, so each test confines a thread of its own and checks
+//! from that thread what guard-sh's redirections and spawns could do.
+
+mod sandbox_support;
+
+use guard_sh::sandbox::landlock::{Enforcement, restrict_guard_sh};
+use sandbox_support::*;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Run `f` in a fresh thread confined with `restrict_guard_sh(policy)`.
+fn in_confined_thread<T: Send + 'static>(
+    policy: guard_sh::policy::Policy,
+    cwd: PathBuf,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> (Enforcement, T) {
+    std::thread::spawn(move || {
+        let enforcement = restrict_guard_sh(&policy, &cwd).expect("restrict guard-sh");
+        (enforcement, f())
+    })
+    .join()
+    .expect("confined thread")
+}
+
+#[test]
+fn guard_sh_cannot_write_policy_bin_folder_or_a_new_audit_log_after_restricting_itself() {
+    let arm = Arm::new();
+    let tool = arm.stub("tool", "#!/bin/sh\necho tool-ran\n");
+    let r = rule(&tool, &[], &[], &[]);
+    let policy = arm.policy(commands(&r));
+    // The audit log is opened before the restriction, as guard-sh does.
+    let mut audit = std::fs::OpenOptions::new()
+        .append(true)
+        .open(arm.path("arm/audit.log"))
+        .expect("open audit log");
+    let (policy_file, bin, audit_path, work) = (
+        arm.path("arm/policy.json"),
+        arm.path("arm/bin"),
+        arm.path("arm/audit.log"),
+        arm.path("work"),
+    );
+
+    let (enforcement, results) = in_confined_thread(policy, arm.path("work"), move || {
+        let policy_write = std::fs::write(&policy_file, b"{}").map_err(|e| e.raw_os_error());
+        let bin_link = std::os::unix::fs::symlink("/usr/bin/curl", bin.join("curl"))
+            .map_err(|e| e.raw_os_error());
+        let reopen_audit = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&audit_path)
+            .map(|_| ())
+            .map_err(|e| e.raw_os_error());
+        let open_audit = audit
+            .write_all(b"{\"record\":1}\n")
+            .map_err(|e| e.raw_os_error());
+        let work_write = std::fs::write(work.join("out.txt"), b"ok").map_err(|e| e.raw_os_error());
+        (policy_write, bin_link, reopen_audit, open_audit, work_write)
+    });
+
+    assert!(
+        matches!(enforcement, Enforcement::Landlock { .. }),
+        "{enforcement}"
+    );
+    let (policy_write, bin_link, reopen_audit, open_audit, work_write) = results;
+    assert_eq!(policy_write, Err(Some(libc::EACCES)));
+    assert_eq!(bin_link, Err(Some(libc::EACCES)));
+    assert_eq!(reopen_audit, Err(Some(libc::EACCES)));
+    assert_eq!(
+        open_audit,
+        Ok(()),
+        "an already open audit log stays writable"
+    );
+    assert_eq!(work_write, Ok(()));
+    assert_eq!(
+        std::fs::read_to_string(arm.path("arm/policy.json")).expect("policy"),
+        "{\"original\":true}\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(arm.path("arm/audit.log")).expect("audit"),
+        "{\"record\":1}\n"
+    );
+}
+
+#[test]
+fn guard_sh_can_still_spawn_policy_commands_but_not_foreign_programs() {
+    let arm = Arm::new();
+    let tool = arm.stub("tool", "#!/bin/sh\necho tool-ran\n");
+    let r = rule(&tool, &[], &[], &[]);
+    let policy = arm.policy(commands(&r));
+    let tool_path = tool.clone();
+
+    let (_, (tool_out, curl)) = in_confined_thread(policy, arm.path("work"), move || {
+        let tool_out = Command::new(&tool_path)
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        let curl = Command::new("/usr/bin/curl")
+            .arg("--version")
+            .output()
+            .map(|_| ())
+            .map_err(|e| e.raw_os_error());
+        (tool_out.map_err(|e| e.raw_os_error()), curl)
+    });
+
+    assert_eq!(tool_out, Ok("tool-ran\n".to_string()));
+    assert_eq!(curl, Err(Some(libc::EACCES)));
+}
+
+#[test]
+fn guard_sh_connects_only_to_the_union_of_rule_ports() {
+    let arm = Arm::new();
+    let a = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let b = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let (pa, pb) = (
+        a.local_addr().expect("addr").port(),
+        b.local_addr().expect("addr").port(),
+    );
+    let tool = arm.stub("tool", "#!/bin/sh\ntrue\n");
+    let mut commands = commands(&rule(&tool, &[], &[pa], &[]));
+    commands.insert(
+        "other".into(),
+        rule(std::path::Path::new("/usr/bin/true"), &[], &[], &[]),
+    );
+    let policy = arm.policy(commands);
+
+    let (_, (to_a, to_b)) = in_confined_thread(policy, arm.path("work"), move || {
+        let connect = |p: u16| {
+            std::net::TcpStream::connect(("127.0.0.1", p))
+                .map(|_| ())
+                .map_err(|e| e.raw_os_error())
+        };
+        (connect(pa), connect(pb))
+    });
+
+    assert_eq!(to_a, Ok(()));
+    assert_eq!(to_b, Err(Some(libc::EACCES)));
+}

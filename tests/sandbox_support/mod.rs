@@ -1,0 +1,177 @@
+//! Shared fixtures of the sandbox suites: a throw-away arm layout, tool stubs,
+//! confined spawning, and `strace` as the independent oracle of what the
+//! kernel let run.
+#![allow(dead_code)]
+
+use guard_sh::policy::{CommandKind, CommandRule, EnvPolicy, Policy, SandboxMode, SandboxPolicy};
+use guard_sh::sandbox::landlock::Confinement;
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub const STRACE: &str = "/usr/bin/strace";
+
+/// A temp folder laid out like a built arm: `work/` (writable),
+/// `arm/policy.json`, `arm/bin/`, `arm/audit.log` (protected), `tools/`
+/// (stubs), `outside/` (neither).
+pub struct Arm {
+    pub dir: tempfile::TempDir,
+}
+
+impl Arm {
+    pub fn new() -> Arm {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for sub in ["work", "arm/bin", "tools", "outside"] {
+            std::fs::create_dir_all(dir.path().join(sub)).expect("create layout");
+        }
+        std::fs::write(dir.path().join("arm/policy.json"), b"{\"original\":true}\n")
+            .expect("write policy");
+        std::fs::write(dir.path().join("arm/audit.log"), b"").expect("write audit log");
+        Arm { dir }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// An executable script `tools/NAME` with `body` (its first line is the `#!`).
+    pub fn stub(&self, name: &str, body: &str) -> PathBuf {
+        let path = self.path("tools").join(name);
+        std::fs::write(&path, body).expect("write stub");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod stub");
+        path
+    }
+
+    /// A best-effort policy: writable `work/`, protected policy, bin folder
+    /// and audit log, with `commands`.
+    pub fn policy(&self, commands: BTreeMap<String, CommandRule>) -> Policy {
+        Policy {
+            format: guard_sh::policy::model::POLICY_FORMAT,
+            arm: "sandbox-test".into(),
+            shell: true,
+            tool: None,
+            bin_dir: self.path("arm/bin"),
+            commands,
+            env: EnvPolicy {
+                pass: vec![],
+                set: BTreeMap::new(),
+                deny: vec![],
+            },
+            sandbox: SandboxPolicy {
+                mode: SandboxMode::BestEffort,
+                writable: vec![self.path("work")],
+                protected: vec![
+                    self.path("arm/policy.json"),
+                    self.path("arm/bin"),
+                    self.path("arm/audit.log"),
+                ],
+            },
+            audit: Default::default(),
+        }
+    }
+}
+
+/// A tool rule for `path` with the given helpers, ports and extra folders.
+pub fn rule(
+    path: &Path,
+    exec_allow: &[&str],
+    connect_ports: &[u16],
+    writable: &[PathBuf],
+) -> CommandRule {
+    CommandRule {
+        kind: CommandKind::Tool,
+        path: path.to_path_buf(),
+        deny: vec![],
+        exec_allow: exec_allow.iter().map(PathBuf::from).collect(),
+        path_env: vec![PathBuf::from("/usr/bin")],
+        env: BTreeMap::new(),
+        connect_ports: connect_ports.to_vec(),
+        writable: writable.to_vec(),
+    }
+}
+
+/// Prepare the confinement of `exe` under `rule` of `policy`, with `work/` as cwd.
+pub fn confine(arm: &Arm, policy: &Policy, rule: &CommandRule, exe: &Path) -> Confinement {
+    Confinement::for_command(policy, rule, exe, &arm.path("work")).expect("prepare confinement")
+}
+
+/// Run `program args` inside `confinement` (entered between fork and exec).
+pub fn run_confined(
+    confinement: &Confinement,
+    cwd: &Path,
+    program: &Path,
+    args: &[&str],
+) -> Output {
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(cwd).env("PATH", "/usr/bin");
+    let confinement = confinement.clone();
+    // SAFETY: `enforce` makes only system calls (no allocation, no locks).
+    unsafe {
+        cmd.pre_exec(move || confinement.enforce().map_err(|e| e.into_io()));
+    }
+    cmd.output().expect("spawn confined program")
+}
+
+/// Run `program args` under `strace -f -e trace=execve,connect`, the tracer
+/// itself inside `confinement` (so the rule under test must list
+/// [`STRACE`] in `exec_allow`, and `cwd` must be writable: the trace is
+/// written there). Returns the output and the trace.
+pub fn run_traced(
+    confinement: &Confinement,
+    cwd: &Path,
+    program: &Path,
+    args: &[&str],
+) -> (Output, String) {
+    let trace_file = cwd.join("strace.out");
+    let trace_path = trace_file.to_string_lossy().into_owned();
+    let program = program.to_string_lossy().into_owned();
+    let mut strace_args = vec![
+        "-f",
+        "-qq",
+        "-e",
+        "trace=execve,connect",
+        "-o",
+        &trace_path,
+        &program,
+    ];
+    strace_args.extend_from_slice(args);
+    let out = run_confined(confinement, cwd, Path::new(STRACE), &strace_args);
+    let trace = std::fs::read_to_string(&trace_file).expect("read trace");
+    (out, trace)
+}
+
+/// The `execve` lines of `trace` whose target is `path`.
+pub fn execve_lines<'t>(trace: &'t str, path: &str) -> Vec<&'t str> {
+    let needle = format!("execve(\"{path}\"");
+    trace.lines().filter(|l| l.contains(&needle)).collect()
+}
+
+/// True when `trace` shows a successful `execve` of `path`.
+pub fn executed(trace: &str, path: &str) -> bool {
+    execve_lines(trace, path)
+        .iter()
+        .any(|l| l.trim_end().ends_with("= 0"))
+}
+
+/// True when `trace` shows an `execve` of `path` refused with `EACCES`.
+pub fn refused_with_eacces(trace: &str, path: &str) -> bool {
+    execve_lines(trace, path)
+        .iter()
+        .any(|l| l.contains("= -1 EACCES"))
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// One tool in a map of commands, keyed `tool`.
+pub fn commands(rule: &CommandRule) -> BTreeMap<String, CommandRule> {
+    BTreeMap::from([("tool".to_string(), rule.clone())])
+}
