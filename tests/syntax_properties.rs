@@ -4,7 +4,7 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-use guard_sh::policy::{Policy, POLICY_FORMAT};
+use guard_sh::policy::{POLICY_FORMAT, Policy};
 use guard_sh::syntax::{self, to_source, without_spans};
 use proptest::prelude::*;
 
@@ -28,10 +28,62 @@ fn policy() -> Policy {
 /// into the grammar instead of failing at the first byte.
 fn shellish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
-        "tea", "cat", "curl", " ", " ", "x", "$x", "${x:-y}", "${#x}", "$(", ")", "`", "'", "\"", "\\", "|", "||",
-        "&&", ";", "&", "\n", "<", ">", ">>", "2>&1", "<<EOF\n", "EOF\n", "<<'E'\n", "E\n", "$((1+2))", "((", "{", "}",
-        "(", "if ", "then ", "fi", "for i in a; do ", "done", "case $x in a) ", ";;", "esac", "#", "*", "?", "[a]",
-        "~", "=", "eval ", "<(", ">(", "$'\\x41'", "!", "f() ", "while ", "until ",
+        "tea",
+        "cat",
+        "curl",
+        " ",
+        " ",
+        "x",
+        "$x",
+        "${x:-y}",
+        "${#x}",
+        "$(",
+        ")",
+        "`",
+        "'",
+        "\"",
+        "\\",
+        "|",
+        "||",
+        "&&",
+        ";",
+        "&",
+        "\n",
+        "<",
+        ">",
+        ">>",
+        "2>&1",
+        "<<EOF\n",
+        "EOF\n",
+        "<<'E'\n",
+        "E\n",
+        "$((1+2))",
+        "((",
+        "{",
+        "}",
+        "(",
+        "if ",
+        "then ",
+        "fi",
+        "for i in a; do ",
+        "done",
+        "case $x in a) ",
+        ";;",
+        "esac",
+        "#",
+        "*",
+        "?",
+        "[a]",
+        "~",
+        "=",
+        "eval ",
+        "<(",
+        ">(",
+        "$'\\x41'",
+        "!",
+        "f() ",
+        "while ",
+        "until ",
     ]);
     prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
 }
