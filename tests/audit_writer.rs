@@ -97,7 +97,7 @@ fn concurrent_sessions_never_interleave() {
     for mut child in children {
         assert!(child.wait().expect("wait").success(), "a writer failed");
     }
-    let report = verify_logs(&[log.clone()], VerifyOptions::default());
+    let report = verify_logs(std::slice::from_ref(&log), VerifyOptions::default());
     assert_eq!(report.findings, vec![], "{report:#?}");
     assert_eq!(report.exit_code, 0);
     assert_eq!(report.sessions.len(), 8);

@@ -192,7 +192,7 @@ impl Verifier {
         let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
         // `split` yields a final empty piece after a trailing newline.
         let unterminated = match lines.last() {
-            Some(last) if last.is_empty() => {
+            Some([]) => {
                 lines.pop();
                 false
             }
