@@ -10,7 +10,9 @@
 use super::reasons;
 use super::verdict::{Reached, ReachedKind, Verdict};
 use super::words::{declared_name, describe, static_value};
-use super::{builtins, check_arguments, check_assignment, check_write_target};
+use super::{
+    builtins, check_arguments, check_assignment, check_path_arguments, check_write_target,
+};
 use crate::policy::{CommandKind, Policy};
 use crate::syntax::ast::*;
 use std::collections::HashSet;
@@ -200,17 +202,14 @@ impl<'p> Walker<'p> {
         // judged again on the final argv.
         let fixed: Vec<Vec<u8>> = words[1..].iter().filter_map(static_value).collect();
         let fixed_refs: Vec<&[u8]> = fixed.iter().map(Vec::as_slice).collect();
-        let outcome = match check_arguments(rule, &fixed_refs) {
-            Err(deny) => Err(deny.reason),
+        let checked = check_arguments(rule, &fixed_refs)
+            .and_then(|()| check_path_arguments(self.policy, &fixed_refs));
+        let (rule_id, outcome) = match checked {
+            Err(deny) => (deny.rule, Err(deny.reason)),
             Ok(()) if kind == ReachedKind::Tool => {
-                Ok(format!("the {} arm's tool", self.policy.arm))
+                (rule_id, Ok(format!("the {} arm's tool", self.policy.arm)))
             }
-            Ok(()) => Ok("a harmless utility".into()),
-        };
-        let rule_id = if outcome.is_err() {
-            "argument-rule"
-        } else {
-            rule_id
+            Ok(()) => (rule_id, Ok("a harmless utility".into())),
         };
         self.push(text, kind, rule_id, span, outcome);
     }
