@@ -97,7 +97,7 @@ fn concurrent_sessions_never_interleave() {
     for mut child in children {
         assert!(child.wait().expect("wait").success(), "a writer failed");
     }
-    let report = verify_logs(&[log.clone()], VerifyOptions::default());
+    let report = verify_logs(std::slice::from_ref(&log), VerifyOptions::default());
     assert_eq!(report.findings, vec![], "{report:#?}");
     assert_eq!(report.exit_code, 0);
     assert_eq!(report.sessions.len(), 8);
@@ -276,4 +276,41 @@ fn hashed_token_is_written_without_it() {
     let written = std::fs::read_to_string(&log).expect("read");
     assert!(!written.contains(TOKEN), "{written}");
     assert!(written.contains("--token=[REDACTED]x"), "{written}");
+}
+
+#[test]
+fn audit_path_prefers_flag_then_env_then_policy_then_xdg_default() {
+    use guard_sh::audit::resolve_audit_path;
+    use std::ffi::OsStr;
+    let mut policy = tea_policy();
+    let home = Some(OsStr::new("/home/u"));
+    let flag = Some(Path::new("/f.jsonl"));
+    let env = Some(OsStr::new("/e.jsonl"));
+    let got = |c, e, p: &Policy, x| resolve_audit_path(c, e, p, x, home).expect("a location");
+    assert_eq!(
+        got(flag, env, &policy, None),
+        (PathBuf::from("/f.jsonl"), false)
+    );
+    assert_eq!(
+        got(None, env, &policy, None),
+        (PathBuf::from("/e.jsonl"), false)
+    );
+    assert_eq!(
+        got(None, Some(OsStr::new("")), &policy, Some(OsStr::new("rel"))),
+        (
+            PathBuf::from("/home/u/.local/state/guard-sh/audit.jsonl"),
+            true
+        )
+    );
+    assert_eq!(
+        got(None, None, &policy, Some(OsStr::new("/st"))),
+        (PathBuf::from("/st/guard-sh/audit.jsonl"), true)
+    );
+    policy.audit.path = Some(PathBuf::from("/p.jsonl"));
+    assert_eq!(
+        got(None, None, &policy, None),
+        (PathBuf::from("/p.jsonl"), false)
+    );
+    policy.audit.path = None;
+    assert!(resolve_audit_path(None, None, &policy, None, None).is_err());
 }

@@ -12,6 +12,9 @@ use std::collections::BTreeMap;
 /// or `source` text, which runs inside a line already checked).
 pub const TOP_LEVEL_ORIGINS: [&str; 4] = ["command", "script", "stdin", "interactive"];
 
+// The session record is large but written once per process; boxing it would
+// only complicate every match on events.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum Event {
