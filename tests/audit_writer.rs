@@ -277,3 +277,40 @@ fn hashed_token_is_written_without_it() {
     assert!(!written.contains(TOKEN), "{written}");
     assert!(written.contains("--token=[REDACTED]x"), "{written}");
 }
+
+#[test]
+fn audit_path_prefers_flag_then_env_then_policy_then_xdg_default() {
+    use guard_sh::audit::resolve_audit_path;
+    use std::ffi::OsStr;
+    let mut policy = tea_policy();
+    let home = Some(OsStr::new("/home/u"));
+    let flag = Some(Path::new("/f.jsonl"));
+    let env = Some(OsStr::new("/e.jsonl"));
+    let got = |c, e, p: &Policy, x| resolve_audit_path(c, e, p, x, home).expect("a location");
+    assert_eq!(
+        got(flag, env, &policy, None),
+        (PathBuf::from("/f.jsonl"), false)
+    );
+    assert_eq!(
+        got(None, env, &policy, None),
+        (PathBuf::from("/e.jsonl"), false)
+    );
+    assert_eq!(
+        got(None, Some(OsStr::new("")), &policy, Some(OsStr::new("rel"))),
+        (
+            PathBuf::from("/home/u/.local/state/guard-sh/audit.jsonl"),
+            true
+        )
+    );
+    assert_eq!(
+        got(None, None, &policy, Some(OsStr::new("/st"))),
+        (PathBuf::from("/st/guard-sh/audit.jsonl"), true)
+    );
+    policy.audit.path = Some(PathBuf::from("/p.jsonl"));
+    assert_eq!(
+        got(None, None, &policy, None),
+        (PathBuf::from("/p.jsonl"), false)
+    );
+    policy.audit.path = None;
+    assert!(resolve_audit_path(None, None, &policy, None, None).is_err());
+}

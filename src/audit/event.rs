@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 /// or `source` text, which runs inside a line already checked).
 pub const TOP_LEVEL_ORIGINS: [&str; 4] = ["command", "script", "stdin", "interactive"];
 
-// One event is built per record and written at once; the session record
-// being larger than the rest costs nothing worth a box.
+// The session record is large but written once per process; boxing it would
+// only complicate every match on events.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]

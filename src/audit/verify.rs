@@ -191,14 +191,10 @@ impl Verifier {
         self.files.push(name.to_string());
         let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
         // `split` yields a final empty piece after a trailing newline.
-        let unterminated = match lines.last() {
-            Some([]) => {
-                lines.pop();
-                false
-            }
-            Some(_) => true,
-            None => false,
-        };
+        let unterminated = !lines.last().is_some_and(|last| last.is_empty());
+        if !unterminated {
+            lines.pop();
+        }
         let count = lines.len();
         for (i, line) in lines.into_iter().enumerate() {
             let is_last = i + 1 == count;
