@@ -7,8 +7,9 @@
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+mod arm_support;
 use std::process::{Command, Output, Stdio};
 
 struct Fixture {
@@ -16,26 +17,10 @@ struct Fixture {
     policy: PathBuf,
 }
 
-/// Compiles the real `tea` arm (stub `tea` on the search path) to policy.json.
+/// Compiles the real `tea` arm (stub tools on the search path) to policy.json.
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().expect("tempdir");
-    let stubs = dir.path().join("stubs");
-    std::fs::create_dir(&stubs).expect("stubs");
-    let tea = stubs.join("tea");
-    std::fs::write(&tea, "#!/bin/sh\nexit 0\n").expect("stub");
-    std::fs::set_permissions(&tea, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let inputs = guard_sh::policy::BuildInputs {
-        host: "http://127.0.0.1:3000".into(),
-        repo: "o/r".into(),
-        token: "cli-token".into(),
-        out_dir: dir.path().join("arm"),
-        search_path: Some(
-            std::env::join_paths([stubs.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
-                .expect("join"),
-        ),
-    };
-    let arms = Path::new(env!("CARGO_MANIFEST_DIR")).join("arms");
-    let policy = guard_sh::policy::compile(&arms, "tea", &inputs).expect("tea arm compiles");
+    let policy = arm_support::compile_with_stubs("tea", dir.path());
     let path = dir.path().join("policy.json");
     std::fs::write(&path, policy.to_json().expect("json")).expect("write policy");
     Fixture { dir, policy: path }

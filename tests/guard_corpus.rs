@@ -5,7 +5,9 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 use guard_sh::guard::{self, ReachedKind};
-use guard_sh::policy::{self, Policy};
+use guard_sh::policy::Policy;
+
+mod arm_support;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,7 +43,7 @@ enum Expected {
 
 /// Protected paths the corpus names as `{policy}`, `{audit}`, `{bin}`.
 struct Protected {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     policy: PathBuf,
     audit: PathBuf,
     bin: PathBuf,
@@ -57,7 +59,7 @@ impl Protected {
         std::fs::write(&audit, "").expect("write audit");
         std::fs::create_dir(&bin).expect("bin dir");
         Protected {
-            _dir: dir,
+            dir,
             policy,
             audit,
             bin,
@@ -72,34 +74,8 @@ impl Protected {
     }
 }
 
-fn arms_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("arms")
-}
-
-/// Compiles `arm` from the real arm data, with stub executables standing in
-/// for the tools (the guard decides by name; the stubs only satisfy lookup).
 fn load_policy(arm: &str, protected: &Protected) -> Policy {
-    use std::os::unix::fs::PermissionsExt;
-    let stubs = protected._dir.path().join("stubs");
-    std::fs::create_dir_all(&stubs).expect("stub dir");
-    for tool in ["tea", "gitea-axi", "curl", "gitea-mcp", "node", "git"] {
-        let path = stubs.join(tool);
-        std::fs::write(&path, "#!/bin/sh\nexit 0\n").expect("write stub");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-            .expect("chmod stub");
-    }
-    let inputs = policy::BuildInputs {
-        host: "http://127.0.0.1:3000".into(),
-        repo: "o/r".into(),
-        token: "corpus-token".into(),
-        out_dir: protected._dir.path().join(arm),
-        search_path: Some(
-            std::env::join_paths([stubs.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
-                .expect("join"),
-        ),
-    };
-    let mut policy = policy::compile(&arms_dir(), arm, &inputs)
-        .unwrap_or_else(|e| panic!("arm {arm} does not compile: {e}"));
+    let mut policy = arm_support::compile_with_stubs(arm, protected.dir.path());
     policy.sandbox.protected = vec![
         protected.policy.clone(),
         protected.audit.clone(),
