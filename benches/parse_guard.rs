@@ -7,6 +7,10 @@ use guard_sh::{guard, policy, syntax};
 use std::hint::black_box;
 use std::path::Path;
 
+#[path = "../tests/arm_support/mod.rs"]
+#[allow(clippy::panic)] // bench set-up fails loudly
+mod arm_support;
+
 /// Every input of the guard corpus (the lines agents write, and evasions).
 fn corpus_lines() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/guard");
@@ -28,29 +32,10 @@ fn corpus_lines() -> Vec<String> {
     lines
 }
 
-/// The real tea arm, compiled with a stub `tea` standing in for the tool.
+/// The real tea arm, compiled with stub tools standing in for the programs.
 fn tea_policy() -> policy::Policy {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("guard-sh-bench-{}", std::process::id()));
-    let stubs = dir.join("stubs");
-    std::fs::create_dir_all(&stubs).expect("stub dir");
-    let tea = stubs.join("tea");
-    std::fs::write(&tea, "#!/bin/sh\nexit 0\n").expect("stub");
-    std::fs::set_permissions(&tea, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let inputs = policy::BuildInputs {
-        host: "http://127.0.0.1:3000".into(),
-        repo: "o/r".into(),
-        token: "bench-token".into(),
-        out_dir: dir.join("arm"),
-        search_path: Some(
-            std::env::join_paths([stubs.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
-                .expect("join"),
-        ),
-    };
-    let arms = Path::new(env!("CARGO_MANIFEST_DIR")).join("arms");
-    let policy = policy::compile(&arms, "tea", &inputs).expect("tea arm");
-    let _ = std::fs::remove_dir_all(&dir);
-    policy
+    let dir = tempfile::tempdir().expect("temp dir");
+    arm_support::compile_with_stubs("tea", dir.path())
 }
 
 fn benches(c: &mut Criterion) {
