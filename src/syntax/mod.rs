@@ -9,6 +9,7 @@ pub mod display;
 pub mod error;
 mod lex;
 mod parse;
+pub mod sexp;
 pub mod span;
 mod visit;
 
@@ -26,5 +27,5 @@ pub fn parse(source: &[u8]) -> Result<ast::List, SyntaxError> {
             at: span::Span::new(k, k + 1),
         });
     }
-    parse::Parser::new(source, 0, 0).program()
+    parse::Parser::new(source).program()
 }

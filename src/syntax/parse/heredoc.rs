@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::super::ast::{List, RedirTarget, Redirect, Span, Word, WordPart};
-use super::super::visit::{VisitMut, walk_list};
+use super::super::visit::{VisitMut, walk_list, walk_word};
 use super::{Parser, SyntaxError};
 
 /// A `<<` whose body has not been read yet.
@@ -69,13 +69,46 @@ impl<'a> Parser<'a> {
                     span,
                 }
             } else {
-                let mut sub = Parser::new(&text, span.start, self.depth);
-                let parts = sub.here_doc_text()?;
-                Word { parts, span }
+                let mut sub = self.nested(&text, span.start);
+                let mut word = Word {
+                    parts: sub.here_doc_text()?,
+                    span,
+                };
+                sub.finish_word(&mut word)?;
+                word
             };
             self.bodies.insert(doc.key, body);
         }
         Ok(rest)
+    }
+}
+
+impl Parser<'_> {
+    /// After a nested parser has read all of its text as one word (an
+    /// unquoted here-document body, arithmetic text): here-documents opened
+    /// inside it must be complete, and their bodies go into `word`.
+    pub(super) fn finish_word(&mut self, word: &mut Word) -> Result<(), SyntaxError> {
+        if let Some(p) = self.pending.first() {
+            return Err(p.unterminated());
+        }
+        struct Fill<'m>(&'m mut HashMap<usize, Word>);
+        impl VisitMut for Fill<'_> {
+            fn redirect(&mut self, r: &mut Redirect) {
+                fill_one(self.0, r);
+            }
+        }
+        if !self.bodies.is_empty() {
+            walk_word(&mut Fill(&mut self.bodies), word);
+        }
+        Ok(())
+    }
+}
+
+fn fill_one(bodies: &mut HashMap<usize, Word>, r: &mut Redirect) {
+    if let RedirTarget::HereDoc(h) = &mut r.target {
+        if let Some(body) = bodies.remove(&r.span.start) {
+            h.body = body;
+        }
     }
 }
 
@@ -84,11 +117,7 @@ pub(super) fn fill_bodies(list: &mut List, bodies: &mut HashMap<usize, Word>) {
     struct Fill<'m>(&'m mut HashMap<usize, Word>);
     impl VisitMut for Fill<'_> {
         fn redirect(&mut self, r: &mut Redirect) {
-            if let RedirTarget::HereDoc(h) = &mut r.target {
-                if let Some(body) = self.0.remove(&r.span.start) {
-                    h.body = body;
-                }
-            }
+            fill_one(self.0, r);
         }
     }
     if !bodies.is_empty() {

@@ -25,6 +25,20 @@ use heredoc::PendingHereDoc;
 /// substitutions accepted before [`SyntaxError::TooDeep`].
 pub const MAX_DEPTH: usize = 256;
 
+/// Most stack one parse may use below the frame that called [`Parser::new`].
+/// Nesting levels cost very different amounts of stack (and several times
+/// more in unoptimized builds), so besides counting levels the parser
+/// measures its stack: this keeps a parse on a thread with the default
+/// 2 MiB stack safe, whatever the input.
+const STACK_BUDGET: usize = 1 << 20;
+
+/// The address of a local of the calling frame: a stack-depth probe.
+#[inline(never)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
 /// A parse step: the rest of the input and what was recognized.
 type PResult<'a, T> = Result<(&'a [u8], T), SyntaxError>;
 
@@ -36,6 +50,8 @@ pub(crate) struct Parser<'a> {
     /// Offset of `src[0]` in the original source (for spans).
     base: usize,
     depth: usize,
+    /// [`stack_address`] when the outermost parser started.
+    stack_base: usize,
     /// Here-documents whose `<<` was seen and whose body starts after the
     /// next newline, in order.
     pending: Vec<PendingHereDoc>,
@@ -44,11 +60,27 @@ pub(crate) struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    pub(crate) fn new(src: &'a [u8], base: usize, depth: usize) -> Self {
+    /// A parser for the whole source `src`, with no nesting yet.
+    pub(crate) fn new(src: &'a [u8]) -> Self {
+        Parser {
+            src,
+            base: 0,
+            depth: 0,
+            stack_base: stack_address(),
+            pending: Vec::new(),
+            bodies: HashMap::new(),
+        }
+    }
+
+    /// A parser for rewritten nested text `src` (a backtick body, a
+    /// here-document body, arithmetic text) whose offsets start at `base`
+    /// in the original source; it continues this parser's nesting count.
+    fn nested<'b>(&self, src: &'b [u8], base: usize) -> Parser<'b> {
         Parser {
             src,
             base,
-            depth,
+            depth: self.depth,
+            stack_base: self.stack_base,
             pending: Vec::new(),
             bodies: HashMap::new(),
         }
@@ -85,9 +117,12 @@ impl<'a> Parser<'a> {
 
     /// Enter one level of nesting at `i`.
     fn enter(&mut self, i: &[u8]) -> Result<(), SyntaxError> {
-        if self.depth >= MAX_DEPTH {
+        // The stack grows down on every supported target; were it to grow
+        // up, the difference saturates to 0 and only the count applies.
+        let used = self.stack_base.saturating_sub(stack_address());
+        if self.depth >= MAX_DEPTH || used > STACK_BUDGET {
             return Err(SyntaxError::TooDeep {
-                limit: MAX_DEPTH,
+                limit: self.depth,
                 at: self.span_at(i, 1),
             });
         }

@@ -73,14 +73,14 @@ impl<'a> Parser<'a> {
                 ParenScan::Arithmetic(len) => {
                     self.enter(i)?;
                     let text = &i[3..3 + len];
-                    let mut sub = Parser::new(text, self.pos(text), self.depth);
-                    let parts = sub.arith_text()?;
+                    let mut sub = self.nested(text, self.pos(text));
+                    let mut word = Word {
+                        parts: sub.arith_text()?,
+                        span: self.span(text, &i[3 + len..]),
+                    };
+                    sub.finish_word(&mut word)?;
                     self.leave();
-                    let span = self.span(text, &i[3 + len..]);
-                    return Ok((
-                        &i[3 + len + 2..],
-                        WordPart::Arithmetic(Word { parts, span }),
-                    ));
+                    return Ok((&i[3 + len + 2..], WordPart::Arithmetic(word)));
                 }
                 ParenScan::TooDeep(at) => {
                     return Err(SyntaxError::TooDeep {
@@ -184,7 +184,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.enter(i)?;
-        let mut sub = Parser::new(&text, open.end, self.depth);
+        let mut sub = self.nested(&text, open.end);
         let list = sub.program()?;
         self.leave();
         Ok((
