@@ -52,12 +52,6 @@ impl<'a> Parser<'a> {
             (rest, Some(w)) => (rest, w),
             (rest, None) => {
                 let rest = blanks(rest);
-                if rest.is_empty() {
-                    return Err(SyntaxError::Unterminated {
-                        what: "redirection (no target)",
-                        open: self.span(i, r),
-                    });
-                }
                 return Err(SyntaxError::Expected {
                     expected: "a word after a redirection operator",
                     found: super::describe(rest),
