@@ -283,16 +283,16 @@ fn incomplete_input_is_flagged_for_line_readers() {
 fn assert_too_deep(src: String) {
     let result = on_small_stack(move || parse(src.as_bytes()));
     match result {
-        Err(SyntaxError::TooDeep { limit, .. }) => assert_eq!(limit, MAX_DEPTH),
+        // `limit` is the depth reached: MAX_DEPTH, or less when the
+        // parser's stack budget ran out first (large unoptimized frames).
+        Err(SyntaxError::TooDeep { limit, .. }) => {
+            assert!(limit <= MAX_DEPTH && limit > 20, "limit {limit}")
+        }
         other => panic!("expected TooDeep, got {other:?}"),
     }
 }
 
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "unoptimized frames take ~30 KiB a nesting level: MAX_DEPTH levels overflow 2 MiB until the parser's stack guard lands"
-)]
 fn deep_subshells_are_too_deep_not_a_crash() {
     assert_too_deep("( ".repeat(100_000));
     assert_too_deep("(".repeat(100_000));
@@ -300,10 +300,6 @@ fn deep_subshells_are_too_deep_not_a_crash() {
 }
 
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "unoptimized frames take ~30 KiB a nesting level: MAX_DEPTH levels overflow 2 MiB until the parser's stack guard lands"
-)]
 fn deep_command_substitutions_are_too_deep_not_a_crash() {
     assert_too_deep("$(".repeat(100_000));
     assert_too_deep("echo \"$(".repeat(100_000));
@@ -312,10 +308,6 @@ fn deep_command_substitutions_are_too_deep_not_a_crash() {
 }
 
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "unoptimized frames take ~30 KiB a nesting level: MAX_DEPTH levels overflow 2 MiB until the parser's stack guard lands"
-)]
 fn deep_groups_and_compounds_are_too_deep_not_a_crash() {
     assert_too_deep("{ ".repeat(100_000));
     assert_too_deep("if true; then ".repeat(100_000));
@@ -325,22 +317,20 @@ fn deep_groups_and_compounds_are_too_deep_not_a_crash() {
 }
 
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "unoptimized frames take ~30 KiB a nesting level: MAX_DEPTH levels overflow 2 MiB until the parser's stack guard lands"
-)]
 fn deep_parameter_words_are_too_deep_not_a_crash() {
     assert_too_deep("echo ${x:-".repeat(100_000));
     assert_too_deep("echo \"${x:-\"".repeat(100_000));
 }
 
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "unoptimized frames take ~30 KiB a nesting level: MAX_DEPTH levels overflow 2 MiB until the parser's stack guard lands"
-)]
 fn nesting_just_under_the_limit_parses_on_a_small_stack() {
-    let depth = MAX_DEPTH - 1;
+    // Unoptimized frames are ~30 KiB a level, so the stack budget stops
+    // debug builds after a few dozen levels; optimized builds reach MAX_DEPTH.
+    let depth = if cfg!(debug_assertions) {
+        30
+    } else {
+        MAX_DEPTH - 1
+    };
     let inputs = [
         format!("{}echo{}", "( ".repeat(depth), " )".repeat(depth)),
         format!("echo {}x{}", "$(echo ".repeat(depth), ")".repeat(depth)),
