@@ -4,11 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System tools the tests use as oracles or peers: bash and dash (differential
-# tests), strace (execve oracle), jq (a harmless utility under test).
+# System tools the tests use: bash and dash (peers), strace (execve oracle),
+# jq and column (harmless utilities arm-build resolves; column is in
+# bsdextrautils). Each entry is TOOL:DEBIAN_PACKAGE.
 missing=()
-for tool in bash dash strace jq; do
-    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+for entry in bash:bash dash:dash strace:strace jq:jq column:bsdextrautils; do
+    command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,1 +1,461 @@
-//! (stage stub)
+//! arm-build: one arm's TOML → a ready folder (policy, bin links, prompt, runtime configs).
+//!
+//! Guarantee: the folder holds exactly what the arm's data says (the tool
+//! and the harmless utilities in `bin/`, the tool's helpers in a private
+//! folder, the credentials where the arm puts them) and nothing from an
+//! earlier build; the token is written only into the files that need it
+//! and is never printed on stderr.
+
+pub mod emit;
+pub mod error;
+pub mod layout;
+pub mod prompt;
+
+pub use error::BuildError;
+
+use crate::policy::source::{self, ArmFile};
+use crate::policy::{BuildInputs, Policy, compile_arm};
+use clap::Parser;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// What one build needs.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub arm: String,
+    pub host: String,
+    pub repo: String,
+    pub token: String,
+    pub out: PathBuf,
+    /// `--skill`: the Agent Skill file to use instead of the looked-up one.
+    pub skill: Option<PathBuf>,
+    /// `--arms`: the arms folder; default [`default_arms_dir`].
+    pub arms_dir: Option<PathBuf>,
+    /// `--guard-sh`: the guard-sh executable; default next to this program.
+    pub guard_sh: Option<PathBuf>,
+}
+
+/// The arms folder when `--arms` is not given: `<exe dir>/../share/guard-sh/arms`
+/// if it exists, else the source tree's `arms/`.
+pub fn default_arms_dir() -> PathBuf {
+    exe_dir()
+        .map(|d| d.join("../share/guard-sh/arms"))
+        .filter(|d| d.is_dir())
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("arms"))
+}
+
+fn exe_dir() -> Option<PathBuf> {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+}
+
+fn absolute(p: &Path) -> Result<PathBuf, BuildError> {
+    if p.is_absolute() {
+        return Ok(p.to_path_buf());
+    }
+    let cwd = std::env::current_dir().map_err(|e| BuildError::io(".", e))?;
+    Ok(cwd.join(p))
+}
+
+/// The guard-sh to run as `SHELL`: `--guard-sh`, else `guard-bash` or
+/// `guard-sh` next to this program. Absolute, links not resolved (the name
+/// matters: see [`shell_path`]).
+fn choose_guard(explicit: Option<&Path>) -> Result<PathBuf, BuildError> {
+    let chosen = match explicit {
+        Some(p) => absolute(p)?,
+        None => {
+            let dir = exe_dir().ok_or_else(|| {
+                BuildError::Usage(
+                    "cannot locate arm-build's own folder; pass --guard-sh PATH".into(),
+                )
+            })?;
+            let bash = dir.join("guard-bash");
+            if bash.exists() {
+                bash
+            } else {
+                dir.join("guard-sh")
+            }
+        }
+    };
+    if !chosen.is_file() {
+        return Err(BuildError::Usage(format!(
+            "guard-sh executable {} not found; pass --guard-sh PATH",
+            chosen.display()
+        )));
+    }
+    Ok(chosen)
+}
+
+/// Claude Code ignores a `SHELL` whose path does not contain `bash` or
+/// `zsh` and silently runs the real bash instead; so a guard path without
+/// `bash` is reached through `OUT/bash/guard-sh`.
+fn shell_path(
+    guard: &Path,
+    bash_dir: &Path,
+) -> Result<(PathBuf, Option<crate::policy::compile::Link>), BuildError> {
+    if guard.to_string_lossy().contains("bash") {
+        return Ok((guard.to_path_buf(), None));
+    }
+    let at = bash_dir.join("guard-sh");
+    Ok((
+        at.clone(),
+        Some(crate::policy::compile::Link {
+            at,
+            target: guard.to_path_buf(),
+        }),
+    ))
+}
+
+/// Build `opts.arm` into `opts.out`; returns the definition (`arm.json`).
+pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
+    let arms_dir = match &opts.arms_dir {
+        Some(d) => absolute(d)?,
+        None => default_arms_dir(),
+    };
+    let out = layout::open(&absolute(&opts.out)?)?;
+    let inputs = BuildInputs {
+        host: opts.host.clone(),
+        repo: opts.repo.clone(),
+        token: opts.token.clone(),
+        out_dir: out.clone(),
+        search_path: None,
+    };
+    let compiled = compile_arm(&arms_dir, &opts.arm, &inputs)?;
+    let l = compiled.layout.clone();
+
+    let guard = if compiled.arm.shell {
+        Some(choose_guard(opts.guard_sh.as_deref())?)
+    } else {
+        None
+    };
+
+    // The prompt.
+    let base = prompt::base_prompt(&arms_dir, &compiled.vars)?;
+    let mut bootstrap = compiled.bootstrap_text.trim_end().to_string();
+    let mut skill_path = None;
+    if let Some(skill) = &compiled.arm.bootstrap.skill {
+        let mut roots: Vec<PathBuf> = arms_dir
+            .parent()
+            .map(Path::to_path_buf)
+            .into_iter()
+            .collect();
+        roots.extend(exe_dir().map(|d| d.join("../share/guard-sh")));
+        roots.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+        let path = prompt::find_skill(
+            skill,
+            opts.skill.as_deref(),
+            compiled.tool_path.as_deref(),
+            &roots,
+        )?;
+        let path = std::fs::canonicalize(&path).map_err(|e| BuildError::io(&path, e))?;
+        bootstrap = format!("{bootstrap}\n\n{}", prompt::skill_body(&path)?);
+        skill_path = Some(path);
+    } else if opts.skill.is_some() {
+        return Err(BuildError::Usage(format!(
+            "--skill: arm {} has no skill in its bootstrap",
+            opts.arm
+        )));
+    }
+    let system_prompt = prompt::system_prompt(&base, &bootstrap);
+
+    // Lay the folder out anew. The marker lists what this build will make
+    // before anything is made, so even a build that fails halfway leaves a
+    // folder the next build cleans completely.
+    let runtimes = l.runtimes.clone();
+    let mut links = compiled.links.clone();
+    let shell = match &guard {
+        Some(g) => {
+            let (path, link) = shell_path(g, &l.bash_dir)?;
+            links.extend(link);
+            Some((g.clone(), path))
+        }
+        None => None,
+    };
+    let writable: Vec<PathBuf> = compiled
+        .policy
+        .commands
+        .values()
+        .flat_map(|c| c.writable.iter().cloned())
+        .collect();
+    let mut made = vec![
+        l.bin.clone(),
+        l.helpers.clone(),
+        l.policy.clone(),
+        l.definition.clone(),
+        runtimes.clone(),
+    ];
+    made.extend(links.iter().map(|k| k.at.clone()));
+    made.extend(compiled.files.iter().map(|(p, _)| p.clone()));
+    made.extend(writable.iter().cloned());
+    layout::clean(&out)?;
+    layout::write_marker(&out, &made)?;
+    for dir in [&l.bin, &l.work, &l.tmp, &l.audit_dir, &runtimes] {
+        layout::make_dir(dir)?;
+    }
+    layout::make_links(&links)?;
+    for (path, content) in &compiled.files {
+        layout::write_file(path, content, 0o600)?;
+    }
+    for w in &writable {
+        layout::make_dir(w)?;
+    }
+
+    let policy_json = compiled
+        .policy
+        .to_json()
+        .map_err(|e| BuildError::Serialize {
+            what: "policy",
+            message: e.to_string(),
+        })?;
+    layout::write_file(&l.policy, &policy_json, 0o600)?;
+    let policy_sha = Policy::sha256_of_file(&l.policy)?;
+
+    let path_text = |p: &Path| p.to_string_lossy().into_owned();
+    let shell_env: Option<BTreeMap<String, String>> = shell.as_ref().map(|(_, path)| {
+        let mut env = compiled.shell_env.clone();
+        env.insert("SHELL".into(), path_text(path));
+        env.insert("GUARD_SH_POLICY".into(), path_text(&l.policy));
+        env.insert("GUARD_SH_POLICY_SHA256".into(), policy_sha.clone());
+        env.insert("GUARD_SH_AUDIT".into(), path_text(&l.audit_log));
+        env
+    });
+
+    // Runtime configs.
+    let prompt_file = runtimes.join("system-prompt.txt");
+    layout::write_file(&prompt_file, &system_prompt, 0o600)?;
+    let files = emit::RuntimeFiles::new(&runtimes);
+    let mcp = compiled.mcp.as_ref();
+    let inputs = emit::RuntimeInputs {
+        system_prompt: &system_prompt,
+        system_prompt_file: &prompt_file,
+        work_dir: &l.work,
+        tmp_dir: &l.tmp,
+        shell_env: shell_env.as_ref(),
+        mcp,
+    };
+    layout::write_file(
+        &files.claude_agent_sdk,
+        &emit::claude_agent_sdk(&inputs)?,
+        0o600,
+    )?;
+    layout::write_file(
+        &files.claude_code_mcp,
+        &emit::claude_code_mcp(&inputs)?,
+        0o600,
+    )?;
+    layout::write_file(
+        &files.claude_code_settings,
+        &emit::claude_code_settings(&inputs)?,
+        0o600,
+    )?;
+    layout::write_file(
+        &files.claude_code_flags,
+        &emit::claude_code_flags(&inputs, &files)?,
+        0o600,
+    )?;
+    layout::write_file(&files.codex_config, &emit::codex_config(&inputs)?, 0o600)?;
+
+    let shell_json = match (&shell, &shell_env) {
+        (Some((guard, path)), Some(env)) => {
+            let mut env = env.clone();
+            env.insert("PATH".into(), path_text(&l.bin));
+            json!({
+                "path": path,
+                "guardSh": guard,
+                "binDir": l.bin,
+                "workDir": l.work,
+                "env": env,
+            })
+        }
+        _ => Value::Null,
+    };
+    let mcp_json = match mcp {
+        Some(m) => {
+            json!({ "server": m.server, "command": m.command, "args": m.args, "env": m.env })
+        }
+        None => Value::Null,
+    };
+    let definition = json!({
+        "arm": compiled.arm.name,
+        "description": compiled.arm.description,
+        "systemPrompt": system_prompt,
+        "basePrompt": base,
+        "bootstrap": bootstrap,
+        "skill": skill_path,
+        "policy": l.policy,
+        "policySha256": policy_sha,
+        "auditLog": l.audit_log,
+        "shell": shell_json,
+        "mcp": mcp_json,
+        "runtimes": files.to_json(),
+    });
+    let text = serde_json::to_string_pretty(&definition).map_err(|e| BuildError::Serialize {
+        what: "arm definition",
+        message: e.to_string(),
+    })?;
+    layout::write_file(&l.definition, &(text + "\n"), 0o600)?;
+    Ok(definition)
+}
+
+/// One line of `arm-build --list`.
+#[derive(Debug, Clone)]
+pub struct ArmListing {
+    pub name: String,
+    /// The arm's description, or why its file does not load.
+    pub description: Result<String, String>,
+}
+
+/// `arm-build --list`: each arm's name and description.
+pub fn list(arms_dir: &Path) -> Result<Vec<ArmListing>, BuildError> {
+    let names = source::list_arms(arms_dir)?;
+    Ok(names
+        .into_iter()
+        .map(|name| {
+            let description = source::read_arm(arms_dir, &name)
+                .map(|(_, a): (_, ArmFile)| a.description)
+                .map_err(|e| e.to_string());
+            ArmListing { name, description }
+        })
+        .collect())
+}
+
+/// Command line of arm-build.
+#[derive(Debug, Parser)]
+#[command(
+    name = "arm-build",
+    version,
+    about = "Build one benchmark arm: policy, bin folder, system prompt and runtime configs"
+)]
+struct Cli {
+    /// The arm to build (see --list).
+    #[arg(required_unless_present = "list")]
+    arm: Option<String>,
+    /// List the arms and exit.
+    #[arg(long, conflicts_with_all = ["host", "repo", "token", "token_env", "out", "skill", "guard_sh"])]
+    list: bool,
+    /// Base URL of the forge, e.g. http://127.0.0.1:3000
+    #[arg(long, required_unless_present = "list")]
+    host: Option<String>,
+    /// The repository, OWNER/NAME.
+    #[arg(long, required_unless_present = "list")]
+    repo: Option<String>,
+    /// The API token (visible in the process list: prefer --token-env).
+    #[arg(long, conflicts_with = "token_env", required_unless_present_any = ["list", "token_env"])]
+    token: Option<String>,
+    /// Name of the environment variable holding the token.
+    #[arg(long, value_name = "VAR")]
+    token_env: Option<String>,
+    /// The output folder (created; rebuilt in place if arm-build made it).
+    #[arg(long, required_unless_present = "list")]
+    out: Option<PathBuf>,
+    /// The Agent Skill file for arms whose bootstrap has one.
+    #[arg(long)]
+    skill: Option<PathBuf>,
+    /// The arms folder.
+    #[arg(long)]
+    arms: Option<PathBuf>,
+    /// The guard-sh executable to use as the agent's SHELL.
+    #[arg(long = "guard-sh", value_name = "PATH")]
+    guard_sh: Option<PathBuf>,
+}
+
+/// Entry point of the `arm-build` binary: 0 on success, 2 on any error.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            // clap's message quotes argument values; keep a --token value out of it.
+            let text = e.render().to_string();
+            let redacted = token_arguments()
+                .iter()
+                .fold(text, |t, secret| t.replace(secret.as_str(), "***"));
+            eprint!("{redacted}");
+            return ExitCode::from(code);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("arm-build: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Values given to `--token` on the command line (`--token T`, `--token=T`).
+fn token_arguments() -> Vec<String> {
+    let args: Vec<String> = std::env::args().collect();
+    let mut found = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        if a == "--token" {
+            found.extend(args.get(i + 1).cloned());
+        } else if let Some(t) = a.strip_prefix("--token=") {
+            found.push(t.to_string());
+        }
+    }
+    found.retain(|t| !t.is_empty());
+    found
+}
+
+fn run(cli: Cli) -> Result<(), BuildError> {
+    if cli.list {
+        let arms_dir = match &cli.arms {
+            Some(d) => d.clone(),
+            None => default_arms_dir(),
+        };
+        let mut broken = false;
+        for ArmListing { name, description } in list(&arms_dir)? {
+            match description {
+                Ok(d) => println!("{name}\t{d}"),
+                Err(e) => {
+                    broken = true;
+                    println!("{name}\t(invalid: {e})");
+                }
+            }
+        }
+        return if broken {
+            Err(BuildError::Usage("some arms are invalid".into()))
+        } else {
+            Ok(())
+        };
+    }
+    let missing = |what: &str| BuildError::Usage(format!("{what} is required"));
+    let token = match (&cli.token, &cli.token_env) {
+        (Some(t), None) => t.clone(),
+        (None, Some(var)) => match std::env::var(var) {
+            Ok(t) if !t.is_empty() => t,
+            Ok(_) => {
+                return Err(BuildError::Usage(format!(
+                    "--token-env: the variable {var} is empty"
+                )));
+            }
+            Err(_) => {
+                return Err(BuildError::Usage(format!(
+                    "--token-env: the variable {var} is not set"
+                )));
+            }
+        },
+        _ => return Err(missing("one of --token, --token-env")),
+    };
+    let opts = BuildOptions {
+        arm: cli.arm.ok_or_else(|| missing("ARM"))?,
+        host: cli.host.ok_or_else(|| missing("--host"))?,
+        repo: cli.repo.ok_or_else(|| missing("--repo"))?,
+        token,
+        out: cli.out.ok_or_else(|| missing("--out"))?,
+        skill: cli.skill,
+        arms_dir: cli.arms,
+        guard_sh: cli.guard_sh,
+    };
+    let definition = build(&opts)?;
+    let text = serde_json::to_string_pretty(&definition).map_err(|e| BuildError::Serialize {
+        what: "arm definition",
+        message: e.to_string(),
+    })?;
+    println!("{text}");
+    Ok(())
+}

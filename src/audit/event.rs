@@ -1,14 +1,29 @@
 //! The events guard-sh records. Serialized as `{"type": "...", ...}`; the
 //! writer adds `session`, `seq`, `ts` and `prev` (the hash chain) around them.
+//!
+//! The session record carries everything the verifier needs to judge the
+//! session's spawns without the policy file: the arm, the allowed command
+//! names with their resolved paths, the tool's helpers, and the sandbox mode.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
+/// `Line::origin` values for text read at top level (as opposed to `eval`
+/// or `source` text, which runs inside a line already checked).
+pub const TOP_LEVEL_ORIGINS: [&str; 4] = ["command", "script", "stdin", "interactive"];
+
+// The session record is large but written once per process; boxing it would
+// only complicate every match on events.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum Event {
-    /// First record of a session.
+    /// First record of a session (always `seq` 0). Build it with
+    /// [`crate::audit::session_event`].
     Session {
         arm: String,
+        /// SHA-256 (hex) of the canonical policy JSON
+        /// ([`crate::audit::policy_sha256`]).
         policy_sha256: String,
         /// `landlock-abi-N` or `none`.
         enforcement: String,
@@ -17,17 +32,74 @@ pub enum Event {
         argv: Vec<String>,
         /// `command` (-c), `script`, `stdin`, `interactive`.
         mode: String,
+        /// guard-sh's process id.
+        #[serde(default)]
+        pid: u32,
+        /// `false` for arms without a shell: every spawn is a leak.
+        #[serde(default)]
+        shell: bool,
+        /// The arm's one tool, if any.
+        #[serde(default)]
+        tool: Option<String>,
+        /// The curated bin folder command names resolve in.
+        #[serde(default)]
+        bin_dir: String,
+        /// Every command the agent may run: name as typed → resolved path.
+        #[serde(default)]
+        commands: BTreeMap<String, String>,
+        /// Executables the kernel lets commands run besides themselves (the
+        /// tool's helpers and interpreters). guard-sh never spawns these itself.
+        #[serde(default)]
+        helpers: Vec<String>,
+        /// The policy's sandbox mode: `best-effort`, `required` or `off`.
+        #[serde(default)]
+        sandbox: String,
     },
     /// A line (or `eval`/`source` text) about to be parsed and checked.
+    /// `origin` is one of [`TOP_LEVEL_ORIGINS`], or `eval` / `source`.
     Line { text: String, origin: String },
-    /// The static verdict on a line.
-    Verdict { allowed: bool, commands: serde_json::Value },
+    /// The static verdict on the line recorded just before it.
+    /// `commands` is the guard's verdict JSON (`Verdict::to_json`: an object
+    /// with a `commands` array) or that array itself.
+    Verdict {
+        allowed: bool,
+        commands: serde_json::Value,
+    },
     /// A child process was started.
-    Spawn { pid: i32, path: String, argv: Vec<String>, env_added: Vec<String> },
+    Spawn {
+        pid: i32,
+        path: String,
+        argv: Vec<String>,
+        env_added: Vec<String>,
+    },
     /// A child process ended.
-    Exit { pid: i32, status: Option<i32>, signal: Option<i32>, duration_ms: u64 },
+    Exit {
+        pid: i32,
+        status: Option<i32>,
+        signal: Option<i32>,
+        duration_ms: u64,
+    },
     /// Something was refused at run time (the dynamic guard).
-    Denied { rule: String, reason: String, argv: Vec<String> },
+    Denied {
+        rule: String,
+        reason: String,
+        argv: Vec<String>,
+    },
     /// A failure worth recording (syntax error, spawn failure).
     Error { message: String },
+}
+
+impl Event {
+    /// The `type` tag this event is written with.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Session { .. } => "session",
+            Event::Line { .. } => "line",
+            Event::Verdict { .. } => "verdict",
+            Event::Spawn { .. } => "spawn",
+            Event::Exit { .. } => "exit",
+            Event::Denied { .. } => "denied",
+            Event::Error { .. } => "error",
+        }
+    }
 }

@@ -18,11 +18,16 @@ pub use walk::writes_file;
 
 use crate::policy::{CommandRule, Policy};
 use crate::syntax::{self, SyntaxError, ast::List};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Static check of a parsed line. `known_functions` are the functions the
 /// session has defined before this line (their bodies were checked then).
-pub fn check_list_with(policy: &Policy, list: &List, known_functions: impl IntoIterator<Item = Vec<u8>>) -> Verdict {
+pub fn check_list_with(
+    policy: &Policy,
+    list: &List,
+    known_functions: impl IntoIterator<Item = Vec<u8>>,
+) -> Verdict {
     let mut walker = walk::Walker::new(policy, known_functions);
     walker.list(list);
     walker.finish()
@@ -52,10 +57,14 @@ pub fn check_argv<'p>(policy: &'p Policy, argv: &[Vec<u8>]) -> Result<&'p Comman
         return Err(Deny::new("path-qualified", reasons::path_qualified(&text)));
     }
     let Some(rule) = policy.commands.get(text.as_ref()) else {
-        return Err(Deny::new("foreign-command", reasons::foreign_command(policy, &text)));
+        return Err(Deny::new(
+            "foreign-command",
+            reasons::foreign_command(policy, &text),
+        ));
     };
     let args: Vec<&[u8]> = argv[1..].iter().map(Vec::as_slice).collect();
     check_arguments(rule, &args)?;
+    check_path_arguments(policy, &args)?;
     Ok(rule)
 }
 
@@ -67,9 +76,54 @@ pub fn check_arguments(rule: &CommandRule, args: &[&[u8]]) -> Result<(), Deny> {
     }
 }
 
+/// No argument of a command may name the guard's own files (policy, bin
+/// folder, audit log): `tee`, `mkdir`, `sort -o` and a tool's output flags
+/// write their operands. Reads are refused too; there is nothing an agent
+/// needs there. Checked on plain operands, `--opt=VALUE` values and the
+/// value glued to a short option (`-oFILE`).
+pub fn check_path_arguments(policy: &Policy, args: &[&[u8]]) -> Result<(), Deny> {
+    if policy.sandbox.protected.is_empty() {
+        return Ok(());
+    }
+    for arg in args {
+        let candidates: [Option<&[u8]>; 2] = if arg.starts_with(b"--") {
+            [
+                arg.iter().position(|&b| b == b'=').map(|eq| &arg[eq + 1..]),
+                None,
+            ]
+        } else if arg.starts_with(b"-") {
+            [arg.get(2..).filter(|v| !v.is_empty()), None]
+        } else {
+            [Some(arg), None]
+        };
+        for candidate in candidates.into_iter().flatten() {
+            let path = Path::new(std::ffi::OsStr::from_bytes(candidate));
+            let absolute = match std::env::current_dir() {
+                Ok(cwd) if path.is_relative() => cwd.join(path),
+                _ => path.to_path_buf(),
+            };
+            if protected_root(policy, &absolute).is_some() {
+                return Err(Deny::new(
+                    "protected-path",
+                    format!(
+                        "argument \"{}\" names part of the guard (policy, bin folder or audit log)",
+                        String::from_utf8_lossy(arg)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Dynamic check of an assignment or `export` of `name`.
 pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
-    match policy.env.deny.iter().find(|d| env_pattern_matches(&d.pattern, name)) {
+    match policy
+        .env
+        .deny
+        .iter()
+        .find(|d| env_pattern_matches(&d.pattern, name))
+    {
         Some(denied) => Err(Deny::new(
             "environment",
             format!("assigning {name} is not permitted: {}", denied.reason),
@@ -90,20 +144,31 @@ pub fn env_pattern_matches(pattern: &str, name: &str) -> bool {
 /// (`path` absolute). Symlinks and `/proc/self/fd` links are resolved first,
 /// so no spelling of a protected path gets through.
 pub fn check_write_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
-    let target = resolve_for_write(path);
-    for protected in &policy.sandbox.protected {
-        let protected = std::fs::canonicalize(protected).unwrap_or_else(|_| protected.clone());
-        if target.starts_with(&protected) {
-            return Err(Deny::new(
-                "protected-path",
-                format!(
-                    "writing {} is not permitted: it is part of the guard (policy, bin folder or audit log)",
-                    path.display()
-                ),
-            ));
-        }
+    match protected_root(policy, path) {
+        Some(_) => Err(Deny::new(
+            "protected-path",
+            format!(
+                "writing {} is not permitted: it is part of the guard (policy, bin folder or audit log)",
+                path.display()
+            ),
+        )),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// The protected path (policy, bin folder, audit log) that `path` (absolute)
+/// lies in, after symlinks and `/proc/self/fd` links are resolved.
+fn protected_root<'p>(policy: &'p Policy, path: &Path) -> Option<&'p Path> {
+    let target = resolve_for_write(path);
+    policy
+        .sandbox
+        .protected
+        .iter()
+        .map(PathBuf::as_path)
+        .find(|protected| {
+            let real = std::fs::canonicalize(protected).unwrap_or_else(|_| protected.to_path_buf());
+            target.starts_with(real)
+        })
 }
 
 /// The real file a write to `path` would reach: the canonical path if it

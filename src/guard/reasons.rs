@@ -5,20 +5,76 @@
 use crate::policy::Policy;
 
 const INTERPRETERS: &[&str] = &[
-    "python", "python2", "python3", "node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua",
-    "tclsh", "wish", "R", "Rscript", "julia", "osascript", "pwsh", "java", "jshell", "irb",
+    "python",
+    "python2",
+    "python3",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "perl",
+    "ruby",
+    "php",
+    "lua",
+    "tclsh",
+    "wish",
+    "R",
+    "Rscript",
+    "julia",
+    "osascript",
+    "pwsh",
+    "java",
+    "jshell",
+    "irb",
 ];
-const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox"];
+const SHELLS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox",
+];
 const LAUNCHERS: &[&str] = &[
-    "env", "xargs", "find", "timeout", "nohup", "nice", "ionice", "time", "stdbuf", "setsid",
-    "sudo", "su", "doas", "chroot", "strace", "ltrace", "gdb", "watch", "script", "unshare",
-    "nsenter", "flock", "parallel", "run-parts", "start-stop-daemon", "systemd-run", "at", "batch",
-    "crontab", "taskset", "chrt", "prlimit", "capsh", "setpriv", "runuser", "expect", "make",
+    "env",
+    "xargs",
+    "find",
+    "timeout",
+    "nohup",
+    "nice",
+    "ionice",
+    "time",
+    "stdbuf",
+    "setsid",
+    "sudo",
+    "su",
+    "doas",
+    "chroot",
+    "strace",
+    "ltrace",
+    "gdb",
+    "watch",
+    "script",
+    "unshare",
+    "nsenter",
+    "flock",
+    "parallel",
+    "run-parts",
+    "start-stop-daemon",
+    "systemd-run",
+    "at",
+    "batch",
+    "crontab",
+    "taskset",
+    "chrt",
+    "prlimit",
+    "capsh",
+    "setpriv",
+    "runuser",
+    "expect",
+    "make",
 ];
-const CODE_TEXT_TOOLS: &[&str] = &["sed", "awk", "gawk", "mawk", "nawk", "ed", "ex", "vi", "vim", "less", "more", "man"];
+const CODE_TEXT_TOOLS: &[&str] = &[
+    "sed", "awk", "gawk", "mawk", "nawk", "ed", "ex", "vi", "vim", "less", "more", "man",
+];
 const NETWORK_TOOLS: &[&str] = &[
-    "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "telnet", "ftp",
-    "http", "https", "openssl", "dig", "nslookup", "host", "ping", "aria2c", "lynx", "w3m",
+    "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "telnet",
+    "ftp", "http", "https", "openssl", "dig", "nslookup", "host", "ping", "aria2c", "lynx", "w3m",
 ];
 
 /// The family sentence for a well-known dangerous name, if any.
@@ -49,8 +105,14 @@ pub fn foreign_command(policy: &Policy, name: &str) -> String {
         None => "only read-only utilities are allowed".to_string(),
     };
     match family(name) {
-        Some(why) => format!("\"{name}\" is not permitted for the {} arm ({why}); {only}", policy.arm),
-        None => format!("\"{name}\" is not permitted for the {} arm; {only}", policy.arm),
+        Some(why) => format!(
+            "\"{name}\" is not permitted for the {} arm ({why}); {only}",
+            policy.arm
+        ),
+        None => format!(
+            "\"{name}\" is not permitted for the {} arm; {only}",
+            policy.arm
+        ),
     }
 }
 
@@ -62,7 +124,5 @@ pub fn shell_disabled(policy: &Policy) -> String {
 }
 
 pub fn path_qualified(name: &str) -> String {
-    format!(
-        "\"{name}\" is path-qualified; commands run only by name from the curated PATH"
-    )
+    format!("\"{name}\" is path-qualified; commands run only by name from the curated PATH")
 }

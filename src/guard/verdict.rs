@@ -3,7 +3,7 @@
 //! log and `--explain` write them unchanged.
 
 use crate::syntax::ast::Span;
-use crate::syntax::span::line_col;
+use crate::syntax::span::LineIndex;
 use serde::Serialize;
 
 /// Why something was refused: a stable rule identifier and a reason a person
@@ -18,7 +18,11 @@ pub struct Deny {
 
 impl Deny {
     pub fn new(rule: &'static str, reason: impl Into<String>) -> Deny {
-        Deny { rule, reason: reason.into(), span: None }
+        Deny {
+            rule,
+            reason: reason.into(),
+            span: None,
+        }
     }
 
     pub fn at(mut self, span: Span) -> Deny {
@@ -85,6 +89,7 @@ impl Verdict {
     /// JSON for `--explain` and the audit log, with `LINE:COL` positions
     /// computed from `source`.
     pub fn to_json(&self, source: &[u8]) -> serde_json::Value {
+        let lines = LineIndex::new(source);
         let commands: Vec<serde_json::Value> = self
             .commands
             .iter()
@@ -95,7 +100,7 @@ impl Verdict {
                     "allowed": c.allowed,
                     "rule": c.rule,
                     "reason": c.reason,
-                    "at": line_col(source, c.span.start).to_string(),
+                    "at": lines.line_col(c.span.start).to_string(),
                 })
             })
             .collect();

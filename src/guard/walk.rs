@@ -9,8 +9,10 @@
 
 use super::reasons;
 use super::verdict::{Reached, ReachedKind, Verdict};
-use super::words::{describe, static_value};
-use super::{builtins, check_arguments, check_assignment, check_write_target};
+use super::words::{declared_name, describe, static_value};
+use super::{
+    builtins, check_arguments, check_assignment, check_path_arguments, check_write_target,
+};
 use crate::policy::{CommandKind, Policy};
 use crate::syntax::ast::*;
 use std::collections::HashSet;
@@ -40,7 +42,10 @@ impl<'p> Walker<'p> {
 
     pub fn finish(self) -> Verdict {
         let allowed = self.reached.iter().all(|r| r.allowed);
-        Verdict { allowed, commands: self.reached }
+        Verdict {
+            allowed,
+            commands: self.reached,
+        }
     }
 
     pub fn list(&mut self, list: &List) {
@@ -72,7 +77,10 @@ impl<'p> Walker<'p> {
     fn compound(&mut self, compound: &CompoundCommand) {
         match &compound.kind {
             CompoundKind::BraceGroup(list) | CompoundKind::Subshell(list) => self.list(list),
-            CompoundKind::If { branches, else_body } => {
+            CompoundKind::If {
+                branches,
+                else_body,
+            } => {
                 for (condition, body) in branches {
                     self.list(condition);
                     self.list(body);
@@ -81,11 +89,17 @@ impl<'p> Walker<'p> {
                     self.list(body);
                 }
             }
-            CompoundKind::Loop { condition, body, .. } => {
+            CompoundKind::Loop {
+                condition, body, ..
+            } => {
                 self.list(condition);
                 self.list(body);
             }
-            CompoundKind::For { variable, words, body } => {
+            CompoundKind::For {
+                variable,
+                words,
+                body,
+            } => {
                 self.assignment_name(variable, compound.span);
                 for word in words.iter().flatten() {
                     self.word(word);
@@ -120,24 +134,49 @@ impl<'p> Walker<'p> {
     /// Decide the command named by `words[0]` with `words[1..]` as arguments.
     fn command_words(&mut self, words: &[Word], span: Span) {
         let Some(name) = static_value(&words[0]) else {
-            self.push(describe(&words[0]), ReachedKind::RunTime, "run-time-name", span, Ok(
-                "the name is assembled at run time; the final name is checked before it runs".into(),
-            ));
+            self.push(
+                describe(&words[0]),
+                ReachedKind::RunTime,
+                "run-time-name",
+                span,
+                Ok(
+                    "the name is assembled at run time; the final name is checked before it runs"
+                        .into(),
+                ),
+            );
             return;
         };
         let text = String::from_utf8_lossy(&name).into_owned();
         if !self.policy.shell {
             let reason = reasons::shell_disabled(self.policy);
-            self.push(text, ReachedKind::Foreign, "shell-disabled", span, Err(reason));
+            self.push(
+                text,
+                ReachedKind::Foreign,
+                "shell-disabled",
+                span,
+                Err(reason),
+            );
             return;
         }
         if name.contains(&b'/') {
             let reason = reasons::path_qualified(&text);
-            self.push(text, ReachedKind::Foreign, "path-qualified", span, Err(reason));
+            self.push(
+                text,
+                ReachedKind::Foreign,
+                "path-qualified",
+                span,
+                Err(reason),
+            );
             return;
         }
         if self.functions.contains(&name) {
-            self.push(text, ReachedKind::Function, "function", span, Ok("a function whose body is checked".into()));
+            self.push(
+                text,
+                ReachedKind::Function,
+                "function",
+                span,
+                Ok("a function whose body is checked".into()),
+            );
             return;
         }
         if builtins::is_builtin(&name) {
@@ -146,7 +185,13 @@ impl<'p> Walker<'p> {
         }
         let Some(rule) = self.policy.commands.get(&text) else {
             let reason = reasons::foreign_command(self.policy, &text);
-            self.push(text, ReachedKind::Foreign, "foreign-command", span, Err(reason));
+            self.push(
+                text,
+                ReachedKind::Foreign,
+                "foreign-command",
+                span,
+                Err(reason),
+            );
             return;
         };
         let (kind, rule_id) = match rule.kind {
@@ -157,12 +202,15 @@ impl<'p> Walker<'p> {
         // judged again on the final argv.
         let fixed: Vec<Vec<u8>> = words[1..].iter().filter_map(static_value).collect();
         let fixed_refs: Vec<&[u8]> = fixed.iter().map(Vec::as_slice).collect();
-        let outcome = match check_arguments(rule, &fixed_refs) {
-            Err(deny) => Err(deny.reason),
-            Ok(()) if kind == ReachedKind::Tool => Ok(format!("the {} arm's tool", self.policy.arm)),
-            Ok(()) => Ok("a harmless utility".into()),
+        let checked = check_arguments(rule, &fixed_refs)
+            .and_then(|()| check_path_arguments(self.policy, &fixed_refs));
+        let (rule_id, outcome) = match checked {
+            Err(deny) => (deny.rule, Err(deny.reason)),
+            Ok(()) if kind == ReachedKind::Tool => {
+                (rule_id, Ok(format!("the {} arm's tool", self.policy.arm)))
+            }
+            Ok(()) => (rule_id, Ok("a harmless utility".into())),
         };
-        let rule_id = if outcome.is_err() { "argument-rule" } else { rule_id };
         self.push(text, kind, rule_id, span, outcome);
     }
 
@@ -172,6 +220,16 @@ impl<'p> Walker<'p> {
         let args = &words[1..];
         match name {
             "eval" => self.fixed_text(name, args, span),
+            "source" | "." => self.push(
+                name.into(),
+                ReachedKind::Builtin,
+                "run-time-text",
+                span,
+                Ok(
+                    "the file is parsed and checked when it is read, before anything in it runs"
+                        .into(),
+                ),
+            ),
             "trap" => {
                 // `trap ACTION SIGNAL…`: ACTION is shell text run later.
                 let action = args.iter().position(|w| {
@@ -185,43 +243,63 @@ impl<'p> Walker<'p> {
             "exec" => match skip_options(args, &[b"-a"], b"cl") {
                 Ok(rest) if !rest.is_empty() => self.command_words(rest, span),
                 Ok(_) => self.push_builtin(name, span),
-                Err(reason) => self.push(name.into(), ReachedKind::Builtin, "builtin-option", span, Err(reason)),
+                Err(reason) => self.push(
+                    name.into(),
+                    ReachedKind::Builtin,
+                    "builtin-option",
+                    span,
+                    Err(reason),
+                ),
             },
             "command" => {
-                let query = args.first().and_then(static_value).is_some_and(|v| v == b"-v" || v == b"-V");
+                let query = args
+                    .first()
+                    .and_then(static_value)
+                    .is_some_and(|v| v == b"-v" || v == b"-V");
                 if query {
                     return self.push_builtin(name, span);
                 }
                 match skip_options(args, &[], b"") {
                     Ok(rest) if !rest.is_empty() => self.command_words(rest, span),
                     Ok(_) => self.push_builtin(name, span),
-                    Err(reason) => self.push(name.into(), ReachedKind::Builtin, "builtin-option", span, Err(reason)),
+                    Err(reason) => self.push(
+                        name.into(),
+                        ReachedKind::Builtin,
+                        "builtin-option",
+                        span,
+                        Err(reason),
+                    ),
                 }
             }
             "builtin" => match args.first().map(|w| (w, static_value(w))) {
                 None => self.push_builtin(name, span),
-                Some((_, Some(inner))) if builtins::is_builtin(&inner) => self.builtin(
-                    &String::from_utf8_lossy(&inner),
-                    args,
-                    span,
-                ),
+                Some((_, Some(inner))) if builtins::is_builtin(&inner) => {
+                    self.builtin(&String::from_utf8_lossy(&inner), args, span)
+                }
                 Some((word, Some(_))) => {
                     let text = describe(word);
                     let reason = format!("\"{text}\" is not a builtin of guard-sh");
-                    self.push(text, ReachedKind::Foreign, "not-a-builtin", span, Err(reason))
+                    self.push(
+                        text,
+                        ReachedKind::Foreign,
+                        "not-a-builtin",
+                        span,
+                        Err(reason),
+                    )
                 }
-                Some((word, None)) => self.push(describe(word), ReachedKind::RunTime, "run-time-name", span, Ok(
-                    "the builtin name is assembled at run time; checked before it runs".into(),
-                )),
+                Some((word, None)) => self.push(
+                    describe(word),
+                    ReachedKind::RunTime,
+                    "run-time-name",
+                    span,
+                    Ok("the builtin name is assembled at run time; checked before it runs".into()),
+                ),
             },
             "export" | "local" | "readonly" | "declare" | "typeset" => {
-                for arg in args.iter().filter_map(static_value) {
-                    if arg.starts_with(b"-") {
-                        continue;
+                for var in args.iter().filter_map(declared_name) {
+                    if !var.starts_with('-') {
+                        self.assignment_name(&var, span);
                     }
-                    let name_end = arg.iter().position(|&b| b == b'=' || b == b'+').unwrap_or(arg.len());
-                    let var = String::from_utf8_lossy(&arg[..name_end]).into_owned();
-                    self.assignment_name(&var, span);
                 }
                 self.push_builtin(name, span)
             }
@@ -239,7 +317,13 @@ impl<'p> Walker<'p> {
         };
         if self.eval_depth >= MAX_EVAL_DEPTH {
             let reason = format!("{name} text nested more than {MAX_EVAL_DEPTH} levels deep");
-            return self.push(name.into(), ReachedKind::Builtin, "eval-depth", span, Err(reason));
+            return self.push(
+                name.into(),
+                ReachedKind::Builtin,
+                "eval-depth",
+                span,
+                Err(reason),
+            );
         }
         let text = parts.join(&b' ');
         match crate::syntax::parse(&text) {
@@ -255,19 +339,40 @@ impl<'p> Walker<'p> {
                 }
             }
             Err(error) => {
-                let reason = format!("the text given to {name} does not parse: {}", error.render(&text));
-                self.push(name.into(), ReachedKind::Builtin, "eval-syntax", span, Err(reason))
+                let reason = format!(
+                    "the text given to {name} does not parse: {}",
+                    error.render(&text)
+                );
+                self.push(
+                    name.into(),
+                    ReachedKind::Builtin,
+                    "eval-syntax",
+                    span,
+                    Err(reason),
+                )
             }
         }
     }
 
     fn push_builtin(&mut self, name: &str, span: Span) {
-        self.push(name.into(), ReachedKind::Builtin, "builtin", span, Ok("a builtin of guard-sh".into()));
+        self.push(
+            name.into(),
+            ReachedKind::Builtin,
+            "builtin",
+            span,
+            Ok("a builtin of guard-sh".into()),
+        );
     }
 
     fn assignment_name(&mut self, name: &str, span: Span) {
         if let Err(deny) = check_assignment(self.policy, name) {
-            self.push(name.into(), ReachedKind::Assignment, deny.rule, span, Err(deny.reason));
+            self.push(
+                name.into(),
+                ReachedKind::Assignment,
+                deny.rule,
+                span,
+                Err(deny.reason),
+            );
         }
     }
 
@@ -300,7 +405,13 @@ impl<'p> Walker<'p> {
         };
         if let Err(deny) = check_write_target(self.policy, &absolute) {
             let text = path.display().to_string();
-            self.push(text, ReachedKind::Redirect, deny.rule, span, Err(deny.reason));
+            self.push(
+                text,
+                ReachedKind::Redirect,
+                deny.rule,
+                span,
+                Err(deny.reason),
+            );
         }
     }
 
@@ -319,7 +430,9 @@ impl<'p> Walker<'p> {
             | WordPart::Tilde(_) => {}
             WordPart::DoubleQuoted(parts) => parts.iter().for_each(|p| self.word_part(p)),
             WordPart::Parameter(expansion) => self.parameter(expansion),
-            WordPart::CommandSubst { list, .. } | WordPart::ProcessSubst { list, .. } => self.list(list),
+            WordPart::CommandSubst { list, .. } | WordPart::ProcessSubst { list, .. } => {
+                self.list(list)
+            }
             WordPart::Arithmetic(word) => self.word(word),
         }
     }
@@ -336,8 +449,14 @@ impl<'p> Walker<'p> {
             | ParamOp::Assign { word, .. }
             | ParamOp::Error { word, .. }
             | ParamOp::Alternative { word, .. } => self.word(word),
-            ParamOp::RemovePrefix { pattern, .. } | ParamOp::RemoveSuffix { pattern, .. } => self.word(pattern),
-            ParamOp::Replace { pattern, replacement, .. } => {
+            ParamOp::RemovePrefix { pattern, .. } | ParamOp::RemoveSuffix { pattern, .. } => {
+                self.word(pattern)
+            }
+            ParamOp::Replace {
+                pattern,
+                replacement,
+                ..
+            } => {
                 self.word(pattern);
                 self.word(replacement);
             }
@@ -350,12 +469,26 @@ impl<'p> Walker<'p> {
         }
     }
 
-    fn push(&mut self, name: String, kind: ReachedKind, rule: &'static str, span: Span, outcome: Result<String, String>) {
+    fn push(
+        &mut self,
+        name: String,
+        kind: ReachedKind,
+        rule: &'static str,
+        span: Span,
+        outcome: Result<String, String>,
+    ) {
         let (allowed, reason) = match outcome {
             Ok(reason) => (true, reason),
             Err(reason) => (false, reason),
         };
-        self.reached.push(Reached { name, kind, allowed, reason, rule, span });
+        self.reached.push(Reached {
+            name,
+            kind,
+            allowed,
+            reason,
+            rule,
+            span,
+        });
     }
 }
 
@@ -363,7 +496,12 @@ impl<'p> Walker<'p> {
 pub fn writes_file(op: RedirOp) -> bool {
     matches!(
         op,
-        RedirOp::Output | RedirOp::Clobber | RedirOp::Append | RedirOp::ReadWrite | RedirOp::OutputBoth | RedirOp::AppendBoth
+        RedirOp::Output
+            | RedirOp::Clobber
+            | RedirOp::Append
+            | RedirOp::ReadWrite
+            | RedirOp::OutputBoth
+            | RedirOp::AppendBoth
     )
 }
 
@@ -371,7 +509,11 @@ pub fn writes_file(op: RedirOp) -> bool {
 /// word; `flags` are single letters accepted alone or bundled. Any other
 /// option, or an option word that is not fixed, is refused so that a
 /// launcher builtin never hides its command operand.
-fn skip_options<'w>(args: &'w [Word], with_value: &[&[u8]], flags: &[u8]) -> Result<&'w [Word], String> {
+fn skip_options<'w>(
+    args: &'w [Word],
+    with_value: &[&[u8]],
+    flags: &[u8],
+) -> Result<&'w [Word], String> {
     let mut i = 0;
     while let Some(word) = args.get(i) {
         let Some(value) = static_value(word) else {

@@ -13,7 +13,49 @@ pub fn static_value(word: &Word) -> Option<Vec<u8>> {
     for part in &word.parts {
         push_static(part, false, &mut out)?;
     }
+    if opens_bracket_pattern(word) {
+        return None;
+    }
     Some(out)
+}
+
+/// An unquoted `[` is a pattern only when an unquoted `]` follows it in the
+/// same word (`[abc]`); a lone `[` (the test command) is literal.
+fn opens_bracket_pattern(word: &Word) -> bool {
+    let unquoted: Vec<u8> = word
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            WordPart::Literal(bytes) => Some(bytes.as_slice()),
+            _ => None,
+        })
+        .flatten()
+        .copied()
+        .collect();
+    match unquoted.iter().position(|&b| b == b'[') {
+        Some(open) => unquoted[open + 1..].contains(&b']'),
+        None => false,
+    }
+}
+
+/// The variable a declaration-builtin operand (`export NAME=value`,
+/// `export NAME`) names, when that name is fixed even if the value is not.
+pub fn declared_name(word: &Word) -> Option<String> {
+    let mut name = Vec::new();
+    for part in &word.parts {
+        let WordPart::Literal(bytes) = part else {
+            break;
+        };
+        match bytes.iter().position(|&b| b == b'=') {
+            Some(eq) => {
+                name.extend_from_slice(&bytes[..eq]);
+                let name = name.strip_suffix(b"+").unwrap_or(&name);
+                return Some(String::from_utf8_lossy(name).into_owned());
+            }
+            None => name.extend_from_slice(bytes),
+        }
+    }
+    static_value(word).map(|v| String::from_utf8_lossy(&v).into_owned())
 }
 
 fn push_static(part: &WordPart, in_double_quotes: bool, out: &mut Vec<u8>) -> Option<()> {
@@ -42,9 +84,9 @@ fn push_static(part: &WordPart, in_double_quotes: bool, out: &mut Vec<u8>) -> Op
 }
 
 /// Unquoted bytes whose meaning depends on run time: pattern characters
-/// (pathname expansion) and braces (brace expansion).
+/// (pathname expansion; `[` is judged per word) and braces (brace expansion).
 fn is_unquoted_special(b: u8) -> bool {
-    matches!(b, b'*' | b'?' | b'[' | b'{' | b'}')
+    matches!(b, b'*' | b'?' | b'{' | b'}')
 }
 
 /// Source-like text of a word for messages (quotes dropped, expansions shown
@@ -59,9 +101,10 @@ pub fn describe(word: &Word) -> String {
 
 fn describe_part(part: &WordPart, out: &mut Vec<u8>) {
     match part {
-        WordPart::Literal(b) | WordPart::SingleQuoted(b) | WordPart::AnsiC(b) | WordPart::Escaped(b) => {
-            out.extend_from_slice(b)
-        }
+        WordPart::Literal(b)
+        | WordPart::SingleQuoted(b)
+        | WordPart::AnsiC(b)
+        | WordPart::Escaped(b) => out.extend_from_slice(b),
         WordPart::DoubleQuoted(parts) => parts.iter().for_each(|p| describe_part(p, out)),
         WordPart::Tilde(user) => {
             out.push(b'~');

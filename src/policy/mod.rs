@@ -1,6 +1,19 @@
 //! Arm data: the compiled [`Policy`] guard-sh loads, and the TOML it is made from.
+//!
+//! `source` reads `arms/*.toml`, `compile` turns one arm plus the shared
+//! harmless set into a [`Policy`] (resolving every name to a real binary),
+//! `examples` checks the examples each argument rule carries, `load` reads a
+//! compiled policy back, and `argmatch` decides whether an [`ArgRule`] matches.
 
+mod argmatch;
+pub mod compile;
+pub mod error;
+pub mod examples;
+pub mod load;
 pub mod model;
+pub mod source;
+pub mod template;
 
+pub use compile::{BuildInputs, CompiledArm, compile, compile_arm};
+pub use error::PolicyError;
 pub use model::*;
-mod tmp_argmatch;

@@ -175,12 +175,18 @@ pub enum WordPart {
     Tilde(Option<Vec<u8>>),
     Parameter(ParamExpansion),
     /// `$(list)` or `` `list` ``, parsed like any other line.
-    CommandSubst { list: List, backtick: bool },
+    CommandSubst {
+        list: List,
+        backtick: bool,
+    },
     /// `$(( expr ))`: the expression text, with its own expansions as parts.
     /// It is expanded, then evaluated by the interpreter's arithmetic.
     Arithmetic(Word),
     /// `<(list)` / `>(list)` (bash).
-    ProcessSubst { direction: ProcessDirection, list: List },
+    ProcessSubst {
+        direction: ProcessDirection,
+        list: List,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -6,8 +6,8 @@ use thiserror::Error;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SyntaxError {
-    #[error("unterminated quote")]
-    UnterminatedQuote { open: Span },
+    /// A quote, substitution or compound command still open at end of input
+    /// (`what` is e.g. "single quote", "`$(`", "`if`").
     #[error("unterminated {what}")]
     Unterminated { what: &'static str, open: Span },
     #[error("here-document delimited by end of input (wanted `{delimiter}`)")]
@@ -15,9 +15,19 @@ pub enum SyntaxError {
     #[error("unexpected {found}")]
     Unexpected { found: String, at: Span },
     #[error("expected {expected}, found {found}")]
-    Expected { expected: &'static str, found: String, at: Span },
+    Expected {
+        expected: &'static str,
+        found: String,
+        at: Span,
+    },
+    /// `|`, `&&`, `||` or `!` with no command after it; `at_end` when the
+    /// input simply stopped there.
     #[error("missing command after `{op}`")]
-    MissingCommand { op: &'static str, at: Span },
+    MissingCommand {
+        op: &'static str,
+        at: Span,
+        at_end: bool,
+    },
     #[error("bad substitution")]
     BadSubstitution { at: Span },
     #[error("nesting deeper than {limit} levels")]
@@ -32,8 +42,7 @@ impl SyntaxError {
     /// The span the message is about (for an unterminated construct: where it opened).
     pub fn span(&self) -> Span {
         match self {
-            SyntaxError::UnterminatedQuote { open }
-            | SyntaxError::Unterminated { open, .. }
+            SyntaxError::Unterminated { open, .. }
             | SyntaxError::UnterminatedHereDoc { open, .. } => *open,
             SyntaxError::Unexpected { at, .. }
             | SyntaxError::Expected { at, .. }
@@ -42,6 +51,18 @@ impl SyntaxError {
             | SyntaxError::TooDeep { at, .. }
             | SyntaxError::NulByte { at }
             | SyntaxError::Unsupported { at, .. } => *at,
+        }
+    }
+
+    /// `true` when the input merely ended too early (an open quote,
+    /// substitution, here-document or compound command, or an operator
+    /// waiting for its command): a line-by-line reader may append the next
+    /// line and parse again.
+    pub fn is_incomplete(&self) -> bool {
+        match self {
+            SyntaxError::Unterminated { .. } | SyntaxError::UnterminatedHereDoc { .. } => true,
+            SyntaxError::MissingCommand { at_end, .. } => *at_end,
+            _ => false,
         }
     }
 

@@ -39,8 +39,49 @@ pub fn line_col(source: &[u8], offset: usize) -> LineCol {
     let offset = offset.min(source.len());
     let before = &source[..offset];
     let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    LineCol { line, col: offset - line_start + 1 }
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    LineCol {
+        line,
+        col: offset - line_start + 1,
+    }
+}
+
+/// Line starts of a source, for many `LINE:COL` look-ups in `O(log n)` each
+/// (rendering a verdict over a long script must stay linear).
+pub struct LineIndex {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    pub fn new(source: &[u8]) -> LineIndex {
+        let starts = std::iter::once(0)
+            .chain(
+                source
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        LineIndex {
+            starts,
+            len: source.len(),
+        }
+    }
+
+    /// The same answer as [`line_col`].
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let offset = offset.min(self.len);
+        let line = self.starts.partition_point(|&start| start <= offset);
+        LineCol {
+            line,
+            col: offset - self.starts[line - 1] + 1,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -53,5 +94,18 @@ mod tests {
         assert_eq!(line_col(src, 0), LineCol { line: 1, col: 1 });
         assert_eq!(line_col(src, 4), LineCol { line: 2, col: 2 });
         assert_eq!(line_col(src, 99), LineCol { line: 2, col: 3 });
+    }
+
+    #[test]
+    fn line_index_agrees_with_line_col_everywhere() {
+        let src = b"a\n\nbc\nd\n";
+        let index = LineIndex::new(src);
+        for offset in 0..=src.len() + 1 {
+            assert_eq!(
+                index.line_col(offset),
+                line_col(src, offset),
+                "offset {offset}"
+            );
+        }
     }
 }

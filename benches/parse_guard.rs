@@ -1,0 +1,95 @@
+//! Parse and guard cost on a realistic corpus of agent command lines (the
+//! guard corpus), plus the large inputs that must stay linear: a 1 MB line
+//! and a 10 000-command script.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use guard_sh::{guard, policy, syntax};
+use std::hint::black_box;
+use std::path::Path;
+
+#[path = "../tests/arm_support/mod.rs"]
+#[allow(clippy::panic)] // bench set-up fails loudly
+mod arm_support;
+
+/// Every input of the guard corpus (the lines agents write, and evasions).
+fn corpus_lines() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/guard");
+    let mut lines = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("corpus")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    for file in files {
+        let value: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(&std::fs::read_to_string(file).expect("read")).expect("yaml");
+        for case in value["cases"].as_sequence().expect("cases") {
+            for input in case["inputs"].as_sequence().expect("inputs") {
+                lines.push(input.as_str().expect("string").to_string());
+            }
+        }
+    }
+    lines
+}
+
+/// The real tea arm, compiled with stub tools standing in for the programs.
+fn tea_policy() -> policy::Policy {
+    let dir = tempfile::tempdir().expect("temp dir");
+    arm_support::compile_with_stubs("tea", dir.path())
+}
+
+fn benches(c: &mut Criterion) {
+    let policy = tea_policy();
+    let lines = corpus_lines();
+    let bytes: usize = lines.iter().map(String::len).sum();
+
+    let mut group = c.benchmark_group("corpus");
+    group.throughput(Throughput::Elements(lines.len() as u64));
+    group.bench_function("parse", |b| {
+        b.iter(|| {
+            for line in &lines {
+                let _ = black_box(syntax::parse(line.as_bytes()));
+            }
+        })
+    });
+    let parsed: Vec<_> = lines
+        .iter()
+        .filter_map(|l| syntax::parse(l.as_bytes()).ok())
+        .collect();
+    group.bench_function("guard", |b| {
+        b.iter(|| {
+            for list in &parsed {
+                black_box(guard::check_list(&policy, list));
+            }
+        })
+    });
+    group.bench_function("parse+guard", |b| {
+        b.iter(|| {
+            for line in &lines {
+                let _ = black_box(guard::check_source(&policy, line.as_bytes()));
+            }
+        })
+    });
+    group.finish();
+    eprintln!("corpus: {} lines, {bytes} bytes", lines.len());
+
+    let mut large = c.benchmark_group("large");
+    large.sample_size(10);
+    let words = "tea issues list --repo o/r ".repeat((1 << 20) / 27);
+    let one_mb_line = format!("echo {words}");
+    large.throughput(Throughput::Bytes(one_mb_line.len() as u64));
+    large.bench_function("1MB line parse+guard", |b| {
+        b.iter(|| black_box(guard::check_source(&policy, one_mb_line.as_bytes())))
+    });
+    let script: String = (0..10_000)
+        .map(|i| format!("tea issues view {i} | head -5 | grep -c open\n"))
+        .collect();
+    large.throughput(Throughput::Bytes(script.len() as u64));
+    large.bench_function("10000-command script parse+guard", |b| {
+        b.iter(|| black_box(guard::check_source(&policy, script.as_bytes())))
+    });
+    large.finish();
+}
+
+criterion_group!(parse_guard, benches);
+criterion_main!(parse_guard);

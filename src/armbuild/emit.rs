@@ -1,0 +1,219 @@
+//! Runtime configs: what each agent harness needs to run one arm.
+//!
+//! For every arm the harnesses' own network built-ins are switched off
+//! (Claude: `WebFetch`, `WebSearch`; Codex: web search); for an arm without
+//! a shell their shell tool is switched off too. Shell arms point the
+//! harness's `SHELL` at guard-sh through a path that contains `bash`,
+//! because Claude Code ignores any other.
+
+use super::error::BuildError;
+use crate::policy::compile::ResolvedMcp;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Claude tools that reach the network by themselves.
+pub const CLAUDE_NETWORK_TOOLS: [&str; 2] = ["WebFetch", "WebSearch"];
+/// Claude's shell tools, disabled for arms without a shell.
+pub const CLAUDE_SHELL_TOOLS: [&str; 3] = ["Bash", "BashOutput", "KillShell"];
+
+/// What the runtime configs are made from.
+pub struct RuntimeInputs<'a> {
+    pub system_prompt: &'a str,
+    pub system_prompt_file: &'a Path,
+    pub work_dir: &'a Path,
+    /// The arm's temp folder (writable by guard-sh).
+    pub tmp_dir: &'a Path,
+    /// Shell arms: the variables the harness sets for itself (SHELL, guard-sh's).
+    pub shell_env: Option<&'a BTreeMap<String, String>>,
+    /// MCP arms: the server.
+    pub mcp: Option<&'a ResolvedMcp>,
+}
+
+/// Where the runtime configs were written (recorded in `arm.json`).
+#[derive(Debug, Clone)]
+pub struct RuntimeFiles {
+    pub claude_agent_sdk: PathBuf,
+    pub claude_code_mcp: PathBuf,
+    pub claude_code_settings: PathBuf,
+    pub claude_code_flags: PathBuf,
+    pub codex_config: PathBuf,
+}
+
+impl RuntimeFiles {
+    pub fn new(dir: &Path) -> Self {
+        RuntimeFiles {
+            claude_agent_sdk: dir.join("claude-agent-sdk.json"),
+            claude_code_mcp: dir.join("claude-code").join(".mcp.json"),
+            claude_code_settings: dir.join("claude-code").join("settings.json"),
+            claude_code_flags: dir.join("claude-code").join("flags.json"),
+            codex_config: dir.join("codex").join("config.toml"),
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "claudeAgentSdk": self.claude_agent_sdk,
+            "claudeCode": {
+                "mcpConfig": self.claude_code_mcp,
+                "settings": self.claude_code_settings,
+                "flags": self.claude_code_flags,
+            },
+            "codex": self.codex_config,
+        })
+    }
+}
+
+fn claude_tools(inputs: &RuntimeInputs) -> (Vec<String>, Vec<String>) {
+    let mut disallowed: Vec<String> = CLAUDE_NETWORK_TOOLS.iter().map(|s| s.to_string()).collect();
+    let allowed = match inputs.mcp {
+        Some(m) => {
+            disallowed.extend(CLAUDE_SHELL_TOOLS.iter().map(|s| s.to_string()));
+            vec![format!("mcp__{}", m.server)]
+        }
+        None => vec!["Bash".to_string()],
+    };
+    (allowed, disallowed)
+}
+
+fn claude_env(inputs: &RuntimeInputs) -> BTreeMap<String, String> {
+    let mut env = inputs.shell_env.cloned().unwrap_or_default();
+    if let Some(shell) = env.get("SHELL").cloned() {
+        env.insert("CLAUDE_CODE_SHELL".into(), shell);
+        // Claude Code's wrapper ends with `pwd -P >| $CLAUDE_CODE_TMPDIR/claude-…-cwd`;
+        // the arm's temp folder is one guard-sh may write.
+        env.insert(
+            "CLAUDE_CODE_TMPDIR".into(),
+            inputs.tmp_dir.to_string_lossy().into_owned(),
+        );
+    }
+    env
+}
+
+fn mcp_servers(inputs: &RuntimeInputs) -> Value {
+    match inputs.mcp {
+        Some(m) => json!({
+            m.server.as_str(): { "type": "stdio", "command": m.command, "args": m.args, "env": m.env }
+        }),
+        None => json!({}),
+    }
+}
+
+fn to_pretty(what: &'static str, v: &Value) -> Result<String, BuildError> {
+    serde_json::to_string_pretty(v)
+        .map(|s| s + "\n")
+        .map_err(|e| BuildError::Serialize {
+            what,
+            message: e.to_string(),
+        })
+}
+
+/// The Claude Agent SDK `options` object (merge `env` with your own environment).
+pub fn claude_agent_sdk(inputs: &RuntimeInputs) -> Result<String, BuildError> {
+    let (allowed, disallowed) = claude_tools(inputs);
+    to_pretty(
+        "Claude Agent SDK options",
+        &json!({
+            "systemPrompt": inputs.system_prompt,
+            "cwd": inputs.work_dir,
+            "env": claude_env(inputs),
+            "mcpServers": mcp_servers(inputs),
+            "allowedTools": allowed,
+            "disallowedTools": disallowed,
+        }),
+    )
+}
+
+/// Claude Code's `.mcp.json`.
+pub fn claude_code_mcp(inputs: &RuntimeInputs) -> Result<String, BuildError> {
+    to_pretty(
+        "Claude Code .mcp.json",
+        &json!({ "mcpServers": mcp_servers(inputs) }),
+    )
+}
+
+/// Claude Code settings (`--settings FILE`).
+pub fn claude_code_settings(inputs: &RuntimeInputs) -> Result<String, BuildError> {
+    let (allowed, disallowed) = claude_tools(inputs);
+    to_pretty(
+        "Claude Code settings",
+        &json!({
+            "env": claude_env(inputs),
+            "permissions": { "allow": allowed, "deny": disallowed },
+        }),
+    )
+}
+
+/// The Claude Code command-line flags, as a JSON array of arguments.
+pub fn claude_code_flags(
+    inputs: &RuntimeInputs,
+    files: &RuntimeFiles,
+) -> Result<String, BuildError> {
+    let (allowed, disallowed) = claude_tools(inputs);
+    let args = json!([
+        "--settings",
+        files.claude_code_settings,
+        "--mcp-config",
+        files.claude_code_mcp,
+        "--strict-mcp-config",
+        "--system-prompt-file",
+        inputs.system_prompt_file,
+        "--allowedTools",
+        allowed.join(","),
+        "--disallowedTools",
+        disallowed.join(","),
+    ]);
+    to_pretty("Claude Code flags", &args)
+}
+
+/// A Codex `config.toml` fragment.
+pub fn codex_config(inputs: &RuntimeInputs) -> Result<String, BuildError> {
+    use toml::{Table, Value as T};
+    let strings = |v: &[String]| T::Array(v.iter().cloned().map(T::String).collect());
+    let table = |m: &BTreeMap<String, String>| {
+        T::Table(
+            m.iter()
+                .map(|(k, v)| (k.clone(), T::String(v.clone())))
+                .collect(),
+        )
+    };
+    let mut root = Table::new();
+    root.insert("web_search".into(), T::String("disabled".into()));
+    let mut features = Table::new();
+    features.insert("web_search_request".into(), T::Boolean(false));
+    if inputs.mcp.is_some() {
+        features.insert("shell_tool".into(), T::Boolean(false));
+        features.insert("unified_exec".into(), T::Boolean(false));
+    }
+    root.insert("features".into(), T::Table(features));
+    if let Some(env) = inputs.shell_env {
+        let mut policy = Table::new();
+        policy.insert("inherit".into(), T::String("core".into()));
+        policy.insert("set".into(), table(env));
+        root.insert("shell_environment_policy".into(), T::Table(policy));
+    }
+    if let Some(m) = inputs.mcp {
+        let mut s = Table::new();
+        s.insert(
+            "command".into(),
+            T::String(m.command.to_string_lossy().into_owned()),
+        );
+        s.insert("args".into(), strings(&m.args));
+        s.insert("env".into(), table(&m.env));
+        let mut servers = Table::new();
+        servers.insert(m.server.clone(), T::Table(s));
+        root.insert("mcp_servers".into(), T::Table(servers));
+    }
+    let body = toml::to_string(&root).map_err(|e| BuildError::Serialize {
+        what: "Codex config",
+        message: e.to_string(),
+    })?;
+    let head = match inputs.shell_env.and_then(|e| e.get("SHELL")) {
+        Some(shell) => format!(
+            "# Codex config fragment from arm-build. Codex runs `$SHELL -lc CMD`: start it with SHELL={shell}\n"
+        ),
+        None => "# Codex config fragment from arm-build (no shell: only the MCP server's tools).\n"
+            .to_string(),
+    };
+    Ok(head + &body)
+}

@@ -1,0 +1,364 @@
+//! Secret redaction: every string the audit log writes passes through a
+//! [`Redactor`] first, so the arm's token never reaches the file.
+//!
+//! Two kinds of secret, from the policy's `audit` table:
+//! - `redact`: the secret in clear. Every occurrence, anywhere in a string,
+//!   is replaced.
+//! - `redact_sha256`: only a SHA-256 of the secret, so the policy file need
+//!   not hold it. A hash cannot be searched for, so candidates are hashed:
+//!   - `LEN:HEX` (recommended): every window of exactly `LEN` bytes inside a
+//!     run of non-whitespace is hashed and compared. This finds the secret
+//!     wherever it sits (`-Htoken:ABC`, `xABCy`), provided the secret itself
+//!     contains no ASCII whitespace. Cost: one SHA-256 of `LEN` bytes per
+//!     byte of text in runs at least `LEN` long.
+//!   - `HEX` alone: the length is unknown, so only whole tokens are hashed:
+//!     each whitespace-separated run, and each piece of it between the
+//!     punctuation that delimits values in shell, URLs and headers
+//!     (`= : @ / ? & , ; " '` and brackets). `token=ABC`, `user:ABC@host`,
+//!     `"ABC"` are found; `xABCy` is not. Use `LEN:HEX` to close that gap.
+//!
+//! Each match becomes [`REDACTED`]. Redaction is applied to the event's
+//! strings before they are serialized, so JSON escaping cannot hide a match.
+
+use super::AuditError;
+use crate::policy::model::AuditPolicy;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// What a redacted secret is replaced with.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Secrets shorter than this are refused: they would redact ordinary text.
+pub const MIN_SECRET_LEN: usize = 4;
+
+/// Bytes that end a token for `HEX`-only secrets (besides whitespace).
+const TOKEN_DELIMITERS: &[u8] = b"=:@/?&,;\"'`()[]{}<>|$\\";
+
+/// A hashed secret: its digest and, when known, its length in bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct HashedSecret {
+    len: Option<usize>,
+    digest: [u8; 32],
+}
+
+/// Replaces the policy's secrets in text. Cheap to clone; immutable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Redactor {
+    clear: Vec<String>,
+    hashed: Vec<HashedSecret>,
+}
+
+impl Redactor {
+    /// A redactor that changes nothing (a policy without secrets).
+    pub fn none() -> Redactor {
+        Redactor::default()
+    }
+
+    /// The redactor for a policy's `audit` table.
+    pub fn from_policy(audit: &AuditPolicy) -> Result<Redactor, AuditError> {
+        Redactor::new(&audit.redact, &audit.redact_sha256)
+    }
+
+    /// Build from clear secrets and `redact_sha256` entries (`HEX` or `LEN:HEX`).
+    /// Malformed entries and too-short secrets are errors: a secret that
+    /// cannot be redacted must not be silently ignored.
+    pub fn new(clear: &[String], sha256: &[String]) -> Result<Redactor, AuditError> {
+        let mut out = Redactor::default();
+        for secret in clear {
+            if secret.len() < MIN_SECRET_LEN {
+                return Err(AuditError::Redact(format!(
+                    "a secret in audit.redact is shorter than {MIN_SECRET_LEN} bytes"
+                )));
+            }
+            if REDACTED.contains(secret.as_str()) {
+                return Err(AuditError::Redact(format!(
+                    "a secret in audit.redact is part of the marker {REDACTED}"
+                )));
+            }
+            out.clear.push(secret.clone());
+        }
+        for entry in sha256 {
+            out.hashed.push(parse_hashed(entry)?);
+        }
+        Ok(out)
+    }
+
+    /// `true` if there is nothing to redact.
+    pub fn is_empty(&self) -> bool {
+        self.clear.is_empty() && self.hashed.is_empty()
+    }
+
+    /// `text` with every secret replaced, or `None` if it holds none.
+    pub fn redact(&self, text: &str) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
+        let mut current: Option<String> = None;
+        // A replacement can in theory join pieces into a new match; repeat
+        // until stable, and give up on the whole string if it never settles.
+        for _ in 0..8 {
+            let source = current.as_deref().unwrap_or(text);
+            let ranges = self.find(source);
+            if ranges.is_empty() {
+                return current;
+            }
+            current = Some(replace_ranges(source, &ranges));
+        }
+        Some(REDACTED.to_string())
+    }
+
+    /// Redact every string (and object key) inside a JSON value, in place.
+    pub fn redact_value(&self, value: &mut Value) {
+        if self.is_empty() {
+            return;
+        }
+        match value {
+            Value::String(s) => {
+                if let Some(r) = self.redact(s) {
+                    *s = r;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_value(v)),
+            Value::Object(map) => {
+                let entries = std::mem::take(map);
+                for (key, mut v) in entries {
+                    self.redact_value(&mut v);
+                    map.insert(self.redact(&key).unwrap_or(key), v);
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+
+    /// Byte ranges of every match, merged and sorted.
+    fn find(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut ranges = Vec::new();
+        for secret in &self.clear {
+            for (at, m) in text.match_indices(secret.as_str()) {
+                ranges.push((at, at + m.len()));
+            }
+        }
+        if !self.hashed.is_empty() {
+            for (start, end) in runs(text.as_bytes(), |b| b.is_ascii_whitespace()) {
+                self.find_hashed_in_run(text, start, end, &mut ranges);
+            }
+        }
+        merge(ranges)
+    }
+
+    /// Hashed matches inside one whitespace-free run `text[start..end]`.
+    fn find_hashed_in_run(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        out: &mut Vec<(usize, usize)>,
+    ) {
+        let bytes = text.as_bytes();
+        let mut token_hashes: Option<Vec<(usize, usize, [u8; 32])>> = None;
+        for secret in &self.hashed {
+            match secret.len {
+                Some(len) if end - start >= len => {
+                    for at in start..=end - len {
+                        if !text.is_char_boundary(at) || !text.is_char_boundary(at + len) {
+                            continue;
+                        }
+                        if <[u8; 32]>::from(Sha256::digest(&bytes[at..at + len])) == secret.digest {
+                            out.push((at, at + len));
+                        }
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    // Hash the run and its delimited pieces once for all such secrets.
+                    let tokens = token_hashes.get_or_insert_with(|| {
+                        let mut t = vec![(start, end, Sha256::digest(&bytes[start..end]).into())];
+                        let run = &bytes[start..end];
+                        for (s, e) in runs(run, |b| TOKEN_DELIMITERS.contains(&b)) {
+                            if e - s >= MIN_SECRET_LEN && e - s < run.len() {
+                                t.push((start + s, start + e, Sha256::digest(&run[s..e]).into()));
+                            }
+                        }
+                        t
+                    });
+                    out.extend(
+                        tokens
+                            .iter()
+                            .filter(|(_, _, d)| *d == secret.digest)
+                            .map(|&(s, e, _)| (s, e)),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Parse `HEX` or `LEN:HEX`.
+fn parse_hashed(entry: &str) -> Result<HashedSecret, AuditError> {
+    let bad =
+        |why: &str| AuditError::Redact(format!("bad audit.redact_sha256 entry {entry:?}: {why}"));
+    let (len, hex_part) = match entry.split_once(':') {
+        Some((len, hex_part)) => {
+            let len: usize = len
+                .parse()
+                .map_err(|_| bad("LEN in LEN:HEX is not a number"))?;
+            if len < MIN_SECRET_LEN {
+                return Err(bad("the secret is too short to redact safely"));
+            }
+            (Some(len), hex_part)
+        }
+        None => (None, entry),
+    };
+    let bytes = hex::decode(hex_part).map_err(|_| bad("not hexadecimal"))?;
+    let digest: [u8; 32] = bytes
+        .try_into()
+        .map_err(|_| bad("a SHA-256 is 64 hex digits"))?;
+    Ok(HashedSecret { len, digest })
+}
+
+/// Maximal runs of bytes not matching `is_sep`, as (start, end).
+fn runs(bytes: &[u8], is_sep: impl Fn(u8) -> bool) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match (is_sep(b), start) {
+            (true, Some(s)) => {
+                out.push((s, i));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, bytes.len()));
+    }
+    out
+}
+
+/// Sort and join overlapping or touching ranges.
+fn merge(mut ranges: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    ranges.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+    for (s, e) in ranges {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// Replace each (char-boundary) range with [`REDACTED`].
+fn replace_ranges(text: &str, ranges: &[(usize, usize)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for &(s, e) in ranges {
+        out.push_str(&text[at..s]);
+        out.push_str(REDACTED);
+        at = e;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const TOKEN: &str = "f3a9c2e1d4b5a6978877665544332211aabbccdd";
+
+    fn sha_hex(s: &str) -> String {
+        hex::encode(Sha256::digest(s.as_bytes()))
+    }
+
+    fn clear() -> Redactor {
+        Redactor::new(&[TOKEN.to_string()], &[]).expect("valid")
+    }
+
+    fn windowed() -> Redactor {
+        Redactor::new(&[], &[format!("{}:{}", TOKEN.len(), sha_hex(TOKEN))]).expect("valid")
+    }
+
+    fn token_only() -> Redactor {
+        Redactor::new(&[], &[sha_hex(TOKEN)]).expect("valid")
+    }
+
+    #[test]
+    fn clear_secret_is_replaced_everywhere() {
+        let text = format!("curl -H 'Authorization: token {TOKEN}' x{TOKEN}y {TOKEN}{TOKEN}");
+        let out = clear().redact(&text).expect("changed");
+        assert!(!out.contains(TOKEN));
+        assert_eq!(
+            out,
+            "curl -H 'Authorization: token [REDACTED]' x[REDACTED]y [REDACTED]"
+        );
+    }
+
+    #[test]
+    fn windowed_hash_finds_secret_glued_to_other_text() {
+        let text = format!("-Htoken:{TOKEN}@host and x{TOKEN}y");
+        let out = windowed().redact(&text).expect("changed");
+        assert_eq!(out, "-Htoken:[REDACTED]@host and x[REDACTED]y");
+    }
+
+    #[test]
+    fn token_hash_finds_delimited_secret() {
+        let text =
+            format!("GITEA_TOKEN={TOKEN} https://u:{TOKEN}@h/?t={TOKEN}&a=1 \"{TOKEN}\" {TOKEN}");
+        let out = token_only().redact(&text).expect("changed");
+        assert!(!out.contains(TOKEN), "{out}");
+        assert_eq!(out.matches(REDACTED).count(), 5);
+    }
+
+    #[test]
+    fn token_hash_misses_secret_glued_inside_a_word() {
+        // The documented limit of HEX-only entries.
+        let text = format!("x{TOKEN}y");
+        assert_eq!(token_only().redact(&text), None);
+    }
+
+    #[test]
+    fn text_without_secret_is_unchanged() {
+        assert_eq!(windowed().redact("tea issues list --repo o/r"), None);
+        assert_eq!(clear().redact("tea issues list"), None);
+    }
+
+    #[test]
+    fn malformed_hash_entries_are_errors() {
+        for bad in [
+            "abc",
+            "zz",
+            "40:xyz",
+            "x:00",
+            "2:0000000000000000000000000000000000000000000000000000000000000000",
+        ] {
+            assert!(Redactor::new(&[], &[bad.to_string()]).is_err(), "{bad}");
+        }
+        assert!(Redactor::new(&["ab".to_string()], &[]).is_err());
+        assert!(Redactor::new(&["DACT".to_string()], &[]).is_err());
+    }
+
+    #[test]
+    fn json_keys_and_nested_strings_are_redacted() {
+        let mut v = serde_json::json!({ TOKEN: [format!("a={TOKEN}"), 3, {"k": TOKEN}] });
+        clear().redact_value(&mut v);
+        let s = v.to_string();
+        assert!(!s.contains(TOKEN), "{s}");
+        assert_eq!(s.matches(REDACTED).count(), 3);
+    }
+
+    proptest! {
+        #[test]
+        fn secret_never_survives_redaction(
+            pieces in proptest::collection::vec("[ -~é]{0,12}", 1..6),
+            windowed_mode in any::<bool>(),
+        ) {
+            let text = pieces.join(TOKEN);
+            let r = if windowed_mode { windowed() } else { clear() };
+            let out = r.redact(&text).unwrap_or(text);
+            prop_assert!(!out.contains(TOKEN), "{}", out);
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! The session record: what a verifier needs to judge a session without the
+//! policy file.
+
+use super::Event;
+use crate::policy::model::{Policy, SandboxMode};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// SHA-256 (hex) of the policy's canonical JSON, [`Policy::to_json`]: the
+/// exact bytes arm-build writes to `policy.json`. So for an unmodified
+/// arm-build policy it equals the file's hash (`GUARD_SH_POLICY_SHA256`); for
+/// a hand-edited file it identifies the content guard-sh actually loaded.
+pub fn policy_sha256(policy: &Policy) -> String {
+    // Serializing plain structs, strings and maps cannot fail; if it ever
+    // did, an empty hash input still yields a value that matches no policy.
+    let json = policy.to_json().unwrap_or_default();
+    hex::encode(Sha256::digest(json.as_bytes()))
+}
+
+/// The first event of a session.
+///
+/// `enforcement` is the level actually in force (`landlock-abi-N` or
+/// `none`), `mode` how guard-sh was started (`command`, `script`, `stdin`,
+/// `interactive`).
+pub fn session_event(
+    policy: &Policy,
+    enforcement: &str,
+    argv: &[String],
+    mode: &str,
+    cwd: &str,
+) -> Event {
+    let commands: BTreeMap<String, String> = policy
+        .commands
+        .iter()
+        .map(|(name, rule)| (name.clone(), rule.path.to_string_lossy().into_owned()))
+        .collect();
+    let helpers: BTreeSet<String> = policy
+        .commands
+        .values()
+        .flat_map(|rule| rule.exec_allow.iter())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    Event::Session {
+        arm: policy.arm.clone(),
+        policy_sha256: policy_sha256(policy),
+        enforcement: enforcement.to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        cwd: cwd.to_string(),
+        argv: argv.to_vec(),
+        mode: mode.to_string(),
+        pid: std::process::id(),
+        shell: policy.shell,
+        tool: policy.tool.clone(),
+        bin_dir: policy.bin_dir.to_string_lossy().into_owned(),
+        commands,
+        helpers: helpers.into_iter().collect(),
+        sandbox: sandbox_mode_name(policy.sandbox.mode).to_string(),
+    }
+}
+
+/// The policy spelling of a sandbox mode.
+pub fn sandbox_mode_name(mode: SandboxMode) -> &'static str {
+    match mode {
+        SandboxMode::BestEffort => "best-effort",
+        SandboxMode::Required => "required",
+        SandboxMode::Off => "off",
+    }
+}

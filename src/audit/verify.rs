@@ -1,0 +1,650 @@
+//! The verifier: reads audit logs, rebuilds each session's hash chain and
+//! judges every spawn against the allowed set the session record carries.
+//!
+//! Guarantees: every line is either accounted to a session or reported; each
+//! finding names its file, line, session and seq where they are known; a
+//! trial with no session or no `line` record is never clean.
+//!
+//! Findings and the exit status they force:
+//! - 3 (the log cannot be trusted): `unreadable`, `corrupt` (a line that is
+//!   not a record), `truncated` (a final line without newline or not valid
+//!   JSON), `chain-break` (missing, duplicated or reordered seq, a `prev`
+//!   that does not match the previous record, a session without its session
+//!   record).
+//! - 1 (the trial is invalid): `leak` (a spawn whose path or name is outside
+//!   the session's allowed set, or any spawn in an arm without a shell),
+//!   `denied-but-executed` (a spawn of an argv the dynamic guard denied, or
+//!   any spawn after a top-level line the static guard refused, before the
+//!   next line), `sandbox-missing` (enforcement `none` in a session whose
+//!   policy required the sandbox), `no-sessions`, `no-lines`.
+//!
+//! 3 wins over 1.
+
+use super::event::{Event, TOP_LEVEL_ORIGINS};
+use super::record::{ZERO_HASH, line_hash};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// What a finding is about. The order is by severity class, then kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    Leak,
+    DeniedButExecuted,
+    SandboxMissing,
+    NoSessions,
+    NoLines,
+    ChainBreak,
+    Truncated,
+    Corrupt,
+    Unreadable,
+}
+
+impl FindingKind {
+    /// The exit status this finding forces: 1 invalid trial, 3 untrustworthy log.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            FindingKind::Leak
+            | FindingKind::DeniedButExecuted
+            | FindingKind::SandboxMissing
+            | FindingKind::NoSessions
+            | FindingKind::NoLines => 1,
+            FindingKind::ChainBreak
+            | FindingKind::Truncated
+            | FindingKind::Corrupt
+            | FindingKind::Unreadable => 3,
+        }
+    }
+
+    /// The kebab-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::Leak => "leak",
+            FindingKind::DeniedButExecuted => "denied-but-executed",
+            FindingKind::SandboxMissing => "sandbox-missing",
+            FindingKind::NoSessions => "no-sessions",
+            FindingKind::NoLines => "no-lines",
+            FindingKind::ChainBreak => "chain-break",
+            FindingKind::Truncated => "truncated",
+            FindingKind::Corrupt => "corrupt",
+            FindingKind::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// One problem, located as precisely as the log allows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub session: Option<String>,
+    pub seq: Option<u64>,
+    /// The log file, and the 1-based line in it.
+    pub file: Option<String>,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+/// What one session did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SessionSummary {
+    pub id: String,
+    pub arm: Option<String>,
+    pub mode: Option<String>,
+    pub enforcement: Option<String>,
+    pub sandbox: Option<String>,
+    pub policy_sha256: Option<String>,
+    /// Timestamp of the first record seen.
+    pub started: Option<String>,
+    /// Every record of the session, the session record included.
+    pub records: u64,
+    pub lines: u64,
+    /// Children started.
+    pub spawned: u64,
+    /// Lines the static guard refused.
+    pub denied_lines: u64,
+    /// Commands the dynamic guard refused.
+    pub denied_commands: u64,
+    /// Spawns per resolved path.
+    pub binaries: BTreeMap<String, u64>,
+    /// Findings about this session.
+    pub findings: u64,
+}
+
+/// The verdict on a set of logs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub clean: bool,
+    pub exit_code: i32,
+    pub files: Vec<String>,
+    pub records: u64,
+    pub sessions: Vec<SessionSummary>,
+    pub findings: Vec<Finding>,
+}
+
+/// Knobs for [`verify_logs`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VerifyOptions {
+    /// Accept a trial with no session or no line (an arm without a shell).
+    pub allow_empty: bool,
+}
+
+/// Verify the logs at `paths`, in order (a missing file counts as empty: the
+/// agent never started guard-sh, which the no-sessions rule then reports).
+pub fn verify_logs(paths: &[PathBuf], options: VerifyOptions) -> Report {
+    let mut verifier = Verifier::default();
+    for path in paths {
+        let name = path.display().to_string();
+        match std::fs::read(path) {
+            Ok(bytes) => verifier.add(&name, &bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => verifier.files.push(name),
+            Err(e) => {
+                verifier.files.push(name.clone());
+                verifier.findings.push(Finding {
+                    kind: FindingKind::Unreadable,
+                    session: None,
+                    seq: None,
+                    file: Some(name),
+                    line: None,
+                    message: format!("cannot read {}: {e}", path.display()),
+                });
+            }
+        }
+    }
+    verifier.finish(options)
+}
+
+/// Verify log text held in memory (`name` labels it in findings).
+pub fn verify_bytes(name: &str, bytes: &[u8], options: VerifyOptions) -> Report {
+    let mut verifier = Verifier::default();
+    verifier.add(name, bytes);
+    verifier.finish(options)
+}
+
+/// One parsed record.
+#[derive(Debug)]
+struct Entry {
+    seq: u64,
+    hash: [u8; 32],
+    prev: String,
+    kind: String,
+    ts: String,
+    value: Value,
+    file: usize,
+    line: usize,
+}
+
+#[derive(Debug, Default)]
+struct Verifier {
+    files: Vec<String>,
+    /// Sessions in order of first appearance.
+    order: Vec<String>,
+    sessions: HashMap<String, Vec<Entry>>,
+    findings: Vec<Finding>,
+    records: u64,
+}
+
+impl Verifier {
+    fn add(&mut self, name: &str, bytes: &[u8]) {
+        let file = self.files.len();
+        self.files.push(name.to_string());
+        let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        // `split` yields a final empty piece after a trailing newline.
+        let unterminated = !lines.last().is_some_and(|last| last.is_empty());
+        if !unterminated {
+            lines.pop();
+        }
+        let count = lines.len();
+        for (i, line) in lines.into_iter().enumerate() {
+            let is_last = i + 1 == count;
+            let line_no = i + 1;
+            if is_last && unterminated {
+                let (session, seq) = salvage_ids(line);
+                self.findings.push(Finding {
+                    kind: FindingKind::Truncated,
+                    session,
+                    seq,
+                    file: Some(name.to_string()),
+                    line: Some(line_no),
+                    message: "the last record has no final newline: the log was cut off or a write failed".into(),
+                });
+                continue;
+            }
+            match parse_entry(line, file, line_no) {
+                Ok(entry) => {
+                    self.records += 1;
+                    let id = entry.value["session"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string();
+                    if !self.sessions.contains_key(&id) {
+                        self.order.push(id.clone());
+                    }
+                    self.sessions.entry(id).or_default().push(entry);
+                }
+                Err(why) => {
+                    let (session, seq) = salvage_ids(line);
+                    let kind = if is_last {
+                        FindingKind::Truncated
+                    } else {
+                        FindingKind::Corrupt
+                    };
+                    self.findings.push(Finding {
+                        kind,
+                        session,
+                        seq,
+                        file: Some(name.to_string()),
+                        line: Some(line_no),
+                        message: format!("not a record: {why}"),
+                    });
+                }
+            }
+        }
+    }
+
+    fn finish(mut self, options: VerifyOptions) -> Report {
+        let mut summaries = Vec::new();
+        let mut total_lines = 0;
+        for id in std::mem::take(&mut self.order) {
+            let entries = self.sessions.remove(&id).unwrap_or_default();
+            let mut judge = SessionJudge::new(&id, &self.files, &entries);
+            judge.check_chain();
+            judge.judge_events();
+            total_lines += judge.summary.lines;
+            summaries.push(judge.summary);
+            self.findings.extend(judge.findings);
+        }
+        if !options.allow_empty {
+            if summaries.is_empty() {
+                self.findings.push(trial_finding(
+                    FindingKind::NoSessions,
+                    "no guard-sh session in the log: the agent's commands did not go through guard-sh",
+                ));
+            } else if total_lines == 0 {
+                self.findings.push(trial_finding(
+                    FindingKind::NoLines,
+                    "no command line was recorded in any session: the agent's commands did not go through guard-sh",
+                ));
+            }
+        }
+        let exit_code = self
+            .findings
+            .iter()
+            .map(|f| f.kind.exit_code())
+            .max()
+            .unwrap_or(0);
+        Report {
+            clean: exit_code == 0,
+            exit_code,
+            files: self.files,
+            records: self.records,
+            sessions: summaries,
+            findings: self.findings,
+        }
+    }
+}
+
+fn trial_finding(kind: FindingKind, message: &str) -> Finding {
+    Finding {
+        kind,
+        session: None,
+        seq: None,
+        file: None,
+        line: None,
+        message: message.into(),
+    }
+}
+
+/// Parse one line into a record with its envelope checked.
+fn parse_entry(line: &[u8], file: usize, line_no: usize) -> Result<Entry, String> {
+    if line.is_empty() {
+        return Err("empty line".into());
+    }
+    let value: Value = serde_json::from_slice(line).map_err(|e| format!("invalid JSON ({e})"))?;
+    let field = |name: &str| value.get(name).ok_or_else(|| format!("no `{name}` field"));
+    let session = field("session")?
+        .as_str()
+        .ok_or("`session` is not a string")?;
+    if session.is_empty() {
+        return Err("`session` is empty".into());
+    }
+    let seq = field("seq")?
+        .as_u64()
+        .ok_or("`seq` is not a non-negative integer")?;
+    let prev = field("prev")?
+        .as_str()
+        .ok_or("`prev` is not a string")?
+        .to_string();
+    let ts = field("ts")?
+        .as_str()
+        .ok_or("`ts` is not a string")?
+        .to_string();
+    let kind = field("type")?
+        .as_str()
+        .ok_or("`type` is not a string")?
+        .to_string();
+    Ok(Entry {
+        seq,
+        hash: line_hash(line),
+        prev,
+        kind,
+        ts,
+        value,
+        file,
+        line: line_no,
+    })
+}
+
+/// Best-effort session id and seq from a line that is not valid JSON
+/// (records start with `{"session":"…","seq":N`).
+fn salvage_ids(line: &[u8]) -> (Option<String>, Option<u64>) {
+    let text = String::from_utf8_lossy(line);
+    let session = text
+        .split_once(r#""session":""#)
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(id, _)| id.to_string());
+    let seq = text.split_once(r#""seq":"#).and_then(|(_, rest)| {
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    });
+    (session, seq)
+}
+
+/// What a session record allows.
+#[derive(Debug, Default)]
+struct Allowed {
+    shell: bool,
+    /// name → the paths a spawn of it may show (resolved target, bin link).
+    commands: BTreeMap<String, BTreeSet<String>>,
+    helpers: BTreeSet<String>,
+}
+
+struct SessionJudge<'a> {
+    id: &'a str,
+    files: &'a [String],
+    entries: &'a [Entry],
+    /// Index into `entries` of the one record per seq, when unique.
+    unique: BTreeMap<u64, usize>,
+    summary: SessionSummary,
+    findings: Vec<Finding>,
+}
+
+impl<'a> SessionJudge<'a> {
+    fn new(id: &'a str, files: &'a [String], entries: &'a [Entry]) -> SessionJudge<'a> {
+        let summary = SessionSummary {
+            id: id.to_string(),
+            records: entries.len() as u64,
+            started: entries.first().map(|e| e.ts.clone()),
+            ..SessionSummary::default()
+        };
+        SessionJudge {
+            id,
+            files,
+            entries,
+            unique: BTreeMap::new(),
+            summary,
+            findings: Vec::new(),
+        }
+    }
+
+    fn find(
+        &mut self,
+        kind: FindingKind,
+        entry: Option<&Entry>,
+        seq: Option<u64>,
+        message: String,
+    ) {
+        self.summary.findings += 1;
+        self.findings.push(Finding {
+            kind,
+            session: Some(self.id.to_string()),
+            seq: seq.or(entry.map(|e| e.seq)),
+            file: entry.and_then(|e| self.files.get(e.file).cloned()),
+            line: entry.map(|e| e.line),
+            message,
+        });
+    }
+
+    /// Missing, duplicated and reordered seqs; `prev` links; session record placement.
+    fn check_chain(&mut self) {
+        let entries = self.entries;
+        let mut by_seq: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            by_seq.entry(e.seq).or_default().push(i);
+        }
+        for (&seq, idx) in &by_seq {
+            if let [only] = idx[..] {
+                self.unique.insert(seq, only);
+                continue;
+            }
+            let identical = idx.iter().all(|&i| entries[i].hash == entries[idx[0]].hash);
+            let lines: Vec<String> = idx.iter().map(|&i| entries[i].line.to_string()).collect();
+            let what = if identical {
+                "the same record"
+            } else {
+                "different records"
+            };
+            self.find(
+                FindingKind::ChainBreak,
+                Some(&entries[idx[1]]),
+                None,
+                format!(
+                    "seq {seq} appears {} times ({what}, lines {}): duplicated",
+                    idx.len(),
+                    lines.join(", ")
+                ),
+            );
+        }
+        // Missing seqs, as ranges.
+        let mut expected = 0u64;
+        for &seq in by_seq.keys() {
+            if seq > expected {
+                let at = by_seq[&seq][0];
+                let range = if seq - 1 == expected {
+                    format!("seq {expected}")
+                } else {
+                    format!("seqs {expected}..={}", seq - 1)
+                };
+                let what = if expected == 0 {
+                    " (including the session record)"
+                } else {
+                    ""
+                };
+                self.find(
+                    FindingKind::ChainBreak,
+                    Some(&entries[at]),
+                    Some(expected),
+                    format!("{range} missing{what} before seq {seq}: records deleted"),
+                );
+            }
+            expected = seq + 1;
+        }
+        // Order in the file(s).
+        let mut highest: Option<&Entry> = None;
+        let mut seen: BTreeSet<u64> = BTreeSet::new();
+        for e in entries {
+            let first_time = seen.insert(e.seq);
+            match highest {
+                Some(h) if e.seq < h.seq && first_time => {
+                    let message = format!(
+                        "seq {} appears after seq {} (line {}): records reordered",
+                        e.seq, h.seq, h.line
+                    );
+                    self.find(FindingKind::ChainBreak, Some(e), None, message);
+                }
+                Some(h) if e.seq <= h.seq => {}
+                _ => highest = Some(e),
+            }
+        }
+        // Links.
+        for (&seq, &i) in &self.unique.clone() {
+            let e = &entries[i];
+            let expected_prev = if seq == 0 {
+                Some(ZERO_HASH.to_string())
+            } else {
+                self.unique
+                    .get(&(seq - 1))
+                    .map(|&p| hex::encode(entries[p].hash))
+            };
+            if expected_prev.as_ref().is_some_and(|want| *want != e.prev) {
+                let message = if seq == 0 {
+                    "seq 0: prev is not 64 zeros: not the start of a chain".to_string()
+                } else {
+                    format!(
+                        "seq {seq}: prev does not match the hash of seq {}: seq {} was altered (or seq {seq} forged)",
+                        seq - 1,
+                        seq - 1
+                    )
+                };
+                self.find(FindingKind::ChainBreak, Some(e), None, message);
+            }
+            let is_session = e.kind == "session";
+            if is_session != (seq == 0) {
+                let message = if is_session {
+                    format!("seq {seq}: a second session record")
+                } else {
+                    format!("seq 0 is a `{}` record, not the session record", e.kind)
+                };
+                self.find(FindingKind::ChainBreak, Some(e), None, message);
+            }
+        }
+    }
+
+    /// Count events and judge spawns, in seq order.
+    fn judge_events(&mut self) {
+        let entries = self.entries;
+        let order: Vec<usize> = self.unique.values().copied().collect();
+        let mut allowed: Option<Allowed> = None;
+        // Argvs the dynamic guard denied since the last line record, with their seq.
+        let mut denied_argvs: Vec<(Vec<String>, u64)> = Vec::new();
+        // Seq of a refused top-level line, until the next line record.
+        let mut refused_line: Option<u64> = None;
+        let mut last_origin_top = true;
+        for i in order {
+            let e = &entries[i];
+            let event: Event = match serde_json::from_value(e.value.clone()) {
+                Ok(ev) => ev,
+                Err(why) => {
+                    let message = format!("seq {}: not a valid `{}` record: {why}", e.seq, e.kind);
+                    self.find(FindingKind::Corrupt, Some(e), None, message);
+                    continue;
+                }
+            };
+            match event {
+                Event::Session {
+                    arm,
+                    policy_sha256,
+                    enforcement,
+                    mode,
+                    shell,
+                    bin_dir,
+                    commands,
+                    helpers,
+                    sandbox,
+                    ..
+                } => {
+                    if sandbox == "required" && enforcement == "none" {
+                        let message = format!(
+                            "seq {}: the policy requires the sandbox but enforcement is `none`",
+                            e.seq
+                        );
+                        self.find(FindingKind::SandboxMissing, Some(e), None, message);
+                    }
+                    allowed = Some(Allowed {
+                        shell,
+                        commands: commands
+                            .into_iter()
+                            .map(|(name, path)| {
+                                let link = Path::new(&bin_dir)
+                                    .join(&name)
+                                    .to_string_lossy()
+                                    .into_owned();
+                                (name, BTreeSet::from([path, link]))
+                            })
+                            .collect(),
+                        helpers: helpers.into_iter().collect(),
+                    });
+                    self.summary.arm = Some(arm);
+                    self.summary.policy_sha256 = Some(policy_sha256);
+                    self.summary.enforcement = Some(enforcement);
+                    self.summary.mode = Some(mode);
+                    self.summary.sandbox = Some(sandbox);
+                }
+                Event::Line { origin, .. } => {
+                    self.summary.lines += 1;
+                    denied_argvs.clear();
+                    refused_line = None;
+                    last_origin_top = TOP_LEVEL_ORIGINS.contains(&origin.as_str());
+                }
+                Event::Verdict { allowed: ok, .. } => {
+                    if !ok {
+                        self.summary.denied_lines += 1;
+                        if last_origin_top {
+                            refused_line = Some(e.seq);
+                        }
+                    }
+                }
+                Event::Denied { argv, .. } => {
+                    self.summary.denied_commands += 1;
+                    denied_argvs.push((argv, e.seq));
+                }
+                Event::Spawn { path, argv, .. } => {
+                    self.summary.spawned += 1;
+                    *self.summary.binaries.entry(path.clone()).or_default() += 1;
+                    if let Some(at) = refused_line {
+                        let message = format!(
+                            "seq {}: {path} was spawned although the line was refused at seq {at}",
+                            e.seq
+                        );
+                        self.find(FindingKind::DeniedButExecuted, Some(e), None, message);
+                    }
+                    if let Some((_, at)) = denied_argvs.iter().find(|(d, _)| *d == argv) {
+                        let message = format!(
+                            "seq {}: {path} {argv:?} was spawned although seq {at} denied that argv",
+                            e.seq
+                        );
+                        self.find(FindingKind::DeniedButExecuted, Some(e), None, message);
+                    }
+                    match &allowed {
+                        Some(a) => {
+                            if let Some(why) = judge_spawn(a, &path, &argv) {
+                                let message = format!("seq {}: spawned {path}: {why}", e.seq);
+                                self.find(FindingKind::Leak, Some(e), None, message);
+                            }
+                        }
+                        None => {
+                            let message = format!(
+                                "seq {}: spawned {path} in a session without a session record: cannot be judged",
+                                e.seq
+                            );
+                            self.find(FindingKind::Leak, Some(e), None, message);
+                        }
+                    }
+                }
+                Event::Exit { .. } | Event::Error { .. } => {}
+            }
+        }
+    }
+}
+
+/// Why a spawn is outside the allowed set, or `None` if it is inside.
+fn judge_spawn(allowed: &Allowed, path: &str, argv: &[String]) -> Option<String> {
+    if !allowed.shell {
+        return Some("the arm has no shell, so nothing may be spawned".into());
+    }
+    let Some(name) = argv.first() else {
+        return Some("empty argv".into());
+    };
+    match allowed.commands.get(name) {
+        Some(paths) if paths.contains(path) => None,
+        Some(paths) => Some(format!(
+            "`{name}` is allowed, but as {}, not {path}",
+            paths.iter().cloned().collect::<Vec<_>>().join(" or ")
+        )),
+        None if allowed.helpers.contains(path) => Some(format!(
+            "`{name}` is a helper of the tool, which guard-sh never spawns itself"
+        )),
+        None => Some(format!("`{name}` is not an allowed command")),
+    }
+}

@@ -1,0 +1,212 @@
+//! The log writer: appends one hash-chained JSON line per event, with one
+//! `write(2)` per record, or fails.
+//!
+//! Guarantees:
+//! - The file is opened with `O_APPEND` (created with mode 0600 if new, its
+//!   missing parent folders with 0700). Each record, newline included, goes
+//!   out in a single `write(2)`; on a local filesystem the kernel appends it
+//!   whole, so records of concurrent sessions never interleave. A short write
+//!   is an error (and leaves a torn line the verifier reports).
+//! - Before each write the file is checked with `fstat` and `stat`: if it was
+//!   unlinked (`st_nlink == 0`) or the path now names another file (moved or
+//!   replaced), recording fails rather than writing where nobody will look.
+//! - Every string is redacted ([`Redactor`]) before serialization.
+//! - The first record must be [`Event::Session`]; later ones must not be.
+//! - After a failure that may have left bytes in the file (short write, file
+//!   gone) the sink refuses every later record. A failed `write(2)` that wrote
+//!   nothing (e.g. `ENOSPC`) leaves the chain intact, so a later record may
+//!   succeed.
+//! - Records are not `fsync`ed: they survive guard-sh crashing, not the
+//!   machine losing power.
+
+use super::record::{ZERO_HASH, encode_record, line_hash, now_rfc3339};
+use super::{AuditError, AuditSink, Event, Redactor};
+use serde_json::Value;
+use std::fs::{DirBuilder, File, OpenOptions};
+use std::io::{ErrorKind, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// An [`AuditSink`] appending to a JSON Lines file.
+#[derive(Debug)]
+pub struct FileSink {
+    file: File,
+    path: PathBuf,
+    /// Device and inode of the file at open time.
+    identity: (u64, u64),
+    redactor: Redactor,
+    session: String,
+    next_seq: u64,
+    prev: String,
+    /// Set once the file can no longer be trusted to hold a clean chain.
+    broken: Option<String>,
+}
+
+impl FileSink {
+    /// Open (or create) the log at `path` for a new session.
+    pub fn open(path: &Path, redactor: Redactor) -> Result<FileSink, AuditError> {
+        let io = |e: std::io::Error| AuditError::io(path, e);
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.exists() {
+                DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(parent)
+                    .map_err(io)?;
+            }
+        }
+        let file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if meta.is_dir() {
+            return Err(AuditError::Unusable {
+                path: path.to_path_buf(),
+                why: "is a folder".into(),
+            });
+        }
+        Ok(FileSink {
+            file,
+            path: path.to_path_buf(),
+            identity: (meta.dev(), meta.ino()),
+            redactor,
+            session: new_session_id()?,
+            next_seq: 0,
+            prev: ZERO_HASH.to_string(),
+            broken: None,
+        })
+    }
+
+    /// This session's id (unique across processes).
+    pub fn session_id(&self) -> &str {
+        &self.session
+    }
+
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records written so far in this session.
+    pub fn records_written(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Append one event. On `Err` the event is not (fully) in the log and the
+    /// action it describes must not happen.
+    pub fn append(&mut self, event: &Event) -> Result<(), AuditError> {
+        if let Some(why) = &self.broken {
+            return Err(AuditError::Broken {
+                path: self.path.clone(),
+                why: why.clone(),
+            });
+        }
+        let is_session = matches!(event, Event::Session { .. });
+        if is_session != (self.next_seq == 0) {
+            return Err(AuditError::Order(if is_session {
+                "a session record after the session started".into()
+            } else {
+                "the first record of a session must be a session record".into()
+            }));
+        }
+        let line = self.encode(event)?;
+        self.check_file()?;
+        self.write_record(&line)?;
+        self.prev = hex::encode(line_hash(&line[..line.len() - 1]));
+        self.next_seq += 1;
+        Ok(())
+    }
+
+    /// Serialize `event` as the next record, newline included.
+    fn encode(&self, event: &Event) -> Result<Vec<u8>, AuditError> {
+        let mut value = serde_json::to_value(event).map_err(AuditError::Encode)?;
+        self.redactor.redact_value(&mut value);
+        let Value::Object(mut fields) = value else {
+            return Err(AuditError::Order(
+                "an event did not serialize as an object".into(),
+            ));
+        };
+        fields.remove("type");
+        let ts = now_rfc3339();
+        let mut line = encode_record(
+            &self.session,
+            self.next_seq,
+            &ts,
+            &self.prev,
+            event.kind(),
+            &fields,
+        )
+        .map_err(AuditError::Encode)?;
+        line.push(b'\n');
+        Ok(line)
+    }
+
+    /// Fail if the file we hold is no longer the log at `path`.
+    fn check_file(&mut self) -> Result<(), AuditError> {
+        let meta = self
+            .file
+            .metadata()
+            .map_err(|e| AuditError::io(&self.path, e))?;
+        if meta.nlink() == 0 {
+            return Err(self.poison("the log file was removed".into()));
+        }
+        match std::fs::metadata(&self.path) {
+            Ok(now) if (now.dev(), now.ino()) == self.identity => Ok(()),
+            Ok(_) => Err(self.poison("the log file was moved or replaced".into())),
+            Err(e) => Err(self.poison(format!("the log path is gone: {e}"))),
+        }
+    }
+
+    /// Exactly one `write(2)` of the whole record (retried only when
+    /// interrupted before writing anything).
+    fn write_record(&mut self, line: &[u8]) -> Result<(), AuditError> {
+        loop {
+            match self.file.write(line) {
+                Ok(n) if n == line.len() => return Ok(()),
+                Ok(n) => {
+                    return Err(self.poison(format!(
+                        "short write: {n} of {} bytes (filesystem full?); the last record is torn",
+                        line.len()
+                    )));
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(AuditError::io(&self.path, e)),
+            }
+        }
+    }
+
+    fn poison(&mut self, why: String) -> AuditError {
+        self.broken = Some(why.clone());
+        AuditError::Broken {
+            path: self.path.clone(),
+            why,
+        }
+    }
+}
+
+impl AuditSink for FileSink {
+    fn record(&mut self, event: Event) -> Result<(), String> {
+        self.append(&event).map_err(|e| e.to_string())
+    }
+}
+
+/// `PID-MILLIS-RANDOM`: unique across concurrent processes and restarts
+/// (64 random bits from `/dev/urandom`).
+fn new_session_id() -> Result<String, AuditError> {
+    let mut random = [0u8; 8];
+    File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut random))
+        .map_err(|e| AuditError::io(Path::new("/dev/urandom"), e))?;
+    let ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    Ok(format!(
+        "{}-{ms}-{}",
+        std::process::id(),
+        hex::encode(random)
+    ))
+}

@@ -1,0 +1,477 @@
+//! AST → shell text. [`to_source`] renders a tree back to text that parses
+//! to the same tree (spans aside); [`without_spans`] zeroes spans so trees
+//! parsed from different texts can be compared.
+//!
+//! Here-document bodies are written after the end of the list item that
+//! holds their `<<`, as the parser expects them.
+
+use super::ast::*;
+use super::visit::{VisitMut, walk_list};
+
+/// Shell text that parses back to `list` (modulo spans).
+pub fn to_source(list: &List) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.list(list, false);
+    w.out
+}
+
+/// A copy of `list` with every span set to `0..0`.
+pub fn without_spans(list: &List) -> List {
+    struct Zero;
+    impl VisitMut for Zero {
+        fn span(&mut self, span: &mut Span) {
+            *span = Span::default();
+        }
+    }
+    let mut copy = list.clone();
+    walk_list(&mut Zero, &mut copy);
+    copy
+}
+
+/// How literal text must be escaped where it is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    /// Unquoted word, `${…}` operand or arithmetic text: as parsed.
+    Raw,
+    /// Inside `"…"`.
+    Double,
+    /// An unquoted here-document body.
+    HereDoc,
+}
+
+#[derive(Default)]
+struct Writer {
+    out: Vec<u8>,
+    /// Here-documents whose bodies go after the current list item.
+    pending: Vec<HereDoc>,
+}
+
+impl Writer {
+    fn s(&mut self, text: &str) {
+        self.out.extend_from_slice(text.as_bytes());
+    }
+
+    /// `terminated`: the last item also gets a `;` (before `}`, `then`,
+    /// `do`, `fi`, `done`, …).
+    fn list(&mut self, list: &List, terminated: bool) {
+        let n = list.items.len();
+        for (k, item) in list.items.iter().enumerate() {
+            let last = k + 1 == n;
+            self.and_or(&item.and_or);
+            if item.background {
+                self.s(" &");
+            } else if !last || terminated {
+                self.s(";");
+            }
+            if !self.pending.is_empty() {
+                self.s("\n");
+                for doc in std::mem::take(&mut self.pending) {
+                    self.here_doc_body(&doc);
+                }
+            } else if !last {
+                self.s(" ");
+            }
+        }
+    }
+
+    /// A list in its own here-document scope (inside a substitution).
+    fn nested_list(&mut self, list: &List) {
+        let outer = std::mem::take(&mut self.pending);
+        self.list(list, false);
+        self.pending = outer;
+    }
+
+    fn and_or(&mut self, a: &AndOr) {
+        self.pipeline(&a.first);
+        for (op, p) in &a.rest {
+            self.s(if *op == AndOrOp::And { " && " } else { " || " });
+            self.pipeline(p);
+        }
+    }
+
+    fn pipeline(&mut self, p: &Pipeline) {
+        if p.negated {
+            self.s("! ");
+        }
+        for (k, e) in p.elements.iter().enumerate() {
+            if k > 0 {
+                let prev = &p.elements[k - 1];
+                self.s(if prev.pipe_stderr { " |& " } else { " | " });
+            }
+            self.command(&e.command);
+        }
+    }
+
+    fn command(&mut self, c: &Command) {
+        match c {
+            Command::Simple(s) => {
+                let mut first = true;
+                let mut sep = |w: &mut Writer| {
+                    if !std::mem::take(&mut first) {
+                        w.s(" ");
+                    }
+                };
+                for a in &s.assignments {
+                    sep(self);
+                    self.s(&a.name);
+                    self.s(if a.append { "+=" } else { "=" });
+                    self.word(&a.value, Ctx::Raw);
+                }
+                // Redirections before the words: a first word such as `{`
+                // or `if` that followed a redirection in the source must not
+                // become a reserved word when printed first.
+                for r in &s.redirects {
+                    sep(self);
+                    self.redirect(r);
+                }
+                for w in &s.words {
+                    sep(self);
+                    self.word(w, Ctx::Raw);
+                }
+            }
+            Command::Compound(cc) => self.compound(cc),
+            Command::FunctionDef(f) => {
+                self.s(&f.name);
+                self.s("() ");
+                self.compound(&f.body);
+            }
+        }
+    }
+
+    fn compound(&mut self, cc: &CompoundCommand) {
+        match &cc.kind {
+            CompoundKind::BraceGroup(l) => {
+                self.s("{ ");
+                self.list(l, true);
+                self.s(" }");
+            }
+            CompoundKind::Subshell(l) => {
+                self.s("( ");
+                self.list(l, false);
+                self.s(" )");
+            }
+            CompoundKind::If {
+                branches,
+                else_body,
+            } => {
+                for (k, (cond, body)) in branches.iter().enumerate() {
+                    self.s(if k == 0 { "if " } else { " elif " });
+                    self.list(cond, true);
+                    self.s(" then ");
+                    self.list(body, true);
+                }
+                if let Some(e) = else_body {
+                    self.s(" else ");
+                    self.list(e, true);
+                }
+                self.s(" fi");
+            }
+            CompoundKind::Loop {
+                until,
+                condition,
+                body,
+            } => {
+                self.s(if *until { "until " } else { "while " });
+                self.list(condition, true);
+                self.s(" do ");
+                self.list(body, true);
+                self.s(" done");
+            }
+            CompoundKind::For {
+                variable,
+                words,
+                body,
+            } => {
+                self.s("for ");
+                self.s(variable);
+                if let Some(words) = words {
+                    self.s(" in");
+                    for w in words {
+                        self.s(" ");
+                        self.word(w, Ctx::Raw);
+                    }
+                }
+                self.s("; do ");
+                self.list(body, true);
+                self.s(" done");
+            }
+            CompoundKind::Case { subject, arms } => {
+                self.s("case ");
+                self.word(subject, Ctx::Raw);
+                self.s(" in");
+                for arm in arms {
+                    self.s(" (");
+                    for (k, p) in arm.patterns.iter().enumerate() {
+                        if k > 0 {
+                            self.s("|");
+                        }
+                        self.word(p, Ctx::Raw);
+                    }
+                    self.s(") ");
+                    self.list(&arm.body, false);
+                    self.s(match arm.terminator {
+                        CaseTerminator::Break => " ;;",
+                        CaseTerminator::FallThrough => " ;&",
+                        CaseTerminator::Continue => " ;;&",
+                    });
+                }
+                self.s(" esac");
+            }
+        }
+        for r in &cc.redirects {
+            self.s(" ");
+            self.redirect(r);
+        }
+    }
+
+    fn redirect(&mut self, r: &Redirect) {
+        if let Some(fd) = r.fd {
+            self.s(&fd.to_string());
+        }
+        let (op, space) = match r.op {
+            RedirOp::Input => ("<", true),
+            RedirOp::Output => (">", true),
+            RedirOp::Clobber => (">|", true),
+            RedirOp::Append => (">>", true),
+            RedirOp::ReadWrite => ("<>", true),
+            RedirOp::DupInput => ("<&", false),
+            RedirOp::DupOutput => (">&", false),
+            RedirOp::OutputBoth => ("&>", true),
+            RedirOp::AppendBoth => ("&>>", true),
+            RedirOp::HereDoc => ("<<", false),
+            RedirOp::HereString => ("<<<", true),
+        };
+        self.s(op);
+        match &r.target {
+            RedirTarget::Word(w) => {
+                let starts_with_process =
+                    matches!(w.parts.first(), Some(WordPart::ProcessSubst { .. }));
+                if space || starts_with_process {
+                    self.s(" ");
+                }
+                self.word(w, Ctx::Raw);
+            }
+            RedirTarget::HereDoc(doc) => {
+                if doc.strip_tabs {
+                    self.s("-");
+                }
+                if doc.quoted {
+                    self.out.push(b'\'');
+                    self.out.extend_from_slice(&doc.delimiter);
+                    self.out.push(b'\'');
+                } else {
+                    self.out.extend_from_slice(&doc.delimiter);
+                }
+                self.pending.push(doc.clone());
+            }
+        }
+    }
+
+    fn here_doc_body(&mut self, doc: &HereDoc) {
+        if doc.quoted {
+            for part in &doc.body.parts {
+                if let WordPart::SingleQuoted(b) | WordPart::Literal(b) = part {
+                    self.out.extend_from_slice(b);
+                }
+            }
+        } else {
+            self.parts(&doc.body.parts, Ctx::HereDoc);
+        }
+        self.out.extend_from_slice(&doc.delimiter);
+        self.s("\n");
+    }
+
+    fn word(&mut self, w: &Word, ctx: Ctx) {
+        self.parts(&w.parts, ctx);
+    }
+
+    fn parts(&mut self, parts: &[WordPart], ctx: Ctx) {
+        for part in parts {
+            self.part(part, ctx);
+        }
+    }
+
+    fn part(&mut self, part: &WordPart, ctx: Ctx) {
+        match part {
+            WordPart::Literal(b) => match ctx {
+                Ctx::Raw => self.out.extend_from_slice(b),
+                Ctx::Double => self.escaped(b, b"$`\"\\"),
+                Ctx::HereDoc => self.escaped(b, b"$`\\"),
+            },
+            WordPart::SingleQuoted(b) => {
+                self.s("'");
+                self.out.extend_from_slice(b);
+                self.s("'");
+            }
+            WordPart::AnsiC(b) => {
+                self.s("$'");
+                for &c in b {
+                    match c {
+                        b'\'' => self.s("\\'"),
+                        b'\\' => self.s("\\\\"),
+                        b'\n' => self.s("\\n"),
+                        b'\t' => self.s("\\t"),
+                        0x20..=0x7e => self.out.push(c),
+                        _ => self.s(&format!("\\x{c:02x}")),
+                    }
+                }
+                self.s("'");
+            }
+            WordPart::Escaped(b) => {
+                self.s("\\");
+                self.out.extend_from_slice(b);
+            }
+            WordPart::DoubleQuoted(inner) => {
+                self.s("\"");
+                self.parts(inner, Ctx::Double);
+                self.s("\"");
+            }
+            WordPart::Tilde(user) => {
+                self.s("~");
+                if let Some(u) = user {
+                    self.out.extend_from_slice(u);
+                }
+            }
+            WordPart::Parameter(p) => self.param(p, ctx),
+            WordPart::CommandSubst {
+                list,
+                backtick: false,
+            } => {
+                self.s("$( ");
+                self.nested_list(list);
+                self.s(" )");
+            }
+            WordPart::CommandSubst {
+                list,
+                backtick: true,
+            } => {
+                let mut inner = Writer::default();
+                inner.list(list, false);
+                self.s("`");
+                for c in inner.out {
+                    if matches!(c, b'\\' | b'`' | b'$') {
+                        self.out.push(b'\\');
+                    }
+                    self.out.push(c);
+                }
+                self.s("`");
+            }
+            WordPart::Arithmetic(w) => {
+                self.s("$((");
+                self.parts(&w.parts, Ctx::Raw);
+                self.s("))");
+            }
+            WordPart::ProcessSubst { direction, list } => {
+                self.s(if *direction == ProcessDirection::Read {
+                    "<( "
+                } else {
+                    ">( "
+                });
+                self.nested_list(list);
+                self.s(" )");
+            }
+        }
+    }
+
+    fn escaped(&mut self, b: &[u8], special: &[u8]) {
+        for &c in b {
+            if special.contains(&c) {
+                self.out.push(b'\\');
+            }
+            self.out.push(c);
+        }
+    }
+
+    fn param(&mut self, p: &ParamExpansion, ctx: Ctx) {
+        let name = match &p.param {
+            Parameter::Named(n) => n.clone(),
+            Parameter::Positional(n) => n.to_string(),
+            Parameter::Special(sp) => match sp {
+                SpecialParam::Status => "?",
+                SpecialParam::Count => "#",
+                SpecialParam::AtSign => "@",
+                SpecialParam::Star => "*",
+                SpecialParam::Pid => "$",
+                SpecialParam::LastBackground => "!",
+                SpecialParam::Flags => "-",
+            }
+            .to_string(),
+        };
+        if !p.braced {
+            self.s("$");
+            self.s(&name);
+            return;
+        }
+        // Operand words keep their text as parsed; only the quoting
+        // context of the whole expansion matters to how they were read.
+        let _ = ctx;
+        self.s("${");
+        if p.op == ParamOp::Length {
+            self.s("#");
+        }
+        self.s(&name);
+        let colon = |c: bool| if c { ":" } else { "" };
+        match &p.op {
+            ParamOp::Plain | ParamOp::Length => {}
+            ParamOp::Default { colon: c, word } => {
+                self.s(colon(*c));
+                self.s("-");
+                self.word(word, Ctx::Raw);
+            }
+            ParamOp::Assign { colon: c, word } => {
+                self.s(colon(*c));
+                self.s("=");
+                self.word(word, Ctx::Raw);
+            }
+            ParamOp::Error { colon: c, word } => {
+                self.s(colon(*c));
+                self.s("?");
+                self.word(word, Ctx::Raw);
+            }
+            ParamOp::Alternative { colon: c, word } => {
+                self.s(colon(*c));
+                self.s("+");
+                self.word(word, Ctx::Raw);
+            }
+            ParamOp::RemovePrefix { longest, pattern } => {
+                self.s(if *longest { "##" } else { "#" });
+                self.word(pattern, Ctx::Raw);
+            }
+            ParamOp::RemoveSuffix { longest, pattern } => {
+                self.s(if *longest { "%%" } else { "%" });
+                self.word(pattern, Ctx::Raw);
+            }
+            ParamOp::Replace {
+                mode,
+                pattern,
+                replacement,
+            } => {
+                self.s(match mode {
+                    ReplaceMode::First => "/",
+                    ReplaceMode::All => "//",
+                    ReplaceMode::Prefix => "/#",
+                    ReplaceMode::Suffix => "/%",
+                });
+                self.word(pattern, Ctx::Raw);
+                self.s("/");
+                self.word(replacement, Ctx::Raw);
+            }
+            ParamOp::Substring { offset, length } => {
+                self.s(":");
+                self.word(offset, Ctx::Raw);
+                if let Some(l) = length {
+                    self.s(":");
+                    self.word(l, Ctx::Raw);
+                }
+            }
+            ParamOp::Case { upper, all } => {
+                let c = if *upper { "^" } else { "," };
+                self.s(c);
+                if *all {
+                    self.s(c);
+                }
+            }
+        }
+        self.s("}");
+    }
+}

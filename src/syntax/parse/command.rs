@@ -1,0 +1,290 @@
+//! Commands (XCU 2.9.1, 2.9.4, 2.9.5): the dispatch on the word in command
+//! position, simple commands with their assignments and redirections, and
+//! function definitions. Reserved words are recognized only here, in
+//! command position; anywhere else they are ordinary words.
+
+use super::super::ast::{
+    Assignment, Command, CompoundCommand, FunctionDef, SimpleCommand, Word, WordPart,
+};
+use super::super::lex::{blanks, is_meta, is_name_byte, is_name_start, name, token};
+use super::list::skip_comment;
+use super::{PResult, Parser, SyntaxError};
+
+/// Words that are reserved in command position (XCU 2.4, plus bash's).
+const RESERVED: &[&str] = &[
+    "if", "then", "elif", "else", "fi", "do", "done", "case", "esac", "while", "until", "for", "{",
+    "}", "!", "function", "select", "coproc", "[[", "]]",
+];
+
+/// The reserved word at `i`, if the whole token there is one.
+pub(super) fn reserved_at(i: &[u8]) -> Option<&'static str> {
+    let tok = token(i);
+    RESERVED.iter().copied().find(|w| w.as_bytes() == tok)
+}
+
+/// Names a function may have: ASCII identifiers, also with `-` inside.
+fn is_function_name(b: &[u8]) -> bool {
+    b.first().is_some_and(|&c| is_name_start(c)) && b.iter().all(|&c| is_name_byte(c) || c == b'-')
+}
+
+impl<'a> Parser<'a> {
+    /// The command starting at `i`; `None` when `i` holds no command (end
+    /// of input, an operator, or a closing reserved word like `fi`).
+    pub(super) fn command(&mut self, i: &'a [u8]) -> PResult<'a, Option<Command>> {
+        let i = blanks(i);
+        if let Some(word) = reserved_at(i) {
+            return match word {
+                "{" | "if" | "while" | "until" | "for" | "case" => {
+                    let (r, c) = self.compound(i)?;
+                    Ok((r, Some(Command::Compound(c))))
+                }
+                "function" => {
+                    let (r, f) = self.function_keyword(i)?;
+                    Ok((r, Some(Command::FunctionDef(f))))
+                }
+                "[[" => Err(SyntaxError::Unsupported {
+                    feature: "`[[ … ]]` conditional (use `[ … ]` or `test`)",
+                    at: self.span_at(i, 2),
+                }),
+                "select" => Err(SyntaxError::Unsupported {
+                    feature: "`select` loop",
+                    at: self.span_at(i, 6),
+                }),
+                "coproc" => Err(SyntaxError::Unsupported {
+                    feature: "`coproc` co-process",
+                    at: self.span_at(i, 6),
+                }),
+                "]]" => Err(self.unexpected(i)),
+                _ => Ok((i, None)),
+            };
+        }
+        if i.first() == Some(&b'(') {
+            let (r, c) = self.compound(i)?;
+            return Ok((r, Some(Command::Compound(c))));
+        }
+        self.simple_command(i)
+    }
+
+    /// Assignments, words and redirections up to a control operator.
+    fn simple_command(&mut self, i: &'a [u8]) -> PResult<'a, Option<Command>> {
+        let start = i;
+        let mut assignments = Vec::new();
+        let mut words: Vec<Word> = Vec::new();
+        let mut redirects = Vec::new();
+        let mut rest = i;
+        let mut end = i;
+        loop {
+            rest = blanks(rest);
+            let Some(&c) = rest.first() else { break };
+            if (c == b'<' || c == b'>') && rest.get(1) == Some(&b'(') {
+                // Process substitution: a word, not a redirection.
+            } else if let Some(brace_fd) = brace_fd_redirect(rest) {
+                return Err(SyntaxError::Unsupported {
+                    feature: "`{var}>` redirections",
+                    at: self.span_at(rest, brace_fd),
+                });
+            } else if let (r, Some(redir)) = self.redirect(rest)? {
+                redirects.push(redir);
+                rest = r;
+                end = r;
+                continue;
+            } else if c == b'(' {
+                if words.len() == 1 && assignments.is_empty() && redirects.is_empty() {
+                    if let Some(fname) = plain_function_name(&words[0]) {
+                        let (r, f) = self.function_rest(start, fname, rest)?;
+                        return Ok((r, Some(Command::FunctionDef(f))));
+                    }
+                }
+                return Err(self.unexpected(rest));
+            } else if is_meta(c) {
+                break;
+            } else if c == b'#' {
+                rest = skip_comment(rest);
+                break;
+            }
+            if words.is_empty() {
+                if let (r, Some(a)) = self.assignment(rest)? {
+                    assignments.push(a);
+                    rest = r;
+                    end = r;
+                    continue;
+                }
+            }
+            match self.word(rest, false)? {
+                (r, Some(w)) => {
+                    words.push(w);
+                    rest = r;
+                    end = r;
+                }
+                // Only line continuations: nothing to keep.
+                (r, None) if r.len() < rest.len() => rest = r,
+                (_, None) => return Err(self.unexpected(rest)),
+            }
+        }
+        if assignments.is_empty() && words.is_empty() && redirects.is_empty() {
+            return Ok((start, None));
+        }
+        let span = self.span(start, end);
+        Ok((
+            rest,
+            Some(Command::Simple(SimpleCommand {
+                assignments,
+                words,
+                redirects,
+                span,
+            })),
+        ))
+    }
+
+    /// `NAME=value` / `NAME+=value` at `i`, if the word there is one.
+    fn assignment(&mut self, i: &'a [u8]) -> PResult<'a, Option<Assignment>> {
+        let Some((r, nm)) = name(i) else {
+            return Ok((i, None));
+        };
+        let (r, append) = if let Some(r) = r.strip_prefix(b"+=") {
+            (r, true)
+        } else if let Some(r) = r.strip_prefix(b"=") {
+            (r, false)
+        } else {
+            if r.first() == Some(&b'[') && looks_like_array_assignment(r) {
+                return Err(SyntaxError::Unsupported {
+                    feature: "arrays (`a[i]=…`)",
+                    at: self.span_at(i, nm.len() + 1),
+                });
+            }
+            return Ok((i, None));
+        };
+        if r.first() == Some(&b'(') {
+            return Err(SyntaxError::Unsupported {
+                feature: "arrays (`a=(…)`)",
+                at: self.span_at(r, 1),
+            });
+        }
+        let (rest, value) = match self.word(r, true)? {
+            (rest, Some(w)) => (rest, w),
+            (rest, None) => (
+                rest,
+                Word {
+                    parts: Vec::new(),
+                    span: self.span(r, r),
+                },
+            ),
+        };
+        let name = String::from_utf8_lossy(nm).into_owned();
+        let span = self.span(i, rest);
+        Ok((
+            rest,
+            Some(Assignment {
+                name,
+                value,
+                append,
+                span,
+            }),
+        ))
+    }
+
+    /// `function name [()] linebreak compound-command`.
+    fn function_keyword(&mut self, i: &'a [u8]) -> PResult<'a, FunctionDef> {
+        let r = blanks(&i[b"function".len()..]);
+        let tok = token(r);
+        if !is_function_name(tok) || reserved_at(r).is_some() {
+            return Err(SyntaxError::Expected {
+                expected: "a function name after `function`",
+                found: super::describe(r),
+                at: self.span_at(r, 1),
+            });
+        }
+        let name = String::from_utf8_lossy(tok).into_owned();
+        let r = blanks(&r[tok.len()..]);
+        let r = if r.first() == Some(&b'(') {
+            let r2 = blanks(&r[1..]);
+            match r2.strip_prefix(b")") {
+                Some(r3) => r3,
+                None => return Err(self.unclosed(r2, "function definition", self.span_at(r, 1))),
+            }
+        } else {
+            r
+        };
+        self.function_body(i, name, r)
+    }
+
+    /// After `name` in `name ( ) compound-command`; `paren` is at `(`.
+    fn function_rest(
+        &mut self,
+        start: &'a [u8],
+        name: String,
+        paren: &'a [u8],
+    ) -> PResult<'a, FunctionDef> {
+        let r = blanks(&paren[1..]);
+        let Some(r) = r.strip_prefix(b")") else {
+            return Err(self.unclosed(r, "function definition", self.span_at(paren, 1)));
+        };
+        self.function_body(start, name, r)
+    }
+
+    /// The body of a function: newlines, then one compound command with
+    /// its redirections.
+    fn function_body(
+        &mut self,
+        start: &'a [u8],
+        name: String,
+        i: &'a [u8],
+    ) -> PResult<'a, FunctionDef> {
+        let r = self.linebreaks(i)?;
+        let is_compound = r.first() == Some(&b'(')
+            || matches!(
+                reserved_at(r),
+                Some("{" | "if" | "while" | "until" | "for" | "case")
+            );
+        if !is_compound {
+            if r.is_empty() {
+                return Err(SyntaxError::Unterminated {
+                    what: "function definition",
+                    open: self.span(start, i),
+                });
+            }
+            return Err(SyntaxError::Expected {
+                expected: "a function body (`{ … }`)",
+                found: super::describe(r),
+                at: self.span_at(r, 1),
+            });
+        }
+        let (rest, body): (&'a [u8], CompoundCommand) = self.compound(r)?;
+        let span = self.span(start, rest);
+        Ok((
+            rest,
+            FunctionDef {
+                name,
+                body: Box::new(body),
+                span,
+            },
+        ))
+    }
+}
+
+/// The name of `name()` when the first word is a plain function name.
+fn plain_function_name(w: &Word) -> Option<String> {
+    match w.parts.as_slice() {
+        [WordPart::Literal(b)] if is_function_name(b) => {
+            Some(String::from_utf8_lossy(b).into_owned())
+        }
+        _ => None,
+    }
+}
+
+/// `{name}` immediately followed by `<` or `>`: the length of `{name}`.
+fn brace_fd_redirect(i: &[u8]) -> Option<usize> {
+    let r = i.strip_prefix(b"{")?;
+    let (r, nm) = name(r)?;
+    let r = r.strip_prefix(b"}")?;
+    matches!(r.first(), Some(b'<' | b'>')).then_some(nm.len() + 2)
+}
+
+/// `[…]=` or `[…]+=` follows a name: an array element assignment.
+fn looks_like_array_assignment(i: &[u8]) -> bool {
+    let tok = token(i);
+    tok.iter().position(|&b| b == b']').is_some_and(|p| {
+        let after = &tok[p + 1..];
+        after.starts_with(b"=") || after.starts_with(b"+=")
+    })
+}

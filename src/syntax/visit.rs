@@ -1,0 +1,152 @@
+//! A mutable walk over every node of an [`ast::List`](super::ast::List), in
+//! source order. Used to fill in here-document bodies after parsing and
+//! to zero spans for comparisons; it visits every span and every
+//! redirection, including those inside substitutions and parameter words.
+
+use super::ast::*;
+
+/// Hooks called during [`walk_list`]; each defaults to doing nothing.
+pub(crate) trait VisitMut {
+    fn span(&mut self, _span: &mut Span) {}
+    fn redirect(&mut self, _redirect: &mut Redirect) {}
+}
+
+pub(crate) fn walk_list(v: &mut impl VisitMut, list: &mut List) {
+    for item in &mut list.items {
+        walk_pipeline(v, &mut item.and_or.first);
+        for (_, p) in &mut item.and_or.rest {
+            walk_pipeline(v, p);
+        }
+    }
+}
+
+fn walk_pipeline(v: &mut impl VisitMut, p: &mut Pipeline) {
+    v.span(&mut p.span);
+    for e in &mut p.elements {
+        walk_command(v, &mut e.command);
+    }
+}
+
+fn walk_command(v: &mut impl VisitMut, c: &mut Command) {
+    match c {
+        Command::Simple(s) => {
+            v.span(&mut s.span);
+            for a in &mut s.assignments {
+                v.span(&mut a.span);
+                walk_word(v, &mut a.value);
+            }
+            for w in &mut s.words {
+                walk_word(v, w);
+            }
+            walk_redirects(v, &mut s.redirects);
+        }
+        Command::Compound(cc) => walk_compound(v, cc),
+        Command::FunctionDef(f) => {
+            v.span(&mut f.span);
+            walk_compound(v, &mut f.body);
+        }
+    }
+}
+
+fn walk_compound(v: &mut impl VisitMut, cc: &mut CompoundCommand) {
+    v.span(&mut cc.span);
+    match &mut cc.kind {
+        CompoundKind::BraceGroup(l) | CompoundKind::Subshell(l) => walk_list(v, l),
+        CompoundKind::If {
+            branches,
+            else_body,
+        } => {
+            for (c, b) in branches {
+                walk_list(v, c);
+                walk_list(v, b);
+            }
+            if let Some(e) = else_body {
+                walk_list(v, e);
+            }
+        }
+        CompoundKind::Loop {
+            condition, body, ..
+        } => {
+            walk_list(v, condition);
+            walk_list(v, body);
+        }
+        CompoundKind::For { words, body, .. } => {
+            for w in words.iter_mut().flatten() {
+                walk_word(v, w);
+            }
+            walk_list(v, body);
+        }
+        CompoundKind::Case { subject, arms } => {
+            walk_word(v, subject);
+            for arm in arms {
+                for p in &mut arm.patterns {
+                    walk_word(v, p);
+                }
+                walk_list(v, &mut arm.body);
+            }
+        }
+    }
+    walk_redirects(v, &mut cc.redirects);
+}
+
+fn walk_redirects(v: &mut impl VisitMut, redirects: &mut [Redirect]) {
+    for r in redirects {
+        v.redirect(r);
+        v.span(&mut r.span);
+        match &mut r.target {
+            RedirTarget::Word(w) => walk_word(v, w),
+            RedirTarget::HereDoc(h) => walk_word(v, &mut h.body),
+        }
+    }
+}
+
+pub(crate) fn walk_word(v: &mut impl VisitMut, w: &mut Word) {
+    v.span(&mut w.span);
+    walk_parts(v, &mut w.parts);
+}
+
+fn walk_parts(v: &mut impl VisitMut, parts: &mut [WordPart]) {
+    for part in parts {
+        match part {
+            WordPart::DoubleQuoted(inner) => walk_parts(v, inner),
+            WordPart::Parameter(p) => walk_param(v, p),
+            WordPart::CommandSubst { list, .. } | WordPart::ProcessSubst { list, .. } => {
+                walk_list(v, list)
+            }
+            WordPart::Arithmetic(w) => walk_word(v, w),
+            WordPart::Literal(_)
+            | WordPart::SingleQuoted(_)
+            | WordPart::AnsiC(_)
+            | WordPart::Escaped(_)
+            | WordPart::Tilde(_) => {}
+        }
+    }
+}
+
+fn walk_param(v: &mut impl VisitMut, p: &mut ParamExpansion) {
+    v.span(&mut p.span);
+    match &mut p.op {
+        ParamOp::Plain | ParamOp::Length | ParamOp::Case { .. } => {}
+        ParamOp::Default { word, .. }
+        | ParamOp::Assign { word, .. }
+        | ParamOp::Error { word, .. }
+        | ParamOp::Alternative { word, .. } => walk_word(v, word),
+        ParamOp::RemovePrefix { pattern, .. } | ParamOp::RemoveSuffix { pattern, .. } => {
+            walk_word(v, pattern)
+        }
+        ParamOp::Replace {
+            pattern,
+            replacement,
+            ..
+        } => {
+            walk_word(v, pattern);
+            walk_word(v, replacement);
+        }
+        ParamOp::Substring { offset, length } => {
+            walk_word(v, offset);
+            if let Some(l) = length {
+                walk_word(v, l);
+            }
+        }
+    }
+}

@@ -1,0 +1,763 @@
+//! arm-build end to end: the built binary, stub tools first on PATH, real
+//! output folders; every emitted file is parsed back and checked.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const TOKEN: &str = "f00dfeed0123456789abcdef0123456789abcdef";
+const HOST: &str = "http://127.0.0.1:3000";
+const ARMS: [&str; 4] = ["gitea-axi", "tea", "raw-api", "gitea-mcp"];
+const HARMLESS: [&str; 37] = [
+    "cat", "head", "tail", "wc", "cut", "tr", "sort", "uniq", "comm", "grep", "egrep", "fgrep",
+    "diff", "echo", "printf", "ls", "pwd", "cd", "mkdir", "rmdir", "tee", "test", "[", "true",
+    "false", "basename", "dirname", "seq", "sleep", "date", "nl", "rev", "tac", "fold", "column",
+    "expr", "jq",
+];
+
+struct Fixture {
+    root: tempfile::TempDir,
+    stubs: PathBuf,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        Fixture::with_stubs(&["tea", "gitea-axi", "curl", "gitea-mcp", "node", "git"])
+    }
+
+    fn with_stubs(names: &[&str]) -> Fixture {
+        let root = tempfile::tempdir().expect("tempdir");
+        let stubs = root.path().join("stubs");
+        std::fs::create_dir(&stubs).expect("mkdir");
+        for n in names {
+            stub(&stubs, n);
+        }
+        Fixture { root, stubs }
+    }
+
+    fn path_env(&self) -> String {
+        format!("{}:/usr/bin:/bin", self.stubs.display())
+    }
+
+    fn out(&self, name: &str) -> PathBuf {
+        self.root.path().join(name)
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_arm-build"))
+            .args(args)
+            .env("PATH", self.path_env())
+            .env("FORGE_TOKEN", TOKEN)
+            .output()
+            .expect("run arm-build")
+    }
+
+    /// Build `arm` into `out` with `--token-env`; returns the printed definition.
+    fn build(&self, arm: &str, out: &Path, extra: &[&str]) -> Value {
+        let out_s = out.to_string_lossy().into_owned();
+        let mut args = vec![
+            arm,
+            "--host",
+            HOST,
+            "--repo",
+            "o/r",
+            "--token-env",
+            "FORGE_TOKEN",
+            "--out",
+            &out_s,
+        ];
+        args.extend_from_slice(extra);
+        let o = self.run(&args);
+        assert!(
+            o.status.success(),
+            "{arm}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(!String::from_utf8_lossy(&o.stderr).contains(TOKEN));
+        serde_json::from_slice(&o.stdout).expect("definition JSON on stdout")
+    }
+}
+
+fn stub(dir: &Path, name: &str) {
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\necho {name} \"$@\"\n")).expect("write stub");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).expect("read")).expect("json")
+}
+
+fn names_in(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .expect("read_dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+fn s(v: &Value) -> &str {
+    v.as_str().unwrap_or_default()
+}
+
+#[test]
+fn base_prompt_is_byte_identical_across_the_four_arms() {
+    let f = Fixture::new();
+    let defs: Vec<Value> = ARMS.iter().map(|a| f.build(a, &f.out(a), &[])).collect();
+    let base = s(&defs[0]["basePrompt"]).to_string();
+    assert!(
+        base.contains("o/r") && base.contains(HOST) && base.contains(TOKEN),
+        "{base}"
+    );
+    for (arm, d) in ARMS.iter().zip(&defs) {
+        assert_eq!(s(&d["basePrompt"]), base, "{arm}");
+        let prompt = s(&d["systemPrompt"]);
+        assert_eq!(prompt, format!("{base}\n\n{}", s(&d["bootstrap"])), "{arm}");
+        assert!(prompt.as_bytes().starts_with(base.as_bytes()));
+    }
+    for tool in ["tea", "curl", "gitea-axi", "gitea-mcp", "mcp", "MCP"] {
+        assert!(!base.contains(tool), "base prompt names {tool}");
+    }
+}
+
+#[test]
+fn gitea_axi_prompt_holds_the_skill_body_but_not_its_frontmatter() {
+    let f = Fixture::new();
+    let d = f.build("gitea-axi", &f.out("a"), &[]);
+    let skill_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("skills/gitea-axi/SKILL.md");
+    let skill = std::fs::read_to_string(&skill_file).expect("skill");
+    let (front, body) = skill
+        .trim_start_matches("---\n")
+        .split_once("\n---\n")
+        .expect("frontmatter");
+    let prompt = s(&d["systemPrompt"]);
+    assert!(prompt.contains(body.trim()), "skill body missing");
+    for line in front.lines() {
+        assert!(
+            !prompt.contains(line),
+            "frontmatter line {line:?} in prompt"
+        );
+    }
+    let bootstrap = s(&d["bootstrap"]);
+    let intro: Vec<&str> = bootstrap
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .collect();
+    assert!(
+        intro.len() <= 2 && intro[0].contains("`gitea-axi`"),
+        "{intro:?}"
+    );
+    assert_eq!(
+        PathBuf::from(s(&d["skill"])),
+        std::fs::canonicalize(skill_file).expect("canon")
+    );
+}
+
+#[test]
+fn explicit_skill_replaces_the_bundled_one() {
+    let f = Fixture::new();
+    let mine = f.root.path().join("MY.md");
+    std::fs::write(
+        &mine,
+        "---\nname: x\ndescription: mine\n---\nUse it well.\n",
+    )
+    .expect("write");
+    let d = f.build(
+        "gitea-axi",
+        &f.out("a"),
+        &["--skill", mine.to_str().unwrap_or_default()],
+    );
+    assert!(s(&d["systemPrompt"]).ends_with("Its Agent Skill follows.\n\nUse it well."));
+    assert!(!s(&d["systemPrompt"]).contains("description: mine"));
+}
+
+#[test]
+fn installed_tool_skill_is_found_next_to_its_package() {
+    let f = Fixture::with_stubs(&["node", "git", "tea"]);
+    let pkg = f.root.path().join("lib/node_modules/gitea-axi");
+    std::fs::create_dir_all(pkg.join("bin")).expect("mkdir");
+    std::fs::write(pkg.join("package.json"), "{}").expect("write");
+    stub(&pkg.join("bin"), "cli.js");
+    std::fs::write(
+        pkg.join("SKILL.md"),
+        "---\nname: gitea-axi\n---\nInstalled skill body.\n",
+    )
+    .expect("write");
+    std::os::unix::fs::symlink(pkg.join("bin/cli.js"), f.stubs.join("gitea-axi")).expect("link");
+    let d = f.build("gitea-axi", &f.out("a"), &[]);
+    assert!(s(&d["systemPrompt"]).ends_with("Installed skill body."));
+    assert_eq!(
+        PathBuf::from(s(&d["skill"])),
+        std::fs::canonicalize(pkg.join("SKILL.md")).expect("canon")
+    );
+}
+
+#[test]
+fn tea_and_raw_api_bootstraps_are_single_lines() {
+    let f = Fixture::new();
+    let tea = f.build("tea", &f.out("t"), &[]);
+    let b = s(&tea["bootstrap"]);
+    assert!(
+        !b.contains('\n') && b.contains("`tea`") && b.contains("tea --help"),
+        "{b}"
+    );
+    let raw = f.build("raw-api", &f.out("r"), &[]);
+    let b = s(&raw["bootstrap"]);
+    assert!(
+        !b.contains('\n') && b.contains("`curl`") && b.contains(&format!("{HOST}/api/swagger")),
+        "{b}"
+    );
+    let mcp = f.build("gitea-mcp", &f.out("m"), &[]);
+    assert!(!s(&mcp["bootstrap"]).contains('\n'));
+}
+
+#[test]
+fn gitea_mcp_has_no_shell_and_its_server_env_holds_host_and_token() {
+    let f = Fixture::new();
+    let out = f.out("m");
+    let d = f.build("gitea-mcp", &out, &[]);
+    assert_eq!(d["shell"], Value::Null);
+    assert_eq!(s(&d["mcp"]["env"]["GITEA_HOST"]), HOST);
+    assert_eq!(s(&d["mcp"]["env"]["GITEA_ACCESS_TOKEN"]), TOKEN);
+    let args: Vec<&str> = d["mcp"]["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .map(s)
+        .collect();
+    assert_eq!(args, ["-t", "stdio"]);
+    assert_eq!(
+        PathBuf::from(s(&d["mcp"]["command"])),
+        std::fs::canonicalize(f.stubs.join("gitea-mcp")).expect("c")
+    );
+    assert!(names_in(&out.join("bin")).is_empty());
+    let on_disk = read_json(&out.join("arm.json"));
+    assert_eq!(on_disk, d);
+}
+
+#[test]
+fn shell_arm_bin_folders_hold_exactly_the_tool_and_the_harmless_utilities() {
+    let f = Fixture::new();
+    let has_binary = |n: &str| {
+        ["/usr/bin", "/bin"]
+            .iter()
+            .any(|d| Path::new(d).join(n).is_file())
+    };
+    for (arm, tool) in [
+        ("gitea-axi", "gitea-axi"),
+        ("tea", "tea"),
+        ("raw-api", "curl"),
+    ] {
+        let out = f.out(arm);
+        let d = f.build(arm, &out, &[]);
+        let bin = PathBuf::from(s(&d["shell"]["binDir"]));
+        assert_eq!(bin, out.join("bin"));
+        let mut want: BTreeSet<String> = HARMLESS
+            .iter()
+            .filter(|n| has_binary(n))
+            .map(|n| n.to_string())
+            .collect();
+        want.insert(tool.to_string());
+        assert_eq!(names_in(&bin), want, "{arm}");
+        assert!(want.len() >= 36, "{arm}: only {} entries", want.len());
+        let target = std::fs::read_link(bin.join(tool)).expect("link");
+        assert_eq!(
+            target,
+            std::fs::canonicalize(f.stubs.join(tool)).expect("canon")
+        );
+        let policy = read_json(&out.join("policy.json"));
+        let commands: BTreeSet<String> = policy["commands"]
+            .as_object()
+            .expect("commands")
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(commands, want, "{arm}: policy commands differ from bin/");
+    }
+}
+
+#[test]
+fn gitea_axi_helpers_folder_links_env_node_git_tea_and_not_the_bin_folder() {
+    let f = Fixture::new();
+    let out = f.out("a");
+    f.build("gitea-axi", &out, &[]);
+    let policy = read_json(&out.join("policy.json"));
+    let tool = &policy["commands"]["gitea-axi"];
+    let path_env: Vec<&str> = tool["path_env"]
+        .as_array()
+        .expect("path_env")
+        .iter()
+        .map(s)
+        .collect();
+    assert_eq!(path_env, [out.join("helpers/gitea-axi").to_string_lossy()]);
+    let names = names_in(&out.join("helpers/gitea-axi"));
+    assert_eq!(
+        names,
+        ["env", "git", "node", "tea"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    );
+    assert!(!path_env.contains(&out.join("bin").to_string_lossy().as_ref()));
+}
+
+#[test]
+fn fifth_arm_added_as_a_toml_file_builds_with_no_code_change() {
+    let f = Fixture::new();
+    stub(&f.stubs, "gh");
+    let arms = f.root.path().join("arms");
+    std::fs::create_dir(&arms).expect("mkdir");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("arms");
+    for file in ["harmless.toml", "base-prompt.txt"] {
+        std::fs::copy(shipped.join(file), arms.join(file)).expect("copy");
+    }
+    std::fs::write(
+        arms.join("gh.toml"),
+        r#"
+name = "gh"
+description = "GitHub's gh CLI without gh api"
+[tool]
+name = "gh"
+helpers = ["git"]
+shell_env = ["GH_TOKEN"]
+[tool.env]
+GH_TOKEN = "{token}"
+GH_HOST = "{host_name}"
+[[tool.deny]]
+match = "subcommand"
+name = "api"
+reason = "gh api is the raw-API escape hatch"
+allow_examples = [["gh", "issue", "list"]]
+deny_examples = [["gh", "api", "/user"]]
+[bootstrap]
+text = "The one tool you can run is `gh`; `gh --help` lists its commands."
+"#,
+    )
+    .expect("write");
+    let list = f.run(&["--list", "--arms", arms.to_str().unwrap_or_default()]);
+    assert!(list.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&list.stdout),
+        "gh\tGitHub's gh CLI without gh api\n"
+    );
+    let out = f.out("gh");
+    let d = f.build("gh", &out, &["--arms", arms.to_str().unwrap_or_default()]);
+    assert_eq!(s(&d["arm"]), "gh");
+    assert_eq!(s(&d["shell"]["env"]["GH_TOKEN"]), TOKEN);
+    assert!(names_in(&out.join("bin")).contains("gh"));
+    let policy = read_json(&out.join("policy.json"));
+    assert_eq!(s(&policy["tool"]), "gh");
+    assert_eq!(s(&policy["commands"]["gh"]["deny"][0]["name"]), "api");
+    assert_eq!(s(&policy["commands"]["gh"]["env"]["GH_HOST"]), "127.0.0.1");
+}
+
+#[test]
+fn missing_tool_binary_is_a_clear_error_naming_it_with_exit_2() {
+    let f = Fixture::with_stubs(&["git"]);
+    let out = f.out("t");
+    let o = f.run(&[
+        "tea",
+        "--host",
+        HOST,
+        "--repo",
+        "o/r",
+        "--token",
+        TOKEN,
+        "--out",
+        out.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("\"tea\"") && err.contains("not found on PATH") && err.contains("tea.toml"),
+        "{err}"
+    );
+    assert!(!err.contains(TOKEN));
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn rebuild_into_the_same_folder_replaces_cleanly() {
+    let f = Fixture::new();
+    let out = f.out("x");
+    f.build("tea", &out, &[]);
+    std::fs::write(out.join("work/notes.txt"), "kept").expect("write");
+    std::os::unix::fs::symlink("/usr/bin/env", out.join("bin/env")).expect("plant");
+    f.build("tea", &out, &[]);
+    assert!(
+        !out.join("bin/env").exists() && std::fs::symlink_metadata(out.join("bin/env")).is_err()
+    );
+    let first = names_in(&out);
+    f.build("tea", &out, &[]);
+    assert_eq!(names_in(&out), first);
+    f.build("raw-api", &out, &[]);
+    let bin = names_in(&out.join("bin"));
+    assert!(bin.contains("curl") && !bin.contains("tea"));
+    assert!(
+        !out.join("tea-config").exists(),
+        "stale tea login left behind"
+    );
+    assert!(!out.join("helpers/tea").exists());
+    assert_eq!(
+        std::fs::read_to_string(out.join("work/notes.txt")).expect("read"),
+        "kept"
+    );
+    f.build("gitea-mcp", &out, &[]);
+    assert!(names_in(&out.join("bin")).is_empty());
+    assert!(!out.join("bash").exists());
+}
+
+#[test]
+fn foreign_non_empty_out_folder_is_refused() {
+    let f = Fixture::new();
+    let out = f.out("mine");
+    std::fs::create_dir(&out).expect("mkdir");
+    std::fs::write(out.join("precious.txt"), "x").expect("write");
+    let o = f.run(&[
+        "tea",
+        "--host",
+        HOST,
+        "--repo",
+        "o/r",
+        "--token-env",
+        "FORGE_TOKEN",
+        "--out",
+        out.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not made by arm-build"));
+    assert_eq!(
+        names_in(&out),
+        ["precious.txt".to_string()].into_iter().collect()
+    );
+}
+
+#[test]
+fn token_never_appears_on_stderr() {
+    let f = Fixture::new();
+    let out = f.out("t");
+    let out_s = out.to_string_lossy().into_owned();
+    let cases: Vec<Vec<&str>> = vec![
+        vec![
+            "tea", "--host", HOST, "--repo", "o/r", "--token", TOKEN, "--out", &out_s,
+        ],
+        vec![
+            "tea", "--host", "ftp://x", "--repo", "o/r", "--token", TOKEN, "--out", &out_s,
+        ],
+        vec![
+            "tea", "--host", HOST, "--repo", "bad", "--token", TOKEN, "--out", &out_s,
+        ],
+        vec![
+            "nope", "--host", HOST, "--repo", "o/r", "--token", TOKEN, "--out", &out_s,
+        ],
+        vec![
+            "tea", "--host", HOST, "--repo", "o/r", "--token", TOKEN, "--bogus", "--out", &out_s,
+        ],
+        vec![
+            "tea",
+            "--host",
+            HOST,
+            "--repo",
+            "o/r",
+            "--token",
+            TOKEN,
+            "--token-env",
+            "FORGE_TOKEN",
+            "--out",
+            &out_s,
+        ],
+        vec![
+            "tea",
+            "--host",
+            HOST,
+            "--repo",
+            "o/r",
+            "--token-env",
+            "FORGE_TOKEN",
+            "--out",
+            &out_s,
+        ],
+        vec![
+            "gitea-mcp",
+            "--host",
+            HOST,
+            "--repo",
+            "o/r",
+            "--token-env",
+            "FORGE_TOKEN",
+            "--out",
+            &out_s,
+        ],
+    ];
+    for args in cases {
+        let o = f.run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains(TOKEN), "{args:?}: token on stderr: {err}");
+        assert!(
+            !err.contains(&TOKEN[..12]),
+            "{args:?}: token prefix on stderr"
+        );
+    }
+}
+
+#[test]
+fn token_env_naming_an_unset_variable_is_error_exit_2() {
+    let f = Fixture::new();
+    let out = f.out("t");
+    let o = f.run(&[
+        "tea",
+        "--host",
+        HOST,
+        "--repo",
+        "o/r",
+        "--token-env",
+        "NO_SUCH_VAR_X",
+        "--out",
+        out.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("NO_SUCH_VAR_X is not set"));
+}
+
+#[test]
+fn every_runtime_config_parses_and_disables_web_tools() {
+    let f = Fixture::new();
+    for arm in ARMS {
+        let out = f.out(arm);
+        let d = f.build(arm, &out, &[]);
+        let rt = &d["runtimes"];
+        let sdk = read_json(Path::new(s(&rt["claudeAgentSdk"])));
+        let settings = read_json(Path::new(s(&rt["claudeCode"]["settings"])));
+        let mcp = read_json(Path::new(s(&rt["claudeCode"]["mcpConfig"])));
+        let flags = read_json(Path::new(s(&rt["claudeCode"]["flags"])));
+        let codex: toml::Table = std::fs::read_to_string(s(&rt["codex"]))
+            .expect("read")
+            .parse()
+            .expect("codex toml");
+        let list = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .expect("array")
+                .iter()
+                .map(|x| s(x).to_string())
+                .collect()
+        };
+        let disallowed = list(&sdk["disallowedTools"]);
+        let denied = list(&settings["permissions"]["deny"]);
+        let flag_list = list(&flags);
+        let flag_after = |name: &str| {
+            flag_list
+                .iter()
+                .skip_while(|a| *a != name)
+                .nth(1)
+                .cloned()
+                .unwrap_or_default()
+        };
+        for tool in ["WebFetch", "WebSearch"] {
+            assert!(
+                disallowed.iter().any(|t| t == tool),
+                "{arm}: sdk allows {tool}"
+            );
+            assert!(
+                denied.iter().any(|t| t == tool),
+                "{arm}: settings allow {tool}"
+            );
+            assert!(
+                flag_after("--disallowedTools")
+                    .split(',')
+                    .any(|t| t == tool),
+                "{arm}: flags allow {tool}"
+            );
+        }
+        assert_eq!(
+            codex.get("web_search").and_then(|v| v.as_str()),
+            Some("disabled"),
+            "{arm}"
+        );
+        assert_eq!(s(&sdk["systemPrompt"]), s(&d["systemPrompt"]));
+        assert_eq!(
+            std::fs::read_to_string(flag_after("--system-prompt-file")).expect("prompt file"),
+            s(&d["systemPrompt"])
+        );
+        assert_eq!(flag_after("--settings"), s(&rt["claudeCode"]["settings"]));
+        let shell_off = |v: &[String]| v.iter().any(|t| t == "Bash");
+        let codex_shell = codex
+            .get("features")
+            .and_then(|f| f.get("shell_tool"))
+            .and_then(|v| v.as_bool());
+        if arm == "gitea-mcp" {
+            assert!(
+                shell_off(&disallowed) && shell_off(&denied),
+                "{arm}: Bash not disabled"
+            );
+            assert_eq!(codex_shell, Some(false));
+            let unified = codex
+                .get("features")
+                .and_then(|f| f.get("unified_exec"))
+                .and_then(|v| v.as_bool());
+            assert_eq!(unified, Some(false));
+            assert_eq!(list(&sdk["allowedTools"]), ["mcp__gitea"]);
+            assert_eq!(
+                s(&mcp["mcpServers"]["gitea"]["env"]["GITEA_ACCESS_TOKEN"]),
+                TOKEN
+            );
+            let server = codex
+                .get("mcp_servers")
+                .and_then(|m| m.get("gitea"))
+                .expect("codex mcp server");
+            assert_eq!(
+                server
+                    .get("env")
+                    .and_then(|e| e.get("GITEA_HOST"))
+                    .and_then(|v| v.as_str()),
+                Some(HOST)
+            );
+            assert_eq!(sdk["mcpServers"], mcp["mcpServers"]);
+        } else {
+            assert!(
+                !shell_off(&disallowed),
+                "{arm}: Bash disabled on a shell arm"
+            );
+            assert_eq!(codex_shell, None);
+            assert_eq!(mcp["mcpServers"], serde_json::json!({}));
+            let shell = s(&d["shell"]["path"]);
+            assert_eq!(s(&sdk["env"]["SHELL"]), shell);
+            assert_eq!(s(&sdk["env"]["CLAUDE_CODE_SHELL"]), shell);
+            assert_eq!(s(&settings["env"]["SHELL"]), shell);
+            assert_eq!(
+                PathBuf::from(s(&sdk["env"]["CLAUDE_CODE_TMPDIR"])),
+                out.join("tmp")
+            );
+            let set = codex
+                .get("shell_environment_policy")
+                .and_then(|p| p.get("set"))
+                .expect("codex env");
+            assert_eq!(set.get("SHELL").and_then(|v| v.as_str()), Some(shell));
+            assert!(
+                sdk["env"].get("PATH").is_none(),
+                "{arm}: the harness's own PATH must not be replaced"
+            );
+        }
+    }
+}
+
+#[test]
+fn shell_env_pins_the_policy_and_points_at_a_path_containing_bash() {
+    let f = Fixture::new();
+    let out = f.out("t");
+    let d = f.build("tea", &out, &[]);
+    let sh = &d["shell"];
+    let path = s(&sh["path"]);
+    assert!(path.contains("bash"), "{path}");
+    assert_eq!(PathBuf::from(path), out.join("bash/guard-sh"));
+    assert_eq!(
+        std::fs::read_link(path).expect("link"),
+        PathBuf::from(s(&sh["guardSh"]))
+    );
+    let env = &sh["env"];
+    assert_eq!(s(&env["PATH"]), out.join("bin").to_string_lossy());
+    assert_eq!(s(&env["SHELL"]), path);
+    assert_eq!(
+        PathBuf::from(s(&env["GUARD_SH_POLICY"])),
+        out.join("policy.json")
+    );
+    let policy = guard_sh::policy::Policy::load(&out.join("policy.json")).expect("policy loads");
+    let sha = guard_sh::policy::Policy::sha256_of_file(&out.join("policy.json")).expect("sha");
+    assert_eq!(s(&env["GUARD_SH_POLICY_SHA256"]), sha);
+    assert_eq!(s(&d["policySha256"]), sha);
+    let audit = PathBuf::from(s(&env["GUARD_SH_AUDIT"]));
+    assert_eq!(audit, out.join("audit/audit.jsonl"));
+    assert!(
+        policy
+            .sandbox
+            .writable
+            .iter()
+            .all(|w| !audit.starts_with(w))
+    );
+    assert!(policy.sandbox.writable.contains(&out.join("work")));
+    for p in [out.join("policy.json"), out.join("bin"), out.join("audit")] {
+        assert!(
+            policy.sandbox.protected.contains(&p),
+            "{} not protected",
+            p.display()
+        );
+    }
+    assert_eq!(policy.bin_dir, out.join("bin"));
+}
+
+#[test]
+fn guard_path_already_containing_bash_is_used_as_is() {
+    let f = Fixture::new();
+    let names = f.root.path().join("names");
+    std::fs::create_dir(&names).expect("mkdir");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_guard-sh"), names.join("guard-bash"))
+        .expect("link");
+    let gb = names.join("guard-bash");
+    let out = f.out("t");
+    let d = f.build(
+        "tea",
+        &out,
+        &["--guard-sh", gb.to_str().unwrap_or_default()],
+    );
+    assert_eq!(PathBuf::from(s(&d["shell"]["path"])), gb);
+    assert!(!out.join("bash").exists());
+}
+
+#[test]
+fn missing_guard_sh_is_error_exit_2() {
+    let f = Fixture::new();
+    let out = f.out("t");
+    let o = f.run(&[
+        "tea",
+        "--host",
+        HOST,
+        "--repo",
+        "o/r",
+        "--token-env",
+        "FORGE_TOKEN",
+        "--out",
+        out.to_str().unwrap_or_default(),
+        "--guard-sh",
+        "/nonexistent/guard-sh",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/guard-sh"));
+}
+
+#[test]
+fn tea_login_is_written_into_the_arm_private_config_home() {
+    let f = Fixture::new();
+    let out = f.out("t");
+    f.build("tea", &out, &[]);
+    let cfg = out.join("tea-config/tea/config.yml");
+    let yaml: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(&cfg).expect("read")).expect("yaml");
+    let login = &yaml["logins"][0];
+    assert_eq!(login["url"].as_str(), Some(HOST));
+    assert_eq!(login["token"].as_str(), Some(TOKEN));
+    assert_eq!(login["default"].as_bool(), Some(true));
+    let mode = std::fs::metadata(&cfg).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let policy = guard_sh::policy::Policy::load(&out.join("policy.json")).expect("policy");
+    let tea = &policy.commands["tea"];
+    assert_eq!(
+        tea.env.get("XDG_CONFIG_HOME"),
+        Some(&out.join("tea-config").to_string_lossy().into_owned())
+    );
+    assert_eq!(tea.connect_ports, vec![3000]);
+}
+
+#[test]
+fn list_names_the_four_shipped_arms() {
+    let f = Fixture::new();
+    let o = f.run(&["--list"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    let names: Vec<&str> = text
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or_default())
+        .collect();
+    assert_eq!(names, ["gitea-axi", "gitea-mcp", "raw-api", "tea"]);
+}

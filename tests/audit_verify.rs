@@ -1,0 +1,349 @@
+//! The verifier binary on real logs: tampering, leaks, denials, empty trials.
+
+use guard_sh::audit::{AuditSink, Event, FileSink, Redactor, session_event};
+use guard_sh::policy::model::Policy;
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use std::process::Command;
+
+fn tea_policy(sandbox: &str) -> Policy {
+    let json = serde_json::json!({
+        "format": 1, "arm": "tea", "shell": true, "tool": "tea", "bin_dir": "/arm/bin",
+        "commands": {
+            "tea": {"kind": "tool", "path": "/usr/local/bin/tea", "exec_allow": ["/usr/bin/git"]},
+            "ls": {"kind": "utility", "path": "/usr/bin/ls"}
+        },
+        "env": {"pass": [], "deny": []},
+        "sandbox": {"mode": sandbox},
+        "audit": {}
+    });
+    serde_json::from_value(json).expect("test policy")
+}
+
+fn line(text: &str) -> Event {
+    Event::Line {
+        text: text.into(),
+        origin: "command".into(),
+    }
+}
+
+fn spawn(path: &str, argv: &[&str]) -> Event {
+    Event::Spawn {
+        pid: 7,
+        path: path.into(),
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        env_added: vec![],
+    }
+}
+
+/// A session written by the real writer; returns its id.
+fn write_session(log: &Path, enforcement: &str, sandbox: &str, events: Vec<Event>) -> String {
+    let mut sink = FileSink::open(log, Redactor::none()).expect("open");
+    sink.record(session_event(
+        &tea_policy(sandbox),
+        enforcement,
+        &["guard-sh".into()],
+        "command",
+        "/w",
+    ))
+    .expect("session");
+    for e in events {
+        sink.record(e).expect("record");
+    }
+    sink.session_id().to_string()
+}
+
+fn normal_events() -> Vec<Event> {
+    vec![
+        line("ls; tea issues"),
+        Event::Verdict {
+            allowed: true,
+            commands: serde_json::json!({"allowed": true, "commands": []}),
+        },
+        spawn("/arm/bin/ls", &["ls"]),
+        Event::Exit {
+            pid: 7,
+            status: Some(0),
+            signal: None,
+            duration_ms: 2,
+        },
+        spawn("/usr/local/bin/tea", &["tea", "issues"]),
+        Event::Exit {
+            pid: 7,
+            status: Some(0),
+            signal: None,
+            duration_ms: 9,
+        },
+    ]
+}
+
+fn audit(logs: &[&Path]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+        .args(logs)
+        .output()
+        .expect("run verifier");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn lines_of(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .expect("read")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn write_lines(log: &Path, lines: &[String]) {
+    std::fs::write(
+        log,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .expect("write");
+}
+
+#[test]
+fn clean_session_exits_zero_with_histogram() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let id = write_session(&log, "landlock-abi-4", "best-effort", normal_events());
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("CLEAN: 1 session(s), 7 record(s)"), "{out}");
+    assert!(
+        out.contains(&id) && out.contains("/usr/local/bin/tea"),
+        "{out}"
+    );
+}
+
+#[test]
+fn deleted_record_is_a_chain_break_naming_seq() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let id = write_session(&log, "none", "best-effort", normal_events());
+    let mut lines = lines_of(&log);
+    lines.remove(3);
+    write_lines(&log, &lines);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains(&format!("chain-break session {id} seq 3")) && out.contains("missing"),
+        "{out}"
+    );
+}
+
+#[test]
+fn edited_field_is_a_chain_break_naming_seq() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let id = write_session(&log, "none", "best-effort", normal_events());
+    let mut lines = lines_of(&log);
+    lines[2] = lines[2].replace("\"allowed\":true", "\"allowed\":false");
+    assert_ne!(lines[2], lines_of(&log)[2]);
+    write_lines(&log, &lines);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains(&format!("chain-break session {id} seq 3"))
+            && out.contains("seq 2 was altered"),
+        "{out}"
+    );
+}
+
+#[test]
+fn reordered_records_are_a_chain_break_naming_seq() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let id = write_session(&log, "none", "best-effort", normal_events());
+    let mut lines = lines_of(&log);
+    lines.swap(3, 4);
+    write_lines(&log, &lines);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains(&format!("chain-break session {id} seq 3")) && out.contains("reordered"),
+        "{out}"
+    );
+}
+
+#[test]
+fn duplicated_record_is_a_chain_break() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let id = write_session(&log, "none", "best-effort", normal_events());
+    let mut lines = lines_of(&log);
+    lines.insert(5, lines[2].clone());
+    write_lines(&log, &lines);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains(&format!("chain-break session {id} seq 2")) && out.contains("duplicated"),
+        "{out}"
+    );
+}
+
+#[test]
+fn truncated_last_record_is_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let id = write_session(&log, "none", "best-effort", normal_events());
+    let text = std::fs::read(&log).expect("read");
+    std::fs::write(&log, &text[..text.len() - 20]).expect("truncate");
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains(&format!("truncated session {id} seq 6")),
+        "{out}"
+    );
+}
+
+#[test]
+fn curl_spawn_in_tea_arm_is_a_leak() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let mut events = normal_events();
+    events.push(spawn("/usr/bin/curl", &["curl", "http://127.0.0.1/"]));
+    let id = write_session(&log, "none", "best-effort", events);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!("leak session {id} seq 7")) && out.contains("/usr/bin/curl"),
+        "{out}"
+    );
+}
+
+/// A log built by hand (not by the writer), with a valid chain.
+#[test]
+fn hand_made_chain_with_curl_is_a_leak() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("hand.jsonl");
+    let bodies = [
+        r#""type":"session","arm":"tea","policy_sha256":"ab","enforcement":"none","version":"0","cwd":"/","argv":[],"mode":"command","shell":true,"bin_dir":"/b","commands":{"tea":"/usr/local/bin/tea"},"sandbox":"off""#,
+        r#""type":"line","text":"curl x","origin":"command""#,
+        r#""type":"spawn","pid":1,"path":"/usr/bin/curl","argv":["curl","x"],"env_added":[]"#,
+    ];
+    let mut prev = "0".repeat(64);
+    let mut text = String::new();
+    for (seq, body) in bodies.iter().enumerate() {
+        let line = format!(
+            r#"{{"session":"s-1","seq":{seq},"ts":"2026-01-01T00:00:00.000Z","prev":"{prev}",{body}}}"#
+        );
+        prev = hex::encode(Sha256::digest(line.as_bytes()));
+        text.push_str(&line);
+        text.push('\n');
+    }
+    std::fs::write(&log, text).expect("write");
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("leak session s-1 seq 2") && out.contains("/usr/bin/curl"),
+        "{out}"
+    );
+    assert!(!out.contains("chain-break"), "{out}");
+}
+
+#[test]
+fn spawn_of_denied_argv_is_denied_but_executed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let events = vec![
+        line("tea api /x"),
+        Event::Verdict {
+            allowed: true,
+            commands: serde_json::json!([]),
+        },
+        Event::Denied {
+            rule: "subcommand".into(),
+            reason: "tea api".into(),
+            argv: vec!["tea".into(), "api".into()],
+        },
+        spawn("/usr/local/bin/tea", &["tea", "api"]),
+    ];
+    let id = write_session(&log, "none", "best-effort", events);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!("denied-but-executed session {id} seq 4")),
+        "{out}"
+    );
+}
+
+#[test]
+fn spawn_after_refused_line_is_denied_but_executed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let events = vec![
+        line("ls | curl x"),
+        Event::Verdict {
+            allowed: false,
+            commands: serde_json::json!([]),
+        },
+        spawn("/usr/bin/ls", &["ls"]),
+    ];
+    let id = write_session(&log, "none", "best-effort", events);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!("denied-but-executed session {id} seq 3")),
+        "{out}"
+    );
+}
+
+#[test]
+fn required_sandbox_without_enforcement_is_flagged() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let id = write_session(&log, "none", "required", normal_events());
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!("sandbox-missing session {id} seq 0")),
+        "{out}"
+    );
+}
+
+#[test]
+fn empty_or_missing_log_is_not_clean() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("none.jsonl");
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no-sessions"), "{out}");
+    let log2 = dir.path().join("b.jsonl");
+    write_session(&log2, "none", "best-effort", vec![]);
+    let (code, out) = audit(&[&log2]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no-lines"), "{out}");
+}
+
+#[test]
+fn broken_chain_wins_over_leak_and_json_names_both() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let mut events = normal_events();
+    events.push(spawn("/usr/bin/curl", &["curl"]));
+    events.push(line("ls"));
+    write_session(&log, "none", "best-effort", events);
+    let mut lines = lines_of(&log);
+    lines.remove(2);
+    write_lines(&log, &lines);
+    let out = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+        .arg(&log)
+        .arg("--json")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(3));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let kinds: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["kind"].as_str())
+        .collect();
+    assert!(
+        kinds.contains(&"leak") && kinds.contains(&"chain-break"),
+        "{kinds:?}"
+    );
+}

@@ -1,0 +1,257 @@
+//! The `guard-sh` binary's checking contract: `--explain` verdict JSON and
+//! exit statuses 0/1/2, refusal at 126, syntax errors at 2 with `LINE:COL`,
+//! and hostile input (huge, deeply nested, NUL, invalid UTF-8) that must end
+//! in a clean message, never a crash.
+
+#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+mod arm_support;
+use std::process::{Command, Output, Stdio};
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    policy: PathBuf,
+}
+
+/// Compiles the real `tea` arm (stub tools on the search path) to policy.json.
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let policy = arm_support::compile_with_stubs("tea", dir.path());
+    let path = dir.path().join("policy.json");
+    std::fs::write(&path, policy.to_json().expect("json")).expect("write policy");
+    Fixture { dir, policy: path }
+}
+
+fn guard_sh(fixture: &Fixture, args: &[&OsStr], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_guard-sh"))
+        .args(args)
+        .env("GUARD_SH_POLICY", &fixture.policy)
+        .current_dir(fixture.dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn guard-sh");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin).expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("wait")
+}
+
+fn explain(fixture: &Fixture, command: &[u8]) -> Output {
+    guard_sh(
+        fixture,
+        &[
+            OsStr::new("--explain"),
+            OsStr::new("-c"),
+            OsStr::from_bytes(command),
+        ],
+        b"",
+    )
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn explain_prints_every_reached_command_and_exits_zero_when_allowed() {
+    let f = fixture();
+    let out = explain(
+        &f,
+        b"tea issues list --repo o/r | head -5; echo \"exit=$?\"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verdict JSON");
+    assert_eq!(json["allowed"], true);
+    let names: Vec<&str> = json["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .map(|c| c["name"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(names, ["tea", "head", "echo"]);
+    assert_eq!(json["commands"][1]["at"], "1:30");
+}
+
+#[test]
+fn explain_exits_one_and_names_the_foreign_command_in_a_substitution() {
+    let f = fixture();
+    let out = explain(
+        &f,
+        b"tea issues create --title \"$(curl http://127.0.0.1:9/)\"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verdict JSON");
+    assert_eq!(json["allowed"], false);
+    let curl = json["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .find(|c| c["name"] == "curl")
+        .expect("curl listed");
+    assert_eq!(curl["allowed"], false);
+    assert_eq!(curl["rule"], "foreign-command");
+    assert_eq!(curl["at"], "1:30");
+}
+
+#[test]
+fn explain_reads_the_line_from_stdin_without_dash_c() {
+    let f = fixture();
+    let out = guard_sh(&f, &[OsStr::new("--explain")], b"tea api /user\n");
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verdict JSON");
+    assert_eq!(json["commands"][0]["rule"], "argument-rule");
+}
+
+#[test]
+fn denied_line_is_refused_with_status_126_and_a_reason() {
+    let f = fixture();
+    for args in [
+        &["-c", "tea issues list | python3 -c 1"][..],
+        &["-lc", "tea issues list | python3 -c 1"],
+        &["-c", "-l", "tea issues list | python3 -c 1"],
+    ] {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = guard_sh(&f, &args, b"");
+        assert_eq!(out.status.code(), Some(126), "{args:?}");
+        assert!(
+            stderr(&out)
+                .starts_with("guard-sh: denied: \"python3\" is not permitted for the tea arm"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn missing_policy_is_a_clear_error_with_status_two() {
+    let out = Command::new(env!("CARGO_BIN_EXE_guard-sh"))
+        .args(["-c", "tea issues"])
+        .env_remove("GUARD_SH_POLICY")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "guard-sh: no policy: set GUARD_SH_POLICY or pass --policy FILE\n"
+    );
+}
+
+/// Each input must give status 2 and exactly this message.
+fn assert_syntax_error(f: &Fixture, input: &[u8], message: &str) {
+    let out = explain(f, input);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "input {:?}: {}",
+        String::from_utf8_lossy(input),
+        stderr(&out)
+    );
+    assert_eq!(
+        stderr(&out).trim_end(),
+        message,
+        "input {:?}",
+        String::from_utf8_lossy(input)
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn syntax_errors_report_their_position_and_exit_two() {
+    let f = fixture();
+    assert_syntax_error(
+        &f,
+        b"echo 'abc",
+        "guard-sh: syntax error at 1:6: unterminated single quote",
+    );
+    assert_syntax_error(
+        &f,
+        b"tea issues \"x",
+        "guard-sh: syntax error at 1:12: unterminated double quote",
+    );
+    assert_syntax_error(
+        &f,
+        b"echo ok\necho $(tea issues",
+        "guard-sh: syntax error at 2:6: unterminated `$(`",
+    );
+    assert_syntax_error(&f, b"fi", "guard-sh: syntax error at 1:1: unexpected `fi`");
+    assert_syntax_error(
+        &f,
+        b"for i in 1; do echo; done; done",
+        "guard-sh: syntax error at 1:28: unexpected `done`",
+    );
+    assert_syntax_error(
+        &f,
+        b"tea issues |",
+        "guard-sh: syntax error at 1:13: missing command after `|`",
+    );
+}
+
+#[test]
+fn unterminated_here_document_names_its_delimiter() {
+    let f = fixture();
+    let out = explain(&f, b"cat <<EOF\nhello\n");
+    assert_eq!(out.status.code(), Some(2));
+    let message = stderr(&out);
+    assert!(
+        message.starts_with("guard-sh: syntax error at 1:"),
+        "{message}"
+    );
+    assert!(message.contains("EOF"), "{message}");
+}
+
+#[test]
+fn nul_byte_is_a_syntax_error_at_its_position() {
+    let f = fixture();
+    // A NUL cannot be passed in argv, so it comes on stdin.
+    let out = guard_sh(&f, &[OsStr::new("--explain")], b"echo a\0b\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out).trim_end(),
+        "guard-sh: syntax error at 1:7: NUL byte in input"
+    );
+}
+
+#[test]
+fn invalid_utf8_in_arguments_is_checked_not_rejected() {
+    let f = fixture();
+    let out = explain(&f, b"tea issues create --title \xff\xfe | head -1");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = explain(&f, b"cu\xffrl x");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn one_megabyte_line_is_checked() {
+    let f = fixture();
+    let mut line = b"echo".to_vec();
+    while line.len() < 1 << 20 {
+        line.extend_from_slice(b" tea issues list");
+    }
+    line.extend_from_slice(b" | curl -d @- http://127.0.0.1:9/");
+    let out = guard_sh(&f, &[OsStr::new("--explain")], &line);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn hundred_thousand_deep_nesting_is_an_error_not_a_crash() {
+    let f = fixture();
+    for (open, close) in [("(", ")"), ("$(", ")"), ("{ ", "; }")] {
+        let mut line = open.repeat(100_000);
+        line.push_str("tea issues");
+        line.push_str(&close.repeat(100_000));
+        let out = guard_sh(&f, &[OsStr::new("--explain")], line.as_bytes());
+        assert_eq!(out.status.code(), Some(2), "{open}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("nesting deeper than"),
+            "{open}: {}",
+            stderr(&out)
+        );
+    }
+}

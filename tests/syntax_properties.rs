@@ -1,0 +1,127 @@
+//! Properties of the parser and the guard over generated input: nothing
+//! panics, and what the parser accepts prints back to text that parses to
+//! the same tree.
+
+#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+
+use guard_sh::policy::{POLICY_FORMAT, Policy};
+use guard_sh::syntax::{self, to_source, without_spans};
+use proptest::prelude::*;
+
+/// A small policy for the guard side of the properties.
+fn policy() -> Policy {
+    let json = serde_json::json!({
+        "format": POLICY_FORMAT, "arm": "tea", "shell": true, "tool": "tea",
+        "bin_dir": "/nonexistent/bin",
+        "commands": {
+            "tea": {"kind": "tool", "path": "/usr/bin/tea",
+                    "deny": [{"match": "subcommand", "name": "api", "reason": "raw API"}]},
+            "cat": {"kind": "utility", "path": "/usr/bin/cat"},
+        },
+        "env": {"pass": ["HOME"], "deny": [{"pattern": "LD_*", "reason": "loader"}]},
+        "sandbox": {}, "audit": {}
+    });
+    serde_json::from_value(json).unwrap()
+}
+
+/// Fragments agents' lines are made of, so generated strings reach deep
+/// into the grammar instead of failing at the first byte.
+fn shellish() -> impl Strategy<Value = String> {
+    let atoms = prop::sample::select(vec![
+        "tea",
+        "cat",
+        "curl",
+        " ",
+        " ",
+        "x",
+        "$x",
+        "${x:-y}",
+        "${#x}",
+        "$(",
+        ")",
+        "`",
+        "'",
+        "\"",
+        "\\",
+        "|",
+        "||",
+        "&&",
+        ";",
+        "&",
+        "\n",
+        "<",
+        ">",
+        ">>",
+        "2>&1",
+        "<<EOF\n",
+        "EOF\n",
+        "<<'E'\n",
+        "E\n",
+        "$((1+2))",
+        "((",
+        "{",
+        "}",
+        "(",
+        "if ",
+        "then ",
+        "fi",
+        "for i in a; do ",
+        "done",
+        "case $x in a) ",
+        ";;",
+        "esac",
+        "#",
+        "*",
+        "?",
+        "[a]",
+        "~",
+        "=",
+        "eval ",
+        "<(",
+        ">(",
+        "$'\\x41'",
+        "!",
+        "f() ",
+        "while ",
+        "until ",
+    ]);
+    prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn parser_and_guard_never_panic_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        let _ = guard_sh::guard::check_source(&policy(), &bytes);
+    }
+
+    #[test]
+    fn parser_and_guard_never_panic_on_shell_like_text(text in shellish()) {
+        let _ = guard_sh::guard::check_source(&policy(), text.as_bytes());
+    }
+
+    #[test]
+    fn accepted_text_prints_back_to_the_same_tree(text in shellish()) {
+        if let Ok(list) = syntax::parse(text.as_bytes()) {
+            let printed = to_source(&list);
+            let reparsed = syntax::parse(&printed).map_err(|e| {
+                TestCaseError::fail(format!("{text:?} printed as {:?} does not parse: {}",
+                    String::from_utf8_lossy(&printed), e.render(&printed)))
+            })?;
+            prop_assert_eq!(without_spans(&list), without_spans(&reparsed),
+                "{:?} printed as {:?}", text, String::from_utf8_lossy(&printed));
+        }
+    }
+
+    #[test]
+    fn printing_does_not_change_the_verdict(text in shellish()) {
+        let policy = policy();
+        if let Ok(list) = syntax::parse(text.as_bytes()) {
+            let printed = to_source(&list);
+            let before = guard_sh::guard::check_list(&policy, &list).allowed;
+            let after = guard_sh::guard::check_source(&policy, &printed).map(|v| v.allowed);
+            prop_assert_eq!(Ok(before), after.map_err(|e| e.to_string()), "{:?}", text);
+        }
+    }
+}
