@@ -244,7 +244,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         }
     };
     let existed = log_path.exists();
-    let mut sink = match FileSink::open(&log_path, redactor.clone()) {
+    let mut sink = match with_high_fds(|| FileSink::open(&log_path, redactor.clone())) {
         Ok(s) => s,
         Err(e) => {
             say(&format!("audit log unavailable: {e}"));
@@ -285,7 +285,8 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         let argv_text = argv_text.clone();
         let cwd = cwd.clone();
         shell.audit_reopen = Some(Box::new(move || {
-            let mut child = FileSink::open(&path, redactor.clone()).map_err(|e| e.to_string())?;
+            let mut child = with_high_fds(|| FileSink::open(&path, redactor.clone()))
+                .map_err(|e| e.to_string())?;
             child.record(audit::session_event(
                 &policy,
                 &enforcement,
@@ -342,6 +343,35 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     shell.status = status;
     shell.run_exit_trap();
     status
+}
+
+/// Run `f` with descriptors 0–9 taken, so whatever it opens lands at 10 or
+/// above, out of the way of the agent's `exec 3>file`-style redirections.
+fn with_high_fds<T>(f: impl FnOnce() -> T) -> T {
+    let mut reserved = Vec::new();
+    loop {
+        // SAFETY: opening /dev/null read-only; the descriptor is closed below.
+        let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        if fd < 0 {
+            break;
+        }
+        if fd >= 10 {
+            // SAFETY: closing the descriptor just opened.
+            unsafe {
+                libc::close(fd);
+            }
+            break;
+        }
+        reserved.push(fd);
+    }
+    let result = f();
+    for fd in reserved {
+        // SAFETY: closing descriptors opened above.
+        unsafe {
+            libc::close(fd);
+        }
+    }
+    result
 }
 
 /// `--explain`: the static verdict as JSON; nothing runs.

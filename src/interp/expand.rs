@@ -150,7 +150,19 @@ impl Shell<'_> {
                 b.force();
             }
             WordPart::DoubleQuoted(parts) => {
-                b.force();
+                // `"$@"` with no positional parameters is no field at all.
+                let only_empty_at = self.positional.is_empty()
+                    && !parts.is_empty()
+                    && parts.iter().all(|p| {
+                        matches!(p, WordPart::Parameter(pe)
+                            if pe.param == Parameter::Special(SpecialParam::AtSign)
+                                && matches!(pe.op, ParamOp::Plain | ParamOp::RemovePrefix { .. }
+                                    | ParamOp::RemoveSuffix { .. } | ParamOp::Replace { .. }
+                                    | ParamOp::Case { .. } | ParamOp::Substring { .. }))
+                    });
+                if !only_empty_at {
+                    b.force();
+                }
                 for inner in parts {
                     self.expand_part(inner, true, b)?;
                 }
@@ -348,8 +360,8 @@ impl Shell<'_> {
                     return self.unbound(pe);
                 };
                 let n = match std::str::from_utf8(&v) {
-                    Ok(s) => s.chars().count(),
-                    Err(_) => v.len(),
+                    Ok(s) if self.utf8_locale() => s.chars().count(),
+                    _ => v.len(),
                 };
                 b.push(n.to_string().as_bytes(), q_of(in_dq));
             }
@@ -394,7 +406,7 @@ impl Shell<'_> {
                         String::from_utf8_lossy(&message).into_owned()
                     };
                     self.error(&format!("{}: {message}", param_text(&pe.param)));
-                    return Err(Flow::Abort(127));
+                    return Err(Flow::Abort(self.expansion_error_status()));
                 }
                 if let Some(v) = value {
                     b.push(&v, q_of(in_dq));
@@ -489,16 +501,42 @@ impl Shell<'_> {
         );
         if self.opts.nounset && !exempt {
             self.error(&format!("{}: unbound variable", param_text(&pe.param)));
-            return Err(Flow::Abort(127));
+            return Err(Flow::Abort(self.expansion_error_status()));
         }
         Ok(())
     }
 
+    /// The word of `${x:-word}` and friends: unquoted, its literal text is
+    /// split like an expansion result.
     fn expand_inline(&mut self, word: &Word, in_dq: bool, b: &mut Builder) -> Result<(), Flow> {
         for part in &word.parts {
-            self.expand_part(part, in_dq, b)?;
+            match part {
+                WordPart::Literal(bytes) if !in_dq => b.push(bytes, Q::Exp),
+                _ => self.expand_part(part, in_dq, b)?,
+            }
         }
         Ok(())
+    }
+
+    /// bash's status for `${x?}` and `set -u` errors: 127 at the top of a
+    /// `-c` string, else 1.
+    fn expansion_error_status(&self) -> i32 {
+        if self.command_mode && !self.in_child {
+            127
+        } else {
+            1
+        }
+    }
+
+    /// Is the character type a UTF-8 locale (then lengths count characters)?
+    fn utf8_locale(&self) -> bool {
+        for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
+            if let Some(v) = self.vars.get(name).filter(|v| !v.is_empty()) {
+                let v = String::from_utf8_lossy(v).to_ascii_lowercase();
+                return v.contains("utf-8") || v.contains("utf8");
+            }
+        }
+        false
     }
 
     /// The pattern and substring operators on one value.

@@ -323,7 +323,23 @@ pub fn make_abort_pipe() -> Option<(Fd, Fd)> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: valid array for pipe2.
     let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) };
-    if r < 0 { None } else { Some((fds[0], fds[1])) }
+    if r < 0 {
+        return None;
+    }
+    // Keep the pipe above the descriptors scripts use (0–9).
+    let mut high = [0; 2];
+    for (i, fd) in fds.iter().enumerate() {
+        // SAFETY: duplicating and closing descriptors made just above.
+        unsafe {
+            high[i] = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 10);
+            libc::close(*fd);
+        }
+    }
+    if high.iter().any(|fd| *fd < 0) {
+        None
+    } else {
+        Some((high[0], high[1]))
+    }
 }
 
 /// A sink that refuses everything (a forked copy whose log could not be reopened).

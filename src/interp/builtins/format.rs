@@ -380,9 +380,7 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) 
             }
         }
         // Length modifiers are accepted and ignored.
-        while i < format.len()
-            && matches!(format[i], b'l' | b'h' | b'j' | b'z' | b't' | b'L' | b'q')
-        {
+        while i < format.len() && matches!(format[i], b'l' | b'h' | b'j' | b'z' | b't' | b'L') {
             i += 1;
         }
         let Some(&conv) = format.get(i) else {

@@ -5,7 +5,7 @@
 use super::format::quote;
 use super::lossy;
 use crate::interp::vars::is_name;
-use crate::interp::{Flow, Shell, Status};
+use crate::interp::{Shell, Status};
 
 /// `shopt` options guard-sh accepts.
 const SHOPTS: &[&str] = &[
@@ -690,7 +690,7 @@ impl Shell<'_> {
             } else {
                 format!("{name:<20}\t{}\n", if value { "on" } else { "off" })
             };
-            if !names.is_empty() && !value && !print {
+            if !names.is_empty() && !value {
                 status = 1;
             }
             self.write_out(line.as_bytes(), "shopt");
