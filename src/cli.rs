@@ -8,7 +8,7 @@
 use guard_sh::audit::{self, AuditSink, Event, FileSink, Redactor};
 use guard_sh::exec::System;
 use guard_sh::exec::real::RealSystem;
-use guard_sh::interp::{Outcome, Shell, signals};
+use guard_sh::interp::{Shell, signals};
 use guard_sh::policy::Policy;
 use guard_sh::sandbox::{landlock, pin};
 use guard_sh::syntax;
@@ -67,7 +67,7 @@ pub fn parse_args(args: &[OsString]) -> Result<Invocation, String> {
                 Some((k, v)) => (k.to_string(), Some(OsString::from(v))),
                 None => (text.clone(), None),
             };
-            let mut take = |i: &mut usize| match &inline {
+            let take = |i: &mut usize| match &inline {
                 Some(v) => Ok(v.clone()),
                 None => value(i, &format!("--{key}")),
             };
@@ -403,11 +403,6 @@ fn explain(policy: &Policy, inv: &Invocation) -> i32 {
             if verdict.allowed { 0 } else { 1 }
         }
     }
-}
-
-/// Keep `Outcome` in use for callers that match on it.
-pub fn exit_status(o: Outcome) -> i32 {
-    o.status()
 }
 
 #[cfg(test)]

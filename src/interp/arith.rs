@@ -437,7 +437,7 @@ mod tests {
         assert_eq!(ev(&mut env, "1 < 2 && 3 > 4 || 5 == 5")?, 1);
         assert_eq!(ev(&mut env, "0x10 + 010 + 2#101")?, 29);
         assert_eq!(ev(&mut env, "1 ? 2 : 3")?, 2);
-        assert_eq!(ev(&mut env, "~0 ^ 5 & 3 | 8")?, -1);
+        assert_eq!(ev(&mut env, "~0 ^ 5 & 3 | 8")?, -2);
         Ok(())
     }
 

@@ -21,6 +21,9 @@ use std::time::Instant;
 /// A prefix assignment `NAME=value cmd`, expanded.
 pub(super) type Assign = (String, Vec<u8>);
 
+/// An expanded simple command: argv and prefix assignments.
+type Expanded = (Vec<Vec<u8>>, Vec<Assign>);
+
 /// A pipeline member that has been started.
 enum Started {
     Running(Pid, Instant, bool),
@@ -613,10 +616,7 @@ impl Shell<'_> {
 
     /// Expand a simple command's words and prefix assignments. `None` when
     /// there is no command name (assignments only).
-    fn expand_simple(
-        &mut self,
-        sc: &SimpleCommand,
-    ) -> Result<Option<(Vec<Vec<u8>>, Vec<Assign>)>, Flow> {
+    fn expand_simple(&mut self, sc: &SimpleCommand) -> Result<Option<Expanded>, Flow> {
         self.subst_status = None;
         let argv = match sc.words.first() {
             Some(first) if Self::is_declaration(first) => {

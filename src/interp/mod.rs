@@ -139,10 +139,13 @@ pub struct Shell<'a> {
     pub getopts_pos: usize,
     /// Makes a fresh audit sink in a forked copy of the shell (a new
     /// session in the same log), so the parent's hash chain stays intact.
-    pub audit_reopen: Option<Box<dyn Fn() -> Result<Box<dyn AuditSink>, String> + 'a>>,
+    pub audit_reopen: Option<AuditReopen<'a>>,
     /// The sink of a forked copy, when `audit_reopen` made one.
     pub child_audit: Option<Box<dyn AuditSink>>,
 }
+
+/// Makes the audit sink of a forked copy of the shell.
+pub type AuditReopen<'a> = Box<dyn Fn() -> Result<Box<dyn AuditSink>, String> + 'a>;
 
 /// Deepest `eval`/`source`/function nesting before the shell refuses.
 pub const MAX_NESTING: u32 = 200;

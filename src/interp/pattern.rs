@@ -209,6 +209,7 @@ pub fn matches(pat: &[PatByte], s: &[u8]) -> bool {
 }
 
 /// Treat plain bytes as an unquoted pattern.
+#[cfg(test)]
 pub fn unquoted(bytes: &[u8]) -> Vec<PatByte> {
     bytes.iter().map(|&b| (b, false)).collect()
 }

@@ -51,7 +51,7 @@ pub fn build_child_env<'a>(
 ) -> ChildEnv {
     let mut env: Vec<(String, Vec<u8>)> = Vec::new();
     let mut added: Vec<String> = Vec::new();
-    let mut put = |env: &mut Vec<(String, Vec<u8>)>, name: &str, value: &[u8]| match env
+    let put = |env: &mut Vec<(String, Vec<u8>)>, name: &str, value: &[u8]| match env
         .iter_mut()
         .find(|(n, _)| n == name)
     {

@@ -308,11 +308,7 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) 
                 }
             }
             let chunk = &format[i..j];
-            let (bytes, stop) = if chunk.len() > 1 && (b'1'..=b'7').contains(&chunk[1]) {
-                backslash_escapes(chunk, true)
-            } else {
-                backslash_escapes(chunk, true)
-            };
+            let (bytes, stop) = backslash_escapes(chunk, true);
             p.out.extend_from_slice(&bytes);
             if stop {
                 return true;

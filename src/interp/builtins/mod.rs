@@ -10,7 +10,6 @@ mod vars;
 pub use format::quote;
 
 use super::{Flow, Shell, Status};
-use crate::audit::Event;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
@@ -404,14 +403,14 @@ impl Shell<'_> {
                     } else {
                         format!("{text} is a shell builtin")
                     })
-                } else if let Some(path) = self.in_bin(name) {
-                    Some(if q == b'v' {
-                        path.display().to_string()
-                    } else {
-                        format!("{text} is {}", path.display())
-                    })
                 } else {
-                    None
+                    self.in_bin(name).map(|path| {
+                        if q == b'v' {
+                            path.display().to_string()
+                        } else {
+                            format!("{text} is {}", path.display())
+                        }
+                    })
                 };
                 match line {
                     Some(l) => {
@@ -629,11 +628,6 @@ impl Shell<'_> {
                 }
             },
         }
-    }
-
-    /// Record an internal error event (best effort).
-    pub(super) fn note_error(&mut self, message: String) {
-        let _ = self.sink().record(Event::Error { message });
     }
 }
 

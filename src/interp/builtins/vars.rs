@@ -141,7 +141,7 @@ impl Shell<'_> {
                 continue;
             }
             if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
-                return Err(self.deny(&deny, &[a.clone()]));
+                return Err(self.deny(&deny, std::slice::from_ref(&a)));
             }
             if let Some((v, append)) = value {
                 self.assign_maybe_append(&name, v, append)?;
@@ -183,7 +183,7 @@ impl Shell<'_> {
             if let Some((v, append)) = value {
                 self.assign_maybe_append(&name, v, append)?;
             } else if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
-                return Err(self.deny(&deny, &[a.clone()]));
+                return Err(self.deny(&deny, std::slice::from_ref(a)));
             }
             self.vars.set_default(&name, Vec::new());
             if let Some(var) = self.vars.get_var_mut(&name) {
@@ -313,7 +313,7 @@ impl Shell<'_> {
                 continue;
             }
             if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
-                return Err(self.deny(&deny, &[a.clone()]));
+                return Err(self.deny(&deny, std::slice::from_ref(&a)));
             }
             if self.vars.in_function() && !global {
                 self.vars.make_local(&name);
@@ -361,7 +361,7 @@ impl Shell<'_> {
                 continue;
             }
             if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
-                return Err(self.deny(&deny, &[a.clone()]));
+                return Err(self.deny(&deny, std::slice::from_ref(a)));
             }
             if self.vars.is_readonly(&name) {
                 self.error(&format!("local: {name}: readonly variable"));
