@@ -275,9 +275,9 @@ fn part(out: &mut String, p: &WordPart) {
         }
         WordPart::ProcessSubst { direction, list } => {
             out.push_str(if *direction == ProcessDirection::Read {
-                "(<( "
+                "(psub< "
             } else {
-                "(>( "
+                "(psub> "
             });
             nested(out, list);
             out.push(')');

@@ -72,10 +72,12 @@ impl<'a> Parser<'a> {
         }
         let open = self.span_at(i, 1);
         let (r, body) = self.list(&i[1..])?;
+        if body.items.is_empty() {
+            return Err(self.unclosed(r, "`(`", open));
+        }
         let Some(r) = r.strip_prefix(b")") else {
             return Err(self.unclosed(r, "`(`", open));
         };
-        self.non_empty(&body, &i[1..])?;
         Ok((r, CompoundKind::Subshell(body)))
     }
 
@@ -83,7 +85,7 @@ impl<'a> Parser<'a> {
     fn brace_group(&mut self, i: &'a [u8]) -> PResult<'a, CompoundKind> {
         let open = self.span_at(i, 1);
         let (r, body) = self.list(&i[1..])?;
-        self.non_empty(&body, r)?;
+        self.non_empty(&body, r, "`{`", open)?;
         let r = self.keyword(r, "}", "`{`", open)?;
         Ok((r, CompoundKind::BraceGroup(body)))
     }
@@ -95,16 +97,16 @@ impl<'a> Parser<'a> {
         let mut rest = &i[2..];
         let else_body = loop {
             let (r, cond) = self.list(rest)?;
-            self.non_empty(&cond, r)?;
+            self.non_empty(&cond, r, "`if`", open)?;
             let r = self.keyword(r, "then", "`if`", open)?;
             let (r, body) = self.list(r)?;
-            self.non_empty(&body, r)?;
+            self.non_empty(&body, r, "`if`", open)?;
             branches.push((cond, body));
             match reserved_at(r) {
                 Some("elif") => rest = &r[4..],
                 Some("else") => {
                     let (r, body) = self.list(&r[4..])?;
-                    self.non_empty(&body, r)?;
+                    self.non_empty(&body, r, "`if`", open)?;
                     rest = self.keyword(r, "fi", "`if`", open)?;
                     break Some(body);
                 }
@@ -132,7 +134,7 @@ impl<'a> Parser<'a> {
         };
         let open = self.span_at(i, len);
         let (r, condition) = self.list(&i[len..])?;
-        self.non_empty(&condition, r)?;
+        self.non_empty(&condition, r, what, open)?;
         let (r, body) = self.do_group(r, what, open)?;
         Ok((
             r,
@@ -153,7 +155,7 @@ impl<'a> Parser<'a> {
     ) -> PResult<'a, List> {
         let r = self.keyword(i, "do", what, open)?;
         let (r, body) = self.list(r)?;
-        self.non_empty(&body, r)?;
+        self.non_empty(&body, r, what, open)?;
         let r = self.keyword(r, "done", what, open)?;
         Ok((r, body))
     }
@@ -336,16 +338,15 @@ impl<'a> Parser<'a> {
     }
 
     /// Compound bodies must hold at least one command (bash agrees).
-    fn non_empty(&self, list: &List, at: &'a [u8]) -> Result<(), SyntaxError> {
+    fn non_empty(
+        &self,
+        list: &List,
+        at: &'a [u8],
+        what: &'static str,
+        open: super::Span,
+    ) -> Result<(), SyntaxError> {
         if list.items.is_empty() {
-            let at = blanks(at);
-            if at.is_empty() {
-                return Err(SyntaxError::Unterminated {
-                    what: "compound command",
-                    open: self.span_at(at, 0),
-                });
-            }
-            return Err(self.unexpected(at));
+            return Err(self.unclosed(blanks(at), what, open));
         }
         Ok(())
     }

@@ -34,6 +34,11 @@ impl<'a> Parser<'a> {
         if fd.is_some() && matches!(tok, RedirToken::OutputBoth | RedirToken::AppendBoth) {
             return Ok((i, None));
         }
+        // `>(…)` / `<(…)` (also after digits: `2>(…)` is one word in bash)
+        // is a process substitution, not a redirection.
+        if matches!(tok, RedirToken::Input | RedirToken::Output) && r.first() == Some(&b'(') {
+            return Ok((i, None));
+        }
         let op = match tok {
             RedirToken::HereString => RedirOp::HereString,
             RedirToken::HereDoc(_) => RedirOp::HereDoc,
@@ -52,12 +57,6 @@ impl<'a> Parser<'a> {
             (rest, Some(w)) => (rest, w),
             (rest, None) => {
                 let rest = blanks(rest);
-                if rest.is_empty() {
-                    return Err(SyntaxError::Unterminated {
-                        what: "redirection (no target)",
-                        open: self.span(i, r),
-                    });
-                }
                 return Err(SyntaxError::Expected {
                     expected: "a word after a redirection operator",
                     found: super::describe(rest),

@@ -65,6 +65,43 @@ pub(super) fn scan_double_paren(i: &[u8]) -> ParenScan {
     ParenScan::Unterminated
 }
 
+/// The offset of the `)` closing a `(` just before `i`, counting
+/// parentheses and skipping quoted text as [`scan_double_paren`] does.
+fn matching_close(i: &[u8]) -> Option<usize> {
+    let mut depth = 1usize;
+    let mut k = 0;
+    while let Some(&c) = i.get(k) {
+        match c {
+            b'\\' => k += 1,
+            // `$'…'` honours backslash escapes; `'…'` does not.
+            b'\'' if k > 0 && i[k - 1] == b'$' => k = skip_to_quote(i, k + 1, b'\'')?,
+            b'\'' => k += i[k + 1..].iter().position(|&b| b == b'\'')? + 1,
+            b'"' => k = skip_to_quote(i, k + 1, b'"')?,
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    None
+}
+
+/// The offset of the next unescaped `quote` at or after `k`.
+fn skip_to_quote(i: &[u8], mut k: usize, quote: u8) -> Option<usize> {
+    loop {
+        match *i.get(k)? {
+            b'\\' => k += 2,
+            c if c == quote => return Some(k),
+            _ => k += 1,
+        }
+    }
+}
+
 impl<'a> Parser<'a> {
     /// `$(…)` or `$((…))` at `i` (which starts with `$(`).
     pub(super) fn dollar_paren(&mut self, i: &'a [u8]) -> PResult<'a, WordPart> {
@@ -99,6 +136,7 @@ impl<'a> Parser<'a> {
         }
         let open = self.span_at(i, 2);
         let (r, list) = self.nested_list(&i[2..], "`$(`", open)?;
+        self.check_paren_end(i, r)?;
         Ok((
             r,
             WordPart::CommandSubst {
@@ -117,7 +155,27 @@ impl<'a> Parser<'a> {
         };
         let what = if i[0] == b'<' { "`<(`" } else { "`>(`" };
         let (r, list) = self.nested_list(&i[2..], what, self.span_at(i, 2))?;
+        self.check_paren_end(i, r)?;
         Ok((r, WordPart::ProcessSubst { direction, list }))
+    }
+
+    /// `$((`, `<((` and `>((` that are not arithmetic: bash finds their
+    /// end by counting parentheses rather than by parsing, so a case
+    /// pattern's lone `)` inside ends them early. Refuse what bash would
+    /// read differently from the grammar (`i` is at `$(`/`<(`/`>(`, `rest`
+    /// just after the parsed closing `)`).
+    fn check_paren_end(&self, i: &'a [u8], rest: &'a [u8]) -> Result<(), SyntaxError> {
+        if i.get(2) != Some(&b'(') {
+            return Ok(());
+        }
+        let parsed_end = i.len() - rest.len() - 1;
+        match matching_close(&i[2..]) {
+            Some(k) if k + 2 == parsed_end => Ok(()),
+            _ => Err(SyntaxError::Unsupported {
+                feature: "a `)` inside `$((…)` that bash reads as its end (write `$( (` with a space)",
+                at: self.span_at(i, 3),
+            }),
+        }
     }
 
     /// A list in its own here-document scope, closed by `)`.

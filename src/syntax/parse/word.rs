@@ -67,6 +67,11 @@ impl<'a> Parser<'a> {
         let mut rest = i;
         let mut tilde_ok = true;
         let mut assign_like = assign_value;
+        // A `#` that begins a word starts a comment (XCU 2.3), so no word
+        // starts here; in an assignment value it is ordinary text.
+        if !assign_value && i.first() == Some(&b'#') {
+            return Ok((i, None));
+        }
         loop {
             if std::mem::take(&mut tilde_ok) && rest.first() == Some(&b'~') {
                 if let Some((r, user)) = tilde(rest, |b| {
@@ -79,7 +84,8 @@ impl<'a> Parser<'a> {
             }
             let Some(&c) = rest.first() else { break };
             match c {
-                b'<' | b'>' if rest.get(1) == Some(&b'(') && p.is_empty() => {
+                // `<(`/`>(` is a process substitution anywhere in a word, as in bash.
+                b'<' | b'>' if rest.get(1) == Some(&b'(') => {
                     let (r, part) = self.process_subst(rest)?;
                     p.push(part);
                     rest = r;
