@@ -390,11 +390,6 @@ fn explain(policy: &Policy, inv: &Invocation) -> i32 {
     match syntax::parse(&text) {
         Err(e) => {
             say(&format!("syntax error at {}", e.render(&text)));
-            let json = serde_json::json!({
-                "allowed": false,
-                "error": format!("syntax error at {}", e.render(&text)),
-            });
-            println!("{json}");
             2
         }
         Ok(list) => {
