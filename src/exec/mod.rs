@@ -1,1 +1,136 @@
-//! (stage stub)
+//! Stage 4: the process layer. Everything the interpreter does to the
+//! operating system goes through the [`System`] trait: spawning a command,
+//! forking a copy of the shell, descriptors, waiting, the working folder.
+//!
+//! [`real::RealSystem`] is the only code that forks and execs (with
+//! `fork` + `execve`, never through `/bin/sh`); [`fake::FakeSystem`] records
+//! what would have been spawned so interpreter tests can assert argv, envp,
+//! cwd and descriptors without starting a process.
+
+pub mod fake;
+pub mod real;
+
+use crate::sandbox::SandboxSpec;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A file descriptor number.
+pub type Fd = i32;
+/// A process id.
+pub type Pid = i32;
+
+/// Which process group a spawned or forked child joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessGroup {
+    /// Stay in the shell's group (non-interactive shells).
+    Inherit,
+    /// Lead a new group (the first command of a job under job control).
+    New,
+    /// Join the group led by this pid (later commands of the same job).
+    Join(Pid),
+}
+
+/// Everything needed to start one external command. The child gets the
+/// shell's current descriptors that are not close-on-exec (the interpreter
+/// has already applied the command's redirections to them).
+#[derive(Debug, Clone)]
+pub struct SpawnRequest {
+    /// The resolved executable (inside the policy's bin folder).
+    pub path: PathBuf,
+    pub argv: Vec<Vec<u8>>,
+    /// The complete environment, built by [`crate::sandbox::env`].
+    pub envp: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The working folder the child starts in.
+    pub cwd: PathBuf,
+    pub pgroup: ProcessGroup,
+    /// Give the terminal on this descriptor to the child's group.
+    pub foreground_tty: Option<Fd>,
+    /// Kernel confinement applied between fork and exec.
+    pub sandbox: SandboxSpec,
+}
+
+/// Why a spawn did not happen.
+#[derive(Debug)]
+pub enum SpawnError {
+    /// The caller's `before_release` refused (the audit record failed): the
+    /// child was killed before it could exec.
+    Refused(String),
+    /// `fork`, `execve` or a preparation step failed.
+    Os(io::Error),
+}
+
+/// How a child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    Exited(i32),
+    Signaled(i32),
+}
+
+impl ExitStatus {
+    /// The shell's `$?` for this status (`128+N` for a signal).
+    pub fn code(self) -> i32 {
+        match self {
+            ExitStatus::Exited(code) => code,
+            ExitStatus::Signaled(signal) => 128 + signal,
+        }
+    }
+}
+
+/// Result of forking a copy of the shell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forked {
+    Parent(Pid),
+    Child,
+}
+
+/// How [`System::open`] opens a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenMode {
+    Read,
+    /// Create or truncate; `exclusive` fails if it exists (noclobber).
+    Write {
+        exclusive: bool,
+    },
+    Append,
+    ReadWrite,
+}
+
+/// The operating-system interface of the interpreter. Every descriptor the
+/// system returns is close-on-exec, except those made by [`System::dup2`].
+pub trait System {
+    /// Start `req`. After the child exists but before it may exec,
+    /// `before_release(pid)` runs in the parent; if it fails the child is
+    /// killed without exec'ing.
+    fn spawn(
+        &mut self,
+        req: &SpawnRequest,
+        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+    ) -> Result<Pid, SpawnError>;
+    /// Fork a copy of this shell process (subshells, pipeline members that
+    /// run shell code, command substitution).
+    fn fork_shell(&mut self, pgroup: ProcessGroup) -> io::Result<Forked>;
+    /// End a forked copy of the shell at once.
+    fn exit_child(&mut self, status: i32) -> !;
+    /// Wait for `pid` to end.
+    fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus>;
+    fn pipe(&mut self) -> io::Result<(Fd, Fd)>;
+    fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<Fd>;
+    fn close(&mut self, fd: Fd) -> io::Result<()>;
+    /// Make `to` a copy of `from` (inherited by children).
+    fn dup2(&mut self, from: Fd, to: Fd) -> io::Result<()>;
+    /// A close-on-exec copy of `fd` numbered 10 or more, or `None` if `fd`
+    /// is not open (used to save a descriptor around a redirection).
+    fn dup_saved(&mut self, fd: Fd) -> io::Result<Option<Fd>>;
+    /// Clear close-on-exec on `fd` (a process substitution's end).
+    fn set_inheritable(&mut self, fd: Fd) -> io::Result<()>;
+    fn write_all(&mut self, fd: Fd, data: &[u8]) -> io::Result<()>;
+    fn read(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize>;
+    fn chdir(&mut self, path: &Path) -> io::Result<()>;
+    fn getpid(&self) -> Pid;
+    fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()>;
+    fn isatty(&self, fd: Fd) -> bool;
+    /// Give the terminal on `fd` to process group `pgid`.
+    fn tcsetpgrp(&mut self, fd: Fd, pgid: Pid) -> io::Result<()>;
+    /// Set the file-creation mask; returns the previous one.
+    fn umask(&mut self, mask: u32) -> u32;
+}

@@ -1,1 +1,355 @@
-//! (stage stub)
+//! Stage 3: the interpreter. It runs the very AST the guard approved and
+//! reaches the operating system only through [`crate::exec::System`].
+//!
+//! Guarantees: every line (including `eval` and `source` text) is parsed,
+//! recorded and statically checked before any of it runs; every external
+//! command's final argv is checked again ([`crate::guard::check_argv`])
+//! and audited before it may exec; names resolve only in the policy's bin
+//! folder; a dynamic denial aborts the rest of the top-level line.
+//!
+//! Aliases are stored and printed but never expanded, so the text the guard
+//! checks is the text that runs.
+
+mod arith;
+mod brace;
+mod builtins;
+mod exec;
+mod expand;
+mod pattern;
+mod redirect;
+mod session;
+pub mod signals;
+mod vars;
+
+pub use vars::{Var, Vars};
+
+use crate::audit::{AuditSink, Event};
+use crate::exec::{Fd, Pid, System};
+use crate::guard::Deny;
+use crate::policy::Policy;
+use crate::syntax::ast::FunctionDef;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+/// How running stopped early. `Ok(status)` is the normal case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// `break N`
+    Break(u32),
+    /// `continue N`
+    Continue(u32),
+    /// `return N` from a function or sourced file.
+    Return(i32),
+    /// `exit N`, or `set -e` on a failing command: the shell ends.
+    Exit(i32),
+    /// A denial or fatal error: the rest of the top-level line is skipped
+    /// and `$?` becomes the status.
+    Abort(i32),
+}
+
+/// Result of running a piece of the tree.
+pub type Status = Result<i32, Flow>;
+
+/// Shell options (`set -o`, `shopt`).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub errexit: bool,
+    pub nounset: bool,
+    pub xtrace: bool,
+    pub pipefail: bool,
+    pub noclobber: bool,
+    pub noglob: bool,
+    pub verbose: bool,
+    pub allexport: bool,
+    pub nullglob: bool,
+    pub dotglob: bool,
+    pub failglob: bool,
+    pub extglob: bool,
+    pub expand_aliases: bool,
+    pub globstar: bool,
+    pub nocaseglob: bool,
+    pub login_shell: bool,
+}
+
+/// What a top-level run of some text ended with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Go on with the next line; `$?` is this.
+    Continue(i32),
+    /// The shell must exit with this status.
+    Exit(i32),
+}
+
+impl Outcome {
+    pub fn status(self) -> i32 {
+        match self {
+            Outcome::Continue(s) | Outcome::Exit(s) => s,
+        }
+    }
+}
+
+/// The interpreter's whole state.
+pub struct Shell<'a> {
+    pub policy: Rc<Policy>,
+    pub sys: &'a mut dyn System,
+    pub audit: &'a mut dyn AuditSink,
+    pub vars: Vars,
+    pub functions: BTreeMap<String, Rc<FunctionDef>>,
+    pub positional: Vec<Vec<u8>>,
+    pub arg0: Vec<u8>,
+    /// `$?`
+    pub status: i32,
+    pub opts: Options,
+    pub aliases: BTreeMap<String, Vec<u8>>,
+    pub traps: BTreeMap<String, Vec<u8>>,
+    pub last_bg: Option<Pid>,
+    pub jobs: Vec<Pid>,
+    pub pipestatus: Vec<i32>,
+    pub interactive: bool,
+    /// This process is a forked copy of the shell.
+    pub in_child: bool,
+    pub loop_depth: u32,
+    pub func_depth: u32,
+    pub source_depth: u32,
+    /// `$$`: the top-level shell's pid, also in subshells.
+    pub shell_pid: Pid,
+    /// Descriptors to close after the current command (process substitution).
+    pub pending_close: Vec<Fd>,
+    /// Depth of conditions (`if`, `while`, `&&`, `!`) where `set -e` is off.
+    pub errexit_off: u32,
+    /// Written by a forked copy that hit a denial, read by the top level:
+    /// a denial anywhere aborts the whole line.
+    pub abort_pipe: Option<(Fd, Fd)>,
+    /// The logical working folder (`$PWD`).
+    pub cwd: PathBuf,
+    /// `eval`/`source` nesting, bounded.
+    pub nesting: u32,
+    /// The shell name for messages.
+    pub name: String,
+    /// Last command substitution status, for `x=$(false)`.
+    pub subst_status: Option<i32>,
+    /// Started with `-c` (shows in `$-`).
+    pub command_mode: bool,
+    /// The shell's own process group (job control).
+    pub shell_pgid: Pid,
+    /// Set by `exec` without a command: its redirections stay.
+    pub keep_redirects: bool,
+    /// Position inside a bundled option word, for `getopts`.
+    pub getopts_pos: usize,
+    /// Makes a fresh audit sink in a forked copy of the shell (a new
+    /// session in the same log), so the parent's hash chain stays intact.
+    pub audit_reopen: Option<AuditReopen<'a>>,
+    /// The sink of a forked copy, when `audit_reopen` made one.
+    pub child_audit: Option<Box<dyn AuditSink>>,
+}
+
+/// Makes the audit sink of a forked copy of the shell.
+pub type AuditReopen<'a> = Box<dyn Fn() -> Result<Box<dyn AuditSink>, String> + 'a>;
+
+/// Deepest `eval`/`source`/function nesting before the shell refuses.
+pub const MAX_NESTING: u32 = 200;
+
+impl<'a> Shell<'a> {
+    /// A shell over `sys`, recording to `audit`, with variables imported
+    /// from `environ` (the process environment at start-up).
+    pub fn new(
+        policy: Rc<Policy>,
+        sys: &'a mut dyn System,
+        audit: &'a mut dyn AuditSink,
+        environ: Vec<(Vec<u8>, Vec<u8>)>,
+    ) -> Self {
+        let shell_pid = sys.getpid();
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let mut shell = Shell {
+            policy,
+            sys,
+            audit,
+            vars: Vars::default(),
+            functions: BTreeMap::new(),
+            positional: Vec::new(),
+            arg0: b"guard-sh".to_vec(),
+            status: 0,
+            opts: Options::default(),
+            aliases: BTreeMap::new(),
+            traps: BTreeMap::new(),
+            last_bg: None,
+            jobs: Vec::new(),
+            pipestatus: vec![0],
+            interactive: false,
+            in_child: false,
+            loop_depth: 0,
+            func_depth: 0,
+            source_depth: 0,
+            shell_pid,
+            pending_close: Vec::new(),
+            errexit_off: 0,
+            abort_pipe: None,
+            cwd,
+            nesting: 0,
+            name: "guard-sh".into(),
+            subst_status: None,
+            command_mode: false,
+            shell_pgid: shell_pid,
+            keep_redirects: false,
+            getopts_pos: 0,
+            audit_reopen: None,
+            child_audit: None,
+        };
+        shell.vars.import(environ);
+        shell.init_vars();
+        shell
+    }
+
+    fn init_vars(&mut self) {
+        use std::os::unix::ffi::OsStrExt;
+        let pwd_ok = self
+            .vars
+            .get("PWD")
+            .and_then(|p| std::fs::canonicalize(std::ffi::OsStr::from_bytes(p)).ok())
+            .zip(std::fs::canonicalize(&self.cwd).ok())
+            .is_some_and(|(a, b)| a == b);
+        if pwd_ok {
+            if let Some(p) = self.vars.get("PWD") {
+                self.cwd = PathBuf::from(std::ffi::OsStr::from_bytes(p));
+            }
+        } else {
+            let cwd = self.cwd.as_os_str().as_bytes().to_vec();
+            self.vars.set_internal("PWD", cwd);
+        }
+        self.vars.set_default("IFS", b" \t\n".to_vec());
+        self.vars.set_default("PS1", b"$ ".to_vec());
+        self.vars.set_default("PS2", b"> ".to_vec());
+        self.vars.set_default("PS4", b"+ ".to_vec());
+        self.vars.set_internal("OPTIND", b"1".to_vec());
+        self.vars.set_internal(
+            "GUARD_SH_VERSION",
+            env!("CARGO_PKG_VERSION").as_bytes().to_vec(),
+        );
+        self.vars
+            .set_internal("BASH_VERSION", b"5.2.0(1)-guard-sh".to_vec());
+    }
+
+    /// Write `guard-sh: MESSAGE` to stderr.
+    pub fn error(&mut self, message: &str) {
+        let line = format!("{}: {}\n", self.name, message);
+        let _ = self.sys.write_all(2, line.as_bytes());
+    }
+
+    /// Write bytes to a descriptor, ignoring a closed reader.
+    pub fn out(&mut self, fd: Fd, data: &[u8]) -> bool {
+        self.sys.write_all(fd, data).is_ok()
+    }
+
+    /// The sink this process records to.
+    pub fn sink(&mut self) -> &mut dyn AuditSink {
+        match &mut self.child_audit {
+            Some(sink) => sink.as_mut(),
+            None => &mut *self.audit,
+        }
+    }
+
+    /// Record an audit event; on failure say so. Returns whether it was recorded.
+    pub fn record(&mut self, event: Event) -> bool {
+        match self.sink().record(event) {
+            Ok(()) => true,
+            Err(message) => {
+                self.error(&format!("audit log unavailable: {message}"));
+                false
+            }
+        }
+    }
+
+    /// Report a dynamic denial: message, audit record, and the abort.
+    pub fn deny(&mut self, deny: &Deny, argv: &[Vec<u8>]) -> Flow {
+        self.error(&format!("denied: {}", deny.reason));
+        let argv = argv
+            .iter()
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        let _ = self.sink().record(Event::Denied {
+            rule: deny.rule.to_string(),
+            reason: deny.reason.clone(),
+            argv,
+        });
+        self.signal_abort();
+        Flow::Abort(126)
+    }
+
+    /// Tell the top-level shell (if this is a forked copy) to abort its line.
+    fn signal_abort(&mut self) {
+        if self.in_child {
+            if let Some((_, w)) = self.abort_pipe {
+                let _ = self.sys.write_all(w, b"!");
+            }
+        }
+    }
+
+    /// Did a forked copy report a denial since the last check?
+    fn take_child_abort(&mut self) -> bool {
+        let Some((r, _)) = self.abort_pipe else {
+            return false;
+        };
+        let mut found = false;
+        let mut buf = [0u8; 64];
+        while let Ok(n) = nonblocking_read(r, &mut buf) {
+            if n == 0 {
+                break;
+            }
+            found = true;
+        }
+        found
+    }
+
+    /// The names of the functions defined so far (for the static check).
+    pub fn function_names(&self) -> Vec<Vec<u8>> {
+        self.functions
+            .keys()
+            .map(|k| k.as_bytes().to_vec())
+            .collect()
+    }
+}
+
+/// Read without blocking from the abort pipe (which is non-blocking).
+fn nonblocking_read(fd: Fd, buf: &mut [u8]) -> std::io::Result<usize> {
+    // SAFETY: reading into a valid buffer from a descriptor this shell made.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if n < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// Make the abort pipe a top-level shell uses (real systems only).
+pub fn make_abort_pipe() -> Option<(Fd, Fd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: valid array for pipe2.
+    let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) };
+    if r < 0 {
+        return None;
+    }
+    // Keep the pipe above the descriptors scripts use (0–9).
+    let mut high = [0; 2];
+    for (i, fd) in fds.iter().enumerate() {
+        // SAFETY: duplicating and closing descriptors made just above.
+        unsafe {
+            high[i] = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 10);
+            libc::close(*fd);
+        }
+    }
+    if high.iter().any(|fd| *fd < 0) {
+        None
+    } else {
+        Some((high[0], high[1]))
+    }
+}
+
+/// A sink that refuses everything (a forked copy whose log could not be reopened).
+pub struct RefusingSink(pub String);
+
+impl AuditSink for RefusingSink {
+    fn record(&mut self, _event: Event) -> Result<(), String> {
+        Err(self.0.clone())
+    }
+}

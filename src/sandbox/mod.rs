@@ -1,4 +1,29 @@
-//! (stage stub)
+//! Per-command confinement and the environment children get.
+//!
+//! [`env`] builds every child's environment from the policy. [`SandboxSpec`]
+//! carries one command's kernel confinement ([`landlock`]) from the
+//! interpreter, which prepares it before fork, to the process layer, which
+//! enters it in the child between fork and exec.
+
+pub mod env;
 pub mod exec_chain;
 pub mod landlock;
 pub mod pin;
+
+use landlock::Confinement;
+
+/// What the kernel enforces for one spawned command: a Landlock domain
+/// prepared before fork (see [`landlock::Confinement::for_command`]),
+/// entered by the child between fork and exec.
+#[derive(Debug, Clone)]
+pub struct SandboxSpec {
+    pub confinement: Confinement,
+}
+
+impl Default for SandboxSpec {
+    fn default() -> Self {
+        SandboxSpec {
+            confinement: Confinement::none(),
+        }
+    }
+}

@@ -1,0 +1,461 @@
+//! The `guard-sh` command line, parsed by hand the way bash parses its own
+//! (`-lc`, `-c -l`, `-o OPTION`, `NAME` and `ARG…` after a `-c` string), and
+//! the session driver: load and pin the policy, open the audit log, then run
+//! the `-c` string, a script, or stdin line by line (interactive with a
+//! prompt on a terminal). Exit statuses: denied 126, not found 127, syntax
+//! error 2, a signal 128+N, otherwise the last command's.
+
+use guard_sh::audit::{self, AuditSink, Event, FileSink, Redactor};
+use guard_sh::exec::System;
+use guard_sh::exec::real::RealSystem;
+use guard_sh::interp::{Shell, signals};
+use guard_sh::policy::Policy;
+use guard_sh::sandbox::{landlock, pin};
+use guard_sh::syntax;
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+/// What the command line asked for.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Invocation {
+    /// `-c` was given; the string is `command`.
+    pub dash_c: bool,
+    pub command: Option<Vec<u8>>,
+    /// `$0` (NAME after a `-c` string, or the script path).
+    pub name: Option<Vec<u8>>,
+    /// A script to run (no `-c`).
+    pub script: Option<Vec<u8>>,
+    pub args: Vec<Vec<u8>>,
+    pub login: bool,
+    pub interactive: bool,
+    pub read_stdin: bool,
+    /// `-e`, `+x`, …: (letter, on).
+    pub letters: Vec<(char, bool)>,
+    /// `-o NAME` / `+o NAME`.
+    pub options: Vec<(String, bool)>,
+    pub policy: Option<PathBuf>,
+    pub arm: Option<String>,
+    pub audit: Option<PathBuf>,
+    pub explain: bool,
+    pub version: bool,
+    pub help: bool,
+}
+
+/// Parse guard-sh's arguments (without `argv[0]`).
+pub fn parse_args(args: &[OsString]) -> Result<Invocation, String> {
+    let mut inv = Invocation::default();
+    let mut i = 0;
+    let mut operands: Vec<Vec<u8>> = Vec::new();
+    let value = |i: &mut usize, flag: &str| -> Result<OsString, String> {
+        *i += 1;
+        args.get(*i)
+            .cloned()
+            .ok_or_else(|| format!("{flag}: option requires an argument"))
+    };
+    while i < args.len() {
+        let a = args[i].as_bytes();
+        if !operands.is_empty() {
+            operands.push(a.to_vec());
+            i += 1;
+            continue;
+        }
+        if let Some(long) = a.strip_prefix(b"--") {
+            let text = String::from_utf8_lossy(long).into_owned();
+            let (key, inline) = match text.split_once('=') {
+                Some((k, v)) => (k.to_string(), Some(OsString::from(v))),
+                None => (text.clone(), None),
+            };
+            let take = |i: &mut usize| match &inline {
+                Some(v) => Ok(v.clone()),
+                None => value(i, &format!("--{key}")),
+            };
+            match key.as_str() {
+                "" => {
+                    i += 1;
+                    operands.extend(args[i..].iter().map(|a| a.as_bytes().to_vec()));
+                    break;
+                }
+                "policy" => inv.policy = Some(PathBuf::from(take(&mut i)?)),
+                "arm" => inv.arm = Some(take(&mut i)?.to_string_lossy().into_owned()),
+                "audit" => inv.audit = Some(PathBuf::from(take(&mut i)?)),
+                "explain" => inv.explain = true,
+                "login" => inv.login = true,
+                "norc" | "noprofile" | "posix" | "noediting" | "restricted" => {}
+                "version" => inv.version = true,
+                "help" => inv.help = true,
+                other => return Err(format!("--{other}: invalid option")),
+            }
+            i += 1;
+            continue;
+        }
+        let sign = a.first().copied();
+        if (sign == Some(b'-') || sign == Some(b'+')) && a.len() > 1 {
+            let on = sign == Some(b'-');
+            for &c in &a[1..] {
+                match c {
+                    b'c' if on => inv.dash_c = true,
+                    b'l' if on => inv.login = true,
+                    b'i' if on => inv.interactive = true,
+                    b's' if on => inv.read_stdin = true,
+                    b'o' => {
+                        let name = value(&mut i, "-o")?;
+                        inv.options.push((name.to_string_lossy().into_owned(), on));
+                    }
+                    b'e' | b'u' | b'x' | b'f' | b'C' | b'v' | b'a' | b'h' | b'B' | b'm' => {
+                        inv.letters.push((c as char, on))
+                    }
+                    other => {
+                        return Err(format!(
+                            "{}{}: invalid option",
+                            sign.map_or('-', char::from),
+                            other as char
+                        ));
+                    }
+                }
+            }
+            i += 1;
+            continue;
+        }
+        operands.push(a.to_vec());
+        i += 1;
+    }
+    let mut operands = operands.into_iter();
+    if inv.dash_c {
+        inv.command = operands.next();
+        if inv.command.is_none() {
+            return Err("-c: option requires an argument".into());
+        }
+        inv.name = operands.next();
+    } else if !inv.read_stdin && !inv.explain {
+        inv.script = operands.next();
+        inv.name = inv.script.clone();
+    }
+    inv.args = operands.collect();
+    Ok(inv)
+}
+
+const USAGE: &str = "usage: guard-sh [--policy FILE] [--audit FILE] [-c COMMAND [NAME [ARG...]]] [-l] [-i] [-s] [-e] [-u] [-x] [-o OPTION] [SCRIPT [ARG...]]
+       guard-sh --explain [-c COMMAND]    print the guard's verdict as JSON, run nothing
+The policy comes from --policy FILE or GUARD_SH_POLICY; the audit log from
+--audit FILE, GUARD_SH_AUDIT, the policy, or ~/.local/state/guard-sh/audit.jsonl.
+";
+
+fn say(message: &str) {
+    eprintln!("guard-sh: {message}");
+}
+
+/// Run guard-sh; returns the exit status.
+pub fn main_with(argv: Vec<OsString>) -> i32 {
+    // Writing to a closed pipe ends guard-sh as it ends bash.
+    // SAFETY: restoring the default disposition of SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let inv = match parse_args(argv.get(1..).unwrap_or(&[])) {
+        Ok(inv) => inv,
+        Err(e) => {
+            say(&e);
+            eprint!("{USAGE}");
+            return 2;
+        }
+    };
+    if inv.help {
+        print!("{USAGE}");
+        return 0;
+    }
+    if inv.version {
+        println!("guard-sh {}", env!("CARGO_PKG_VERSION"));
+        return 0;
+    }
+    if let Some(arm) = &inv.arm {
+        say(&format!(
+            "--arm {arm}: not available in this build; compile the arm with `arm-build {arm} --host URL --repo OWNER/NAME --token-env VAR --out DIR` and pass --policy DIR/policy.json"
+        ));
+        return 2;
+    }
+    let policy_path = match inv.policy.clone().or_else(|| {
+        std::env::var_os("GUARD_SH_POLICY")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    }) {
+        Some(p) => p,
+        None => {
+            say("no policy: set GUARD_SH_POLICY or pass --policy FILE");
+            return 2;
+        }
+    };
+    let bytes = match std::fs::read(&policy_path) {
+        Ok(b) => b,
+        Err(e) => {
+            say(&format!("policy {}: {e}", policy_path.display()));
+            return 2;
+        }
+    };
+    let pin_value = std::env::var(pin::POLICY_PIN_ENV).ok();
+    if let Err(e) = pin::verify_policy_pin(&bytes, pin_value.as_deref()) {
+        say(&e.to_string());
+        return 2;
+    }
+    let policy = match Policy::from_json(&policy_path, &bytes) {
+        Ok(p) => Rc::new(p),
+        Err(e) => {
+            say(&e.to_string());
+            return 2;
+        }
+    };
+    if inv.explain {
+        return explain(&policy, &inv);
+    }
+    let enforcement = match landlock::effective_abi(policy.sandbox.mode) {
+        Ok(Some(abi)) => format!("landlock-abi-{abi}"),
+        Ok(None) => "none".to_string(),
+        Err(e) => {
+            say(&format!("sandbox: {e}"));
+            return 126;
+        }
+    };
+    let stdin_tty = RealSystem.isatty(0);
+    let interactive = inv.interactive
+        || (inv.command.is_none() && inv.script.is_none() && stdin_tty && RealSystem.isatty(2));
+    let mode = if inv.command.is_some() {
+        "command"
+    } else if inv.script.is_some() {
+        "script"
+    } else if interactive {
+        "interactive"
+    } else {
+        "stdin"
+    };
+    let (log_path, is_default) =
+        match audit::resolve_audit_path_from_env(inv.audit.as_deref(), &policy) {
+            Ok(p) => p,
+            Err(e) => {
+                say(&format!("audit log unavailable: {e}"));
+                return 126;
+            }
+        };
+    let redactor = match Redactor::from_policy(&policy.audit) {
+        Ok(r) => r,
+        Err(e) => {
+            say(&format!("audit log unavailable: {e}"));
+            return 126;
+        }
+    };
+    let existed = log_path.exists();
+    let mut sink = match with_high_fds(|| FileSink::open(&log_path, redactor.clone())) {
+        Ok(s) => s,
+        Err(e) => {
+            say(&format!("audit log unavailable: {e}"));
+            return 126;
+        }
+    };
+    if is_default && !existed {
+        say(&format!("audit log: {}", log_path.display()));
+    }
+    let argv_text: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let cwd = std::env::current_dir()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    if let Err(e) = sink.record(audit::session_event(
+        &policy,
+        &enforcement,
+        &argv_text,
+        mode,
+        &cwd,
+    )) {
+        say(&format!("audit log unavailable: {e}"));
+        return 126;
+    }
+    let environ: Vec<(Vec<u8>, Vec<u8>)> = std::env::vars_os()
+        .map(|(k, v)| (k.into_vec(), v.into_vec()))
+        .collect();
+    let mut sys = RealSystem::new();
+    let mut shell = Shell::new(policy.clone(), &mut sys, &mut sink, environ);
+    {
+        // A forked copy of the shell records in a session of its own, so
+        // the parent's hash chain is never interleaved.
+        let policy = policy.clone();
+        let path = log_path.clone();
+        let enforcement = enforcement.clone();
+        let argv_text = argv_text.clone();
+        let cwd = cwd.clone();
+        shell.audit_reopen = Some(Box::new(move || {
+            let mut child = with_high_fds(|| FileSink::open(&path, redactor.clone()))
+                .map_err(|e| e.to_string())?;
+            child.record(audit::session_event(
+                &policy,
+                &enforcement,
+                &argv_text,
+                "subshell",
+                &cwd,
+            ))?;
+            Ok(Box::new(child) as Box<dyn AuditSink>)
+        }));
+    }
+    shell.interactive = interactive;
+    shell.command_mode = inv.command.is_some();
+    shell.opts.login_shell = inv.login;
+    shell.abort_pipe = guard_sh::interp::make_abort_pipe();
+    for (letter, on) in &inv.letters {
+        shell.set_letter(*letter, *on);
+    }
+    for (name, on) in &inv.options {
+        let args = vec![
+            if *on { b"-o".to_vec() } else { b"+o".to_vec() },
+            name.as_bytes().to_vec(),
+        ];
+        if shell.run_set(&args) != 0 {
+            return 2;
+        }
+    }
+    if let Some(name) = &inv.name {
+        shell.arg0 = name.clone();
+    } else if let Some(a0) = argv.first() {
+        shell.arg0 = a0.as_bytes().to_vec();
+    }
+    shell.positional = inv.args.clone();
+    signals::install(interactive);
+    if interactive {
+        shell.take_terminal_at_start();
+    }
+    let status = if let Some(command) = &inv.command {
+        shell.run_text(command, "command").status()
+    } else if let Some(script) = &inv.script {
+        let path = std::path::Path::new(std::ffi::OsStr::from_bytes(script));
+        match std::fs::read(path) {
+            Ok(text) => shell.run_text(&text, "script").status(),
+            Err(e) => {
+                shell.error(&format!("{}: {e}", path.display()));
+                let _ = shell.sink().record(Event::Error {
+                    message: format!("{}: {e}", path.display()),
+                });
+                127
+            }
+        }
+    } else {
+        shell.run_lines(if interactive { "interactive" } else { "stdin" })
+    };
+    shell.status = status;
+    shell.run_exit_trap();
+    status
+}
+
+/// Run `f` with descriptors 0–9 taken, so whatever it opens lands at 10 or
+/// above, out of the way of the agent's `exec 3>file`-style redirections.
+fn with_high_fds<T>(f: impl FnOnce() -> T) -> T {
+    let mut reserved = Vec::new();
+    loop {
+        // SAFETY: opening /dev/null read-only; the descriptor is closed below.
+        let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        if fd < 0 {
+            break;
+        }
+        if fd >= 10 {
+            // SAFETY: closing the descriptor just opened.
+            unsafe {
+                libc::close(fd);
+            }
+            break;
+        }
+        reserved.push(fd);
+    }
+    let result = f();
+    for fd in reserved {
+        // SAFETY: closing descriptors opened above.
+        unsafe {
+            libc::close(fd);
+        }
+    }
+    result
+}
+
+/// `--explain`: the static verdict as JSON; nothing runs.
+fn explain(policy: &Policy, inv: &Invocation) -> i32 {
+    let text = match &inv.command {
+        Some(c) => c.clone(),
+        None => {
+            let mut buf = Vec::new();
+            if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf) {
+                say(&format!("stdin: {e}"));
+                return 2;
+            }
+            buf
+        }
+    };
+    match syntax::parse(&text) {
+        Err(e) => {
+            say(&format!("syntax error at {}", e.render(&text)));
+            2
+        }
+        Ok(list) => {
+            let verdict = guard_sh::guard::check_list(policy, &list);
+            println!("{}", verdict.to_json(&text));
+            if verdict.allowed { 0 } else { 1 }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Invocation, String> {
+        let v: Vec<OsString> = args.iter().map(OsString::from).collect();
+        parse_args(&v)
+    }
+
+    #[test]
+    fn combined_lc_takes_the_next_word_as_the_command() -> Result<(), String> {
+        let inv = p(&["-lc", "echo hi"])?;
+        assert!(inv.login && inv.dash_c);
+        assert_eq!(inv.command.as_deref(), Some(&b"echo hi"[..]));
+        Ok(())
+    }
+
+    #[test]
+    fn dash_c_then_dash_l_still_reads_the_command_after_options() -> Result<(), String> {
+        let inv = p(&["-c", "-l", "SCRIPT"])?;
+        assert!(inv.login);
+        assert_eq!(inv.command.as_deref(), Some(&b"SCRIPT"[..]));
+        Ok(())
+    }
+
+    #[test]
+    fn name_and_args_follow_the_command_string() -> Result<(), String> {
+        let inv = p(&[
+            "--policy",
+            "/p.json",
+            "-xc",
+            "echo $0 $1",
+            "me",
+            "one",
+            "-two",
+        ])?;
+        assert_eq!(inv.policy, Some(PathBuf::from("/p.json")));
+        assert_eq!(inv.name.as_deref(), Some(&b"me"[..]));
+        assert_eq!(inv.args, vec![b"one".to_vec(), b"-two".to_vec()]);
+        assert_eq!(inv.letters, vec![('x', true)]);
+        Ok(())
+    }
+
+    #[test]
+    fn script_operand_and_option_o_are_read() -> Result<(), String> {
+        let inv = p(&["-o", "pipefail", "+e", "run.sh", "a"])?;
+        assert_eq!(inv.script.as_deref(), Some(&b"run.sh"[..]));
+        assert_eq!(inv.args, vec![b"a".to_vec()]);
+        assert_eq!(inv.options, vec![("pipefail".to_string(), true)]);
+        assert_eq!(inv.letters, vec![('e', false)]);
+        Ok(())
+    }
+
+    #[test]
+    fn missing_command_string_is_an_error() {
+        assert!(p(&["-c"]).is_err());
+        assert!(p(&["--bogus"]).is_err());
+    }
+}

@@ -1,0 +1,255 @@
+//! A simulated process layer for interpreter tests: nothing is started.
+//!
+//! Each spawn is recorded with its argv, envp, cwd and the descriptors the
+//! child would inherit (named after what they were opened on), and ends
+//! with the status the test scripted. Output the shell writes to a
+//! descriptor is kept per open file, so tests can read what `echo` wrote.
+
+use super::{
+    ExitStatus, Fd, Forked, OpenMode, Pid, ProcessGroup, SpawnError, SpawnRequest, System,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What one spawn looked like.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpawnRecord {
+    pub pid: Pid,
+    pub path: PathBuf,
+    pub argv: Vec<String>,
+    pub envp: Vec<(String, String)>,
+    pub cwd: PathBuf,
+    /// Descriptor number → what it refers to (`stdin`, `stdout`, `stderr`,
+    /// `file:PATH`, `pipe:N:r`/`pipe:N:w`).
+    pub fds: BTreeMap<Fd, String>,
+}
+
+impl SpawnRecord {
+    pub fn env(&self, name: &str) -> Option<&str> {
+        self.envp
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Debug, Clone)]
+struct OpenFile {
+    label: String,
+    inheritable: bool,
+}
+
+/// The simulated system.
+#[derive(Debug)]
+pub struct FakeSystem {
+    fds: HashMap<Fd, OpenFile>,
+    /// Bytes written per label (`stdout`, `stderr`, `file:…`).
+    pub written: BTreeMap<String, Vec<u8>>,
+    pub spawns: Vec<SpawnRecord>,
+    /// Exit status per command name; default 0.
+    pub statuses: HashMap<String, i32>,
+    exits: HashMap<Pid, ExitStatus>,
+    next_pid: Pid,
+    next_pipe: u32,
+    pub cwd: PathBuf,
+    mask: u32,
+}
+
+impl Default for FakeSystem {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FakeSystem {
+    pub fn new() -> Self {
+        let mut fds = HashMap::new();
+        for (fd, label) in [(0, "stdin"), (1, "stdout"), (2, "stderr")] {
+            fds.insert(
+                fd,
+                OpenFile {
+                    label: label.into(),
+                    inheritable: true,
+                },
+            );
+        }
+        FakeSystem {
+            fds,
+            written: BTreeMap::new(),
+            spawns: Vec::new(),
+            statuses: HashMap::new(),
+            exits: HashMap::new(),
+            next_pid: 1000,
+            next_pipe: 0,
+            cwd: PathBuf::from("/"),
+            mask: 0o022,
+        }
+    }
+
+    /// Everything written to `label` so far, as text.
+    pub fn output(&self, label: &str) -> String {
+        self.written
+            .get(label)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default()
+    }
+
+    fn lowest_free(&self, from: Fd) -> Fd {
+        let mut fd = from;
+        while self.fds.contains_key(&fd) {
+            fd += 1;
+        }
+        fd
+    }
+
+    fn insert(&mut self, label: String) -> Fd {
+        let fd = self.lowest_free(3);
+        self.fds.insert(
+            fd,
+            OpenFile {
+                label,
+                inheritable: false,
+            },
+        );
+        fd
+    }
+
+    fn ebadf() -> io::Error {
+        io::Error::from_raw_os_error(libc::EBADF)
+    }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl System for FakeSystem {
+    fn spawn(
+        &mut self,
+        req: &SpawnRequest,
+        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+    ) -> Result<Pid, SpawnError> {
+        let pid = self.next_pid;
+        self.next_pid += 1;
+        before_release(pid).map_err(SpawnError::Refused)?;
+        let fds = self
+            .fds
+            .iter()
+            .filter(|(_, f)| f.inheritable)
+            .map(|(fd, f)| (*fd, f.label.clone()))
+            .collect();
+        let name = req.argv.first().map(|a| lossy(a)).unwrap_or_default();
+        let status = self.statuses.get(&name).copied().unwrap_or(0);
+        self.exits.insert(pid, ExitStatus::Exited(status));
+        self.spawns.push(SpawnRecord {
+            pid,
+            path: req.path.clone(),
+            argv: req.argv.iter().map(|a| lossy(a)).collect(),
+            envp: req.envp.iter().map(|(k, v)| (lossy(k), lossy(v))).collect(),
+            cwd: req.cwd.clone(),
+            fds,
+        });
+        Ok(pid)
+    }
+
+    fn fork_shell(&mut self, _pgroup: ProcessGroup) -> io::Result<Forked> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "the simulated system cannot fork a copy of the shell",
+        ))
+    }
+
+    fn exit_child(&mut self, status: i32) -> ! {
+        std::process::exit(status)
+    }
+
+    fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus> {
+        self.exits
+            .remove(&pid)
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ECHILD))
+    }
+
+    fn pipe(&mut self) -> io::Result<(Fd, Fd)> {
+        let n = self.next_pipe;
+        self.next_pipe += 1;
+        let r = self.insert(format!("pipe:{n}:r"));
+        let w = self.insert(format!("pipe:{n}:w"));
+        Ok((r, w))
+    }
+
+    fn open(&mut self, path: &Path, _mode: OpenMode) -> io::Result<Fd> {
+        Ok(self.insert(format!("file:{}", path.display())))
+    }
+
+    fn close(&mut self, fd: Fd) -> io::Result<()> {
+        self.fds.remove(&fd).map(|_| ()).ok_or_else(Self::ebadf)
+    }
+
+    fn dup2(&mut self, from: Fd, to: Fd) -> io::Result<()> {
+        let mut file = self.fds.get(&from).cloned().ok_or_else(Self::ebadf)?;
+        file.inheritable = true;
+        self.fds.insert(to, file);
+        Ok(())
+    }
+
+    fn dup_saved(&mut self, fd: Fd) -> io::Result<Option<Fd>> {
+        let Some(file) = self.fds.get(&fd).cloned() else {
+            return Ok(None);
+        };
+        let new = self.lowest_free(10);
+        self.fds.insert(
+            new,
+            OpenFile {
+                inheritable: false,
+                ..file
+            },
+        );
+        Ok(Some(new))
+    }
+
+    fn set_inheritable(&mut self, fd: Fd) -> io::Result<()> {
+        let file = self.fds.get_mut(&fd).ok_or_else(Self::ebadf)?;
+        file.inheritable = true;
+        Ok(())
+    }
+
+    fn write_all(&mut self, fd: Fd, data: &[u8]) -> io::Result<()> {
+        let label = self.fds.get(&fd).ok_or_else(Self::ebadf)?.label.clone();
+        self.written
+            .entry(label)
+            .or_default()
+            .extend_from_slice(data);
+        Ok(())
+    }
+
+    fn read(&mut self, fd: Fd, _buf: &mut [u8]) -> io::Result<usize> {
+        self.fds.get(&fd).ok_or_else(Self::ebadf)?;
+        Ok(0)
+    }
+
+    fn chdir(&mut self, path: &Path) -> io::Result<()> {
+        self.cwd = path.to_path_buf();
+        Ok(())
+    }
+
+    fn getpid(&self) -> Pid {
+        999
+    }
+
+    fn kill(&mut self, _pid: Pid, _signal: i32) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn isatty(&self, _fd: Fd) -> bool {
+        false
+    }
+
+    fn tcsetpgrp(&mut self, _fd: Fd, _pgid: Pid) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn umask(&mut self, mask: u32) -> u32 {
+        std::mem::replace(&mut self.mask, mask)
+    }
+}

@@ -1,0 +1,405 @@
+//! The real process layer: the only code in guard-sh that forks and execs.
+//!
+//! A command is started with `fork` + `execve` of the resolved path; no text
+//! is ever handed to another shell. The child waits on a release pipe until
+//! the parent has recorded the spawn, so a spawn that cannot be audited
+//! never execs. After fork the child makes only async-signal-safe calls.
+
+use super::{
+    ExitStatus, Fd, Forked, OpenMode, Pid, ProcessGroup, SpawnError, SpawnRequest, System,
+};
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// The operating system itself.
+#[derive(Debug, Default)]
+pub struct RealSystem;
+
+impl RealSystem {
+    pub fn new() -> Self {
+        RealSystem
+    }
+}
+
+fn cstring(bytes: &[u8]) -> io::Result<CString> {
+    CString::new(bytes)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL byte in argument"))
+}
+
+fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+fn pipe_cloexec() -> io::Result<(Fd, Fd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `fds` is a valid two-element array for pipe2 to fill.
+    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    Ok((fds[0], fds[1]))
+}
+
+fn close_fd(fd: Fd) {
+    // SAFETY: closing a descriptor this module opened; errors are irrelevant.
+    unsafe {
+        libc::close(fd);
+    }
+}
+
+/// Put the calling child in the requested process group (async-signal-safe).
+fn join_group(pgroup: ProcessGroup) {
+    // SAFETY: setpgid on the calling process; failure leaves it where it is.
+    unsafe {
+        match pgroup {
+            ProcessGroup::Inherit => {}
+            ProcessGroup::New => {
+                libc::setpgid(0, 0);
+            }
+            ProcessGroup::Join(leader) => {
+                libc::setpgid(0, leader);
+            }
+        }
+    }
+}
+
+/// Restore default dispositions for the signals an interactive shell ignores.
+fn reset_signals() {
+    for signal in [
+        libc::SIGINT,
+        libc::SIGQUIT,
+        libc::SIGTSTP,
+        libc::SIGTTIN,
+        libc::SIGTTOU,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGPIPE,
+        libc::SIGCHLD,
+    ] {
+        // SAFETY: signal() with SIG_DFL is async-signal-safe.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+        }
+    }
+    // SAFETY: an empty set is valid; unblocking everything is what exec'd programs expect.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+    }
+}
+
+impl System for RealSystem {
+    fn spawn(
+        &mut self,
+        req: &SpawnRequest,
+        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+    ) -> Result<Pid, SpawnError> {
+        // Everything the child needs is allocated before fork.
+        let path = cstring(req.path.as_os_str().as_bytes()).map_err(SpawnError::Os)?;
+        let cwd = cstring(req.cwd.as_os_str().as_bytes()).map_err(SpawnError::Os)?;
+        let argv: Vec<CString> = req
+            .argv
+            .iter()
+            .map(|a| cstring(a))
+            .collect::<io::Result<_>>()
+            .map_err(SpawnError::Os)?;
+        let envp: Vec<CString> = req
+            .envp
+            .iter()
+            .map(|(k, v)| {
+                let mut entry = k.clone();
+                entry.push(b'=');
+                entry.extend_from_slice(v);
+                cstring(&entry)
+            })
+            .collect::<io::Result<_>>()
+            .map_err(SpawnError::Os)?;
+        let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+        argv_ptrs.push(std::ptr::null());
+        let mut envp_ptrs: Vec<*const libc::c_char> = envp.iter().map(|e| e.as_ptr()).collect();
+        envp_ptrs.push(std::ptr::null());
+
+        let (release_r, release_w) = pipe_cloexec().map_err(SpawnError::Os)?;
+        let (error_r, error_w) = match pipe_cloexec() {
+            Ok(p) => p,
+            Err(e) => {
+                close_fd(release_r);
+                close_fd(release_w);
+                return Err(SpawnError::Os(e));
+            }
+        };
+        // SAFETY: guard-sh is single-threaded; the child below only makes
+        // async-signal-safe calls before execve or _exit.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            let e = io::Error::last_os_error();
+            for fd in [release_r, release_w, error_r, error_w] {
+                close_fd(fd);
+            }
+            return Err(SpawnError::Os(e));
+        }
+        if pid == 0 {
+            // SAFETY: child side; only async-signal-safe calls follow.
+            unsafe {
+                libc::close(release_w);
+                libc::close(error_r);
+                join_group(req.pgroup);
+                if let Some(tty) = req.foreground_tty {
+                    libc::signal(libc::SIGTTOU, libc::SIG_IGN);
+                    libc::tcsetpgrp(tty, libc::getpgrp());
+                }
+                reset_signals();
+                libc::chdir(cwd.as_ptr());
+                let mut go = 0u8;
+                let n = libc::read(release_r, (&mut go as *mut u8).cast(), 1);
+                if n != 1 {
+                    libc::_exit(126);
+                }
+                if req.sandbox.confinement.enforce().is_err() {
+                    let errno = *libc::__errno_location();
+                    let bytes = errno.to_ne_bytes();
+                    libc::write(error_w, bytes.as_ptr().cast(), bytes.len());
+                    libc::_exit(126);
+                }
+                libc::execve(path.as_ptr(), argv_ptrs.as_ptr(), envp_ptrs.as_ptr());
+                let errno = *libc::__errno_location();
+                let bytes = errno.to_ne_bytes();
+                libc::write(error_w, bytes.as_ptr().cast(), bytes.len());
+                libc::_exit(if errno == libc::ENOENT { 127 } else { 126 });
+            }
+        }
+        close_fd(release_r);
+        close_fd(error_w);
+        // Set the group from the parent too, so it holds before we go on.
+        // SAFETY: setpgid on our own child.
+        unsafe {
+            match req.pgroup {
+                ProcessGroup::Inherit => {}
+                ProcessGroup::New => {
+                    libc::setpgid(pid, pid);
+                }
+                ProcessGroup::Join(leader) => {
+                    libc::setpgid(pid, leader);
+                }
+            }
+        }
+        if let Err(message) = before_release(pid) {
+            close_fd(release_w);
+            close_fd(error_r);
+            // SAFETY: killing and reaping our own child that never exec'd.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                let mut status = 0;
+                libc::waitpid(pid, &mut status, 0);
+            }
+            return Err(SpawnError::Refused(message));
+        }
+        let go = [1u8];
+        // SAFETY: writing one byte to the release pipe we own.
+        unsafe {
+            libc::write(release_w, go.as_ptr().cast(), 1);
+        }
+        close_fd(release_w);
+        let mut errno_bytes = [0u8; 4];
+        let mut got = 0usize;
+        loop {
+            // SAFETY: reading into the unfilled tail of a local buffer.
+            let n = unsafe {
+                libc::read(
+                    error_r,
+                    errno_bytes[got..].as_mut_ptr().cast(),
+                    errno_bytes.len() - got,
+                )
+            };
+            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            if n <= 0 {
+                break;
+            }
+            got += n as usize;
+            if got == errno_bytes.len() {
+                break;
+            }
+        }
+        close_fd(error_r);
+        if got == errno_bytes.len() {
+            let errno = i32::from_ne_bytes(errno_bytes);
+            let _ = self.wait(pid);
+            return Err(SpawnError::Os(io::Error::from_raw_os_error(errno)));
+        }
+        Ok(pid)
+    }
+
+    fn fork_shell(&mut self, pgroup: ProcessGroup) -> io::Result<Forked> {
+        // SAFETY: guard-sh is single-threaded, so the child may go on
+        // running ordinary Rust code.
+        let pid = check(unsafe { libc::fork() })?;
+        if pid == 0 {
+            join_group(pgroup);
+            return Ok(Forked::Child);
+        }
+        // SAFETY: setpgid on our own child.
+        unsafe {
+            match pgroup {
+                ProcessGroup::Inherit => {}
+                ProcessGroup::New => {
+                    libc::setpgid(pid, pid);
+                }
+                ProcessGroup::Join(leader) => {
+                    libc::setpgid(pid, leader);
+                }
+            }
+        }
+        Ok(Forked::Parent(pid))
+    }
+
+    fn exit_child(&mut self, status: i32) -> ! {
+        // SAFETY: ending a forked copy of the shell without running the
+        // parent's exit handlers twice.
+        unsafe { libc::_exit(status & 0xff) }
+    }
+
+    fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus> {
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid on a child pid with a valid status pointer.
+            let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    if let Some(signal) = crate::interp::signals::pending_termination() {
+                        // Forward a termination request to the job we wait for.
+                        // SAFETY: signalling our own child.
+                        unsafe {
+                            libc::kill(pid, signal);
+                        }
+                    }
+                    continue;
+                }
+                return Err(e);
+            }
+            if libc::WIFEXITED(status) {
+                return Ok(ExitStatus::Exited(libc::WEXITSTATUS(status)));
+            }
+            if libc::WIFSIGNALED(status) {
+                return Ok(ExitStatus::Signaled(libc::WTERMSIG(status)));
+            }
+        }
+    }
+
+    fn pipe(&mut self) -> io::Result<(Fd, Fd)> {
+        pipe_cloexec()
+    }
+
+    fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<Fd> {
+        let c = cstring(path.as_os_str().as_bytes())?;
+        let flags = match mode {
+            OpenMode::Read => libc::O_RDONLY,
+            OpenMode::Write { exclusive: false } => libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
+            OpenMode::Write { exclusive: true } => libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL,
+            OpenMode::Append => libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND,
+            OpenMode::ReadWrite => libc::O_RDWR | libc::O_CREAT,
+        };
+        // SAFETY: a valid C path and flags; mode bits as a shell uses.
+        check(unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o666 as libc::c_uint) })
+    }
+
+    fn close(&mut self, fd: Fd) -> io::Result<()> {
+        // SAFETY: closing a descriptor number; EBADF is reported.
+        check(unsafe { libc::close(fd) }).map(|_| ())
+    }
+
+    fn dup2(&mut self, from: Fd, to: Fd) -> io::Result<()> {
+        if from == to {
+            // dup2 to itself would keep close-on-exec: clear it instead.
+            return self.set_inheritable(from);
+        }
+        // SAFETY: dup2 on descriptor numbers.
+        check(unsafe { libc::dup2(from, to) }).map(|_| ())
+    }
+
+    fn dup_saved(&mut self, fd: Fd) -> io::Result<Option<Fd>> {
+        // SAFETY: fcntl F_DUPFD_CLOEXEC on a descriptor number.
+        let r = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EBADF) {
+                return Ok(None);
+            }
+            return Err(e);
+        }
+        Ok(Some(r))
+    }
+
+    fn set_inheritable(&mut self, fd: Fd) -> io::Result<()> {
+        // SAFETY: fcntl on a descriptor number.
+        let flags = check(unsafe { libc::fcntl(fd, libc::F_GETFD) })?;
+        // SAFETY: as above.
+        check(unsafe { libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) }).map(|_| ())
+    }
+
+    fn write_all(&mut self, fd: Fd, mut data: &[u8]) -> io::Result<()> {
+        while !data.is_empty() {
+            // SAFETY: writing from a valid slice.
+            let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            data = &data[n as usize..];
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            // SAFETY: reading into a valid mutable slice.
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            return Ok(n as usize);
+        }
+    }
+
+    fn chdir(&mut self, path: &Path) -> io::Result<()> {
+        std::env::set_current_dir(path)
+    }
+
+    fn getpid(&self) -> Pid {
+        // SAFETY: getpid has no preconditions.
+        unsafe { libc::getpid() }
+    }
+
+    fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()> {
+        // SAFETY: kill with a pid and signal number.
+        check(unsafe { libc::kill(pid, signal) }).map(|_| ())
+    }
+
+    fn isatty(&self, fd: Fd) -> bool {
+        // SAFETY: isatty on a descriptor number.
+        unsafe { libc::isatty(fd) == 1 }
+    }
+
+    fn tcsetpgrp(&mut self, fd: Fd, pgid: Pid) -> io::Result<()> {
+        // SAFETY: tcsetpgrp on a descriptor number.
+        check(unsafe { libc::tcsetpgrp(fd, pgid) }).map(|_| ())
+    }
+
+    fn umask(&mut self, mask: u32) -> u32 {
+        // SAFETY: umask has no preconditions.
+        unsafe { libc::umask(mask as libc::mode_t) as u32 }
+    }
+}

@@ -1,0 +1,570 @@
+//! `echo` and `printf` (bash semantics), and shell quoting for `set -x`,
+//! `printf %q`, `declare -p`, `alias` and `set` output.
+
+/// Quote `s` so the shell reads it back as one word (bash's style: bare
+/// when safe, else single quotes).
+pub fn quote(s: &[u8]) -> String {
+    let safe = !s.is_empty()
+        && s.iter().all(|&b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'@' | b'%' | b'='
+                )
+        });
+    let text = String::from_utf8_lossy(s);
+    if safe {
+        return text.into_owned();
+    }
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// `printf %q`: backslash-escape shell-special characters.
+pub fn quote_q(s: &[u8]) -> String {
+    if s.is_empty() {
+        return "''".into();
+    }
+    let text = String::from_utf8_lossy(s);
+    if text.chars().any(|c| c.is_control()) {
+        let mut out = String::from("$'");
+        for c in text.chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric()
+            || matches!(c, '_' | '-' | '.' | '/' | ':' | ',' | '+' | '@' | '%' | '=')
+            || !c.is_ascii()
+        {
+            out.push(c);
+        } else {
+            out.push('\\');
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Decode `echo -e` / `%b` escapes. Returns the bytes and whether `\c`
+/// asked to stop all output.
+pub fn backslash_escapes(s: &[u8], printf_b: bool) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        if s[i] != b'\\' || i + 1 >= s.len() {
+            out.push(s[i]);
+            i += 1;
+            continue;
+        }
+        let c = s[i + 1];
+        i += 2;
+        match c {
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'c' => return (out, true),
+            b'e' | b'E' => out.push(0x1b),
+            b'f' => out.push(12),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'v' => out.push(11),
+            b'\\' => out.push(b'\\'),
+            b'0'..=b'7' => {
+                // echo: \0NNN (up to 3 after the 0); %b: \0NNN or \NNN.
+                let (mut n, mut digits) = (0u32, 0);
+                let mut j = i - 1;
+                if c == b'0' {
+                    j = i;
+                } else if !printf_b {
+                    out.push(b'\\');
+                    out.push(c);
+                    continue;
+                }
+                while digits < 3 && j < s.len() && (b'0'..=b'7').contains(&s[j]) {
+                    n = n * 8 + u32::from(s[j] - b'0');
+                    j += 1;
+                    digits += 1;
+                }
+                out.push((n & 0xff) as u8);
+                i = j;
+            }
+            b'x' => {
+                let (mut n, mut j) = (0u32, i);
+                while j < s.len() && j < i + 2 && s[j].is_ascii_hexdigit() {
+                    n = n * 16 + (s[j] as char).to_digit(16).unwrap_or(0);
+                    j += 1;
+                }
+                if j == i {
+                    out.extend_from_slice(b"\\x");
+                } else {
+                    out.push(n as u8);
+                    i = j;
+                }
+            }
+            b'u' | b'U' => {
+                let max = if c == b'u' { 4 } else { 8 };
+                let (mut n, mut j) = (0u32, i);
+                while j < s.len() && j < i + max && s[j].is_ascii_hexdigit() {
+                    n = n * 16 + (s[j] as char).to_digit(16).unwrap_or(0);
+                    j += 1;
+                }
+                match char::from_u32(n) {
+                    Some(ch) if j > i => {
+                        let mut buf = [0u8; 4];
+                        out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                        i = j;
+                    }
+                    _ => {
+                        out.push(b'\\');
+                        out.push(c);
+                    }
+                }
+            }
+            other => {
+                out.push(b'\\');
+                out.push(other);
+            }
+        }
+    }
+    (out, false)
+}
+
+/// `echo [-neE] args…`
+pub fn echo(args: &[Vec<u8>]) -> Vec<u8> {
+    let mut newline = true;
+    let mut escapes = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a.len() < 2 || a[0] != b'-' || !a[1..].iter().all(|b| matches!(b, b'n' | b'e' | b'E')) {
+            break;
+        }
+        for b in &a[1..] {
+            match b {
+                b'n' => newline = false,
+                b'e' => escapes = true,
+                _ => escapes = false,
+            }
+        }
+        i += 1;
+    }
+    let mut out = Vec::new();
+    for (k, a) in args[i..].iter().enumerate() {
+        if k > 0 {
+            out.push(b' ');
+        }
+        if escapes {
+            let (bytes, stop) = backslash_escapes(a, false);
+            out.extend_from_slice(&bytes);
+            if stop {
+                return out;
+            }
+        } else {
+            out.extend_from_slice(a);
+        }
+    }
+    if newline {
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Result of `printf`: output and whether an argument was bad.
+pub struct Printed {
+    pub out: Vec<u8>,
+    pub errors: Vec<String>,
+}
+
+/// `printf FORMAT [ARG…]`, reusing the format while arguments remain.
+pub fn printf(format: &[u8], args: &[Vec<u8>]) -> Printed {
+    let mut p = Printed {
+        out: Vec::new(),
+        errors: Vec::new(),
+    };
+    let mut next = 0usize;
+    loop {
+        let used_before = next;
+        let stop = one_pass(format, args, &mut next, &mut p);
+        if stop || next >= args.len() || next == used_before {
+            break;
+        }
+    }
+    p
+}
+
+fn take<'a>(args: &'a [Vec<u8>], next: &mut usize) -> Option<&'a [u8]> {
+    let a = args.get(*next).map(Vec::as_slice);
+    if a.is_some() {
+        *next += 1;
+    }
+    a
+}
+
+fn to_int(arg: Option<&[u8]>, p: &mut Printed) -> i64 {
+    let Some(a) = arg else { return 0 };
+    let s = String::from_utf8_lossy(a);
+    let t = s.trim();
+    if let Some(rest) = t.strip_prefix('\'').or_else(|| t.strip_prefix('"')) {
+        return rest.chars().next().map_or(0, |c| c as i64);
+    }
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let parsed = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()
+    } else if body.len() > 1 && body.starts_with('0') {
+        i64::from_str_radix(&body[1..], 8).ok()
+    } else {
+        body.parse::<i64>().ok()
+    };
+    match parsed {
+        Some(n) => {
+            if neg {
+                -n
+            } else {
+                n
+            }
+        }
+        None => {
+            p.errors.push(format!("{s}: invalid number"));
+            // bash prints the leading digits it could read.
+            let digits: String = body.chars().take_while(char::is_ascii_digit).collect();
+            let n = digits.parse::<i64>().unwrap_or(0);
+            if neg { -n } else { n }
+        }
+    }
+}
+
+fn pad(s: Vec<u8>, width: Option<usize>, left: bool, zero: bool) -> Vec<u8> {
+    let Some(w) = width else { return s };
+    let len = String::from_utf8(s.clone()).map_or(s.len(), |t| t.chars().count());
+    if len >= w {
+        return s;
+    }
+    let fill = w - len;
+    if left {
+        let mut s = s;
+        s.extend(std::iter::repeat_n(b' ', fill));
+        s
+    } else if zero {
+        let (sign, digits) = match s.first() {
+            Some(b'-') | Some(b'+') => (s[..1].to_vec(), s[1..].to_vec()),
+            _ => (Vec::new(), s),
+        };
+        let mut out = sign;
+        out.extend(std::iter::repeat_n(b'0', fill));
+        out.extend(digits);
+        out
+    } else {
+        let mut out = vec![b' '; fill];
+        out.extend(s);
+        out
+    }
+}
+
+/// One pass over the format. Returns `true` when `\c` stopped output.
+fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) -> bool {
+    let mut i = 0;
+    while i < format.len() {
+        let c = format[i];
+        if c == b'\\' {
+            let end = (i + 2).min(format.len());
+            let mut j = end;
+            // Octal and hex escapes take more bytes.
+            if i + 1 < format.len() {
+                match format[i + 1] {
+                    b'0'..=b'7' => {
+                        j = i + 2;
+                        while j < format.len() && j < i + 5 && (b'0'..=b'7').contains(&format[j]) {
+                            j += 1;
+                        }
+                    }
+                    b'x' => {
+                        j = i + 2;
+                        while j < format.len() && j < i + 4 && format[j].is_ascii_hexdigit() {
+                            j += 1;
+                        }
+                    }
+                    b'u' | b'U' => {
+                        let max = if format[i + 1] == b'u' { 6 } else { 10 };
+                        j = i + 2;
+                        while j < format.len() && j < i + max && format[j].is_ascii_hexdigit() {
+                            j += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let chunk = &format[i..j];
+            let (bytes, stop) = backslash_escapes(chunk, true);
+            p.out.extend_from_slice(&bytes);
+            if stop {
+                return true;
+            }
+            i = j;
+            continue;
+        }
+        if c != b'%' {
+            p.out.push(c);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if i < format.len() && format[i] == b'%' {
+            p.out.push(b'%');
+            i += 1;
+            continue;
+        }
+        let (mut left, mut zero, mut plus, mut space, mut alt) =
+            (false, false, false, false, false);
+        while i < format.len() {
+            match format[i] {
+                b'-' => left = true,
+                b'0' => zero = true,
+                b'+' => plus = true,
+                b' ' => space = true,
+                b'#' => alt = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        let mut width: Option<usize> = None;
+        if i < format.len() && format[i] == b'*' {
+            let w = to_int(take(args, next), p);
+            if w < 0 {
+                left = true;
+            }
+            width = Some(w.unsigned_abs() as usize);
+            i += 1;
+        } else {
+            let start = i;
+            while i < format.len() && format[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i > start {
+                width = String::from_utf8_lossy(&format[start..i]).parse().ok();
+            }
+        }
+        let mut precision: Option<usize> = None;
+        if i < format.len() && format[i] == b'.' {
+            i += 1;
+            if i < format.len() && format[i] == b'*' {
+                precision = Some(to_int(take(args, next), p).max(0) as usize);
+                i += 1;
+            } else {
+                let start = i;
+                while i < format.len() && format[i].is_ascii_digit() {
+                    i += 1;
+                }
+                precision = Some(
+                    String::from_utf8_lossy(&format[start..i])
+                        .parse()
+                        .unwrap_or(0),
+                );
+            }
+        }
+        // Length modifiers are accepted and ignored.
+        while i < format.len() && matches!(format[i], b'l' | b'h' | b'j' | b'z' | b't' | b'L') {
+            i += 1;
+        }
+        let Some(&conv) = format.get(i) else {
+            p.out.push(b'%');
+            break;
+        };
+        i += 1;
+        match conv {
+            b's' | b'b' | b'q' => {
+                let arg = take(args, next).unwrap_or(b"");
+                let mut s = match conv {
+                    b's' => arg.to_vec(),
+                    b'q' => quote_q(arg).into_bytes(),
+                    _ => {
+                        let (bytes, stop) = backslash_escapes(arg, true);
+                        if stop {
+                            p.out.extend(pad(bytes, width, left, false));
+                            return true;
+                        }
+                        bytes
+                    }
+                };
+                if let Some(prec) = precision {
+                    s.truncate(prec);
+                }
+                p.out.extend(pad(s, width, left, false));
+            }
+            b'c' => {
+                let arg = take(args, next).unwrap_or(b"");
+                let s = String::from_utf8_lossy(arg)
+                    .chars()
+                    .next()
+                    .map(|c| c.to_string().into_bytes())
+                    .unwrap_or_default();
+                p.out.extend(pad(s, width, left, false));
+            }
+            b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
+                let n = to_int(take(args, next), p);
+                let mut digits = match conv {
+                    b'd' | b'i' => n.unsigned_abs().to_string(),
+                    b'u' => (n as u64).to_string(),
+                    b'x' => format!("{:x}", n as u64),
+                    b'X' => format!("{:X}", n as u64),
+                    _ => format!("{:o}", n as u64),
+                };
+                if let Some(prec) = precision {
+                    while digits.len() < prec {
+                        digits.insert(0, '0');
+                    }
+                }
+                if alt && n != 0 {
+                    match conv {
+                        b'x' => digits.insert_str(0, "0x"),
+                        b'X' => digits.insert_str(0, "0X"),
+                        b'o' => digits.insert(0, '0'),
+                        _ => {}
+                    }
+                }
+                let sign = if matches!(conv, b'd' | b'i') {
+                    if n < 0 {
+                        "-"
+                    } else if plus {
+                        "+"
+                    } else if space {
+                        " "
+                    } else {
+                        ""
+                    }
+                } else {
+                    ""
+                };
+                let s = format!("{sign}{digits}").into_bytes();
+                p.out
+                    .extend(pad(s, width, left, zero && precision.is_none()));
+            }
+            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
+                let arg = take(args, next).unwrap_or(b"0");
+                let text = String::from_utf8_lossy(arg);
+                let x: f64 = match text.trim().parse() {
+                    Ok(x) => x,
+                    Err(_) => {
+                        p.errors.push(format!("{text}: invalid number"));
+                        0.0
+                    }
+                };
+                let prec = precision.unwrap_or(6);
+                let body = match conv {
+                    b'f' | b'F' => format!("{x:.prec$}"),
+                    b'e' | b'E' => {
+                        let s = format!("{x:.prec$e}");
+                        let s = fix_exponent(&s);
+                        if conv == b'E' { s.to_uppercase() } else { s }
+                    }
+                    _ => {
+                        let s = format_g(x, prec.max(1), alt);
+                        if conv == b'G' { s.to_uppercase() } else { s }
+                    }
+                };
+                let body = if plus && x >= 0.0 {
+                    format!("+{body}")
+                } else {
+                    body
+                };
+                p.out.extend(pad(body.into_bytes(), width, left, zero));
+            }
+            other => {
+                p.errors
+                    .push(format!("%{}: invalid format character", other as char));
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Rust writes `1.5e0`; C writes `1.5e+00`.
+fn fix_exponent(s: &str) -> String {
+    match s.split_once('e') {
+        Some((m, e)) => {
+            let (sign, digits) = match e.strip_prefix('-') {
+                Some(d) => ('-', d),
+                None => ('+', e),
+            };
+            format!("{m}e{sign}{digits:0>2}")
+        }
+        None => s.to_string(),
+    }
+}
+
+fn format_g(x: f64, prec: usize, alt: bool) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let exp = x.abs().log10().floor() as i32;
+    let s = if exp < -4 || exp >= prec as i32 {
+        let p = prec - 1;
+        fix_exponent(&format!("{x:.p$e}"))
+    } else {
+        let p = (prec as i32 - 1 - exp).max(0) as usize;
+        format!("{x:.p$}")
+    };
+    if alt || !s.contains('.') {
+        return s;
+    }
+    match s.split_once('e') {
+        Some((m, e)) => format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.')),
+        None => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pf(format: &str, args: &[&str]) -> String {
+        let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+        String::from_utf8_lossy(&printf(format.as_bytes(), &args).out).into_owned()
+    }
+
+    #[test]
+    fn printf_reuses_the_format_for_extra_arguments() {
+        assert_eq!(pf("%s-%s\n", &["a", "b", "c"]), "a-b\nc-\n");
+        assert_eq!(
+            pf("%5s|%-5s|%.2s\n", &["ab", "cd", "xyz"]),
+            "   ab|cd   |xy\n"
+        );
+        assert_eq!(
+            pf(
+                "%d %i %x %o %X %05d\n",
+                &["42", "-3", "255", "8", "255", "42"]
+            ),
+            "42 -3 ff 10 FF 00042\n"
+        );
+        assert_eq!(pf("%c%b%%\n", &["xyz", "a\\tb"]), "xa\tb%\n");
+        assert_eq!(pf("%q\n", &["a b'c"]), "a\\ b\\'c\n");
+        assert_eq!(
+            pf("%.3f %e\n", &["3.14159", "1234.5"]),
+            "3.142 1.234500e+03\n"
+        );
+    }
+
+    #[test]
+    fn echo_understands_n_and_e_flags_only_in_front() {
+        let args = |v: &[&str]| v.iter().map(|a| a.as_bytes().to_vec()).collect::<Vec<_>>();
+        assert_eq!(echo(&args(&["-n", "a"])), b"a");
+        assert_eq!(echo(&args(&["-e", "a\\nb"])), b"a\nb\n");
+        assert_eq!(echo(&args(&["a", "-n"])), b"a -n\n");
+        assert_eq!(echo(&args(&["-x"])), b"-x\n");
+        assert_eq!(echo(&args(&["-e", "a\\cb"])), b"a");
+    }
+}

@@ -1,0 +1,674 @@
+//! The builtins (names in [`crate::guard::builtins::BUILTINS`]). They run
+//! inside guard-sh; the ones that run other text or commands (`eval`,
+//! `source`, `command`, `builtin`, `exec`) send it through the same guard
+//! as any line or spawn.
+
+mod format;
+mod test;
+mod vars;
+
+pub use format::quote;
+
+use super::{Flow, Shell, Status};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Parse a status operand (`exit N`, `return N`): numeric, modulo 256.
+fn status_arg(arg: Option<&Vec<u8>>) -> Option<i32> {
+    let a = arg?;
+    lossy(a)
+        .trim()
+        .parse::<i64>()
+        .ok()
+        .map(|n| (n & 0xff) as i32)
+}
+
+impl Shell<'_> {
+    /// Run builtin `argv[0]`.
+    pub(super) fn run_builtin(&mut self, argv: &[Vec<u8>]) -> Status {
+        let name = lossy(&argv[0]);
+        let args = &argv[1..];
+        match name.as_str() {
+            ":" | "true" => Ok(0),
+            "false" => Ok(1),
+            "echo" => {
+                let out = format::echo(args);
+                Ok(self.write_out(&out, "echo"))
+            }
+            "printf" => self.printf(args),
+            "test" => self.test(args, false),
+            "[" => self.test(args, true),
+            "pwd" => self.pwd(args),
+            "cd" => self.cd(args),
+            "exit" => {
+                let status = match args.first() {
+                    None => self.status,
+                    Some(a) => match status_arg(Some(a)) {
+                        Some(n) => n,
+                        None => {
+                            self.error(&format!("exit: {}: numeric argument required", lossy(a)));
+                            2
+                        }
+                    },
+                };
+                Err(Flow::Exit(status))
+            }
+            "return" => {
+                if self.func_depth == 0 && self.source_depth == 0 {
+                    self.error("return: can only `return' from a function or sourced script");
+                    return Ok(1);
+                }
+                let status = match args.first() {
+                    None => self.status,
+                    Some(a) => match status_arg(Some(a)) {
+                        Some(n) => n,
+                        None => {
+                            self.error(&format!("return: {}: numeric argument required", lossy(a)));
+                            2
+                        }
+                    },
+                };
+                Err(Flow::Return(status))
+            }
+            "break" | "continue" => {
+                let n = match args.first() {
+                    None => 1,
+                    Some(a) => match lossy(a).parse::<u32>() {
+                        Ok(n) if n >= 1 => n,
+                        _ => {
+                            self.error(&format!("{name}: {}: loop count out of range", lossy(a)));
+                            return Ok(1);
+                        }
+                    },
+                };
+                if self.loop_depth == 0 {
+                    self.error(&format!(
+                        "{name}: only meaningful in a `for', `while', or `until' loop"
+                    ));
+                    return Ok(0);
+                }
+                let n = n.min(self.loop_depth);
+                Err(if name == "break" {
+                    Flow::Break(n)
+                } else {
+                    Flow::Continue(n)
+                })
+            }
+            "eval" => {
+                let text = args.join(&b' ');
+                if text.iter().all(u8::is_ascii_whitespace) {
+                    return Ok(0);
+                }
+                self.run_guarded(&text, "eval")
+            }
+            "source" | "." => self.source(&name, args),
+            "command" => self.command_builtin(args),
+            "builtin" => {
+                let Some(inner) = args.first() else {
+                    return Ok(0);
+                };
+                if !crate::guard::builtins::is_builtin(inner) {
+                    self.error(&format!("builtin: {}: not a shell builtin", lossy(inner)));
+                    return Ok(1);
+                }
+                self.run_builtin(args)
+            }
+            "exec" => self.exec_builtin(args),
+            "type" => self.type_builtin(args),
+            "hash" => {
+                // Nothing is hashed: names resolve in the bin folder every time.
+                if args.is_empty() {
+                    return Ok(self.write_out(b"hash: hash table empty\n", "hash"));
+                }
+                Ok(0)
+            }
+            "alias" => self.alias(args),
+            "unalias" => self.unalias(args),
+            "trap" => self.trap(args),
+            "wait" => self.wait_builtin(args),
+            "umask" => self.umask_builtin(args),
+            "export" => self.export(args),
+            "readonly" => self.readonly(args),
+            "declare" | "typeset" => self.declare(&name, args),
+            "local" => self.local(args),
+            "unset" => self.unset(args),
+            "set" => self.set_builtin(args),
+            "shift" => self.shift(args),
+            "read" => self.read_builtin(args),
+            "shopt" => self.shopt(args),
+            "getopts" => self.getopts(args),
+            other => {
+                self.error(&format!("{other}: builtin not implemented"));
+                Ok(2)
+            }
+        }
+    }
+
+    /// Write builtin output to stdout; a failed write is status 1.
+    pub(super) fn write_out(&mut self, data: &[u8], name: &str) -> i32 {
+        if data.is_empty() {
+            return 0;
+        }
+        match self.sys.write_all(1, data) {
+            Ok(()) => 0,
+            Err(e) => {
+                if e.raw_os_error() != Some(libc::EPIPE) {
+                    self.error(&format!(
+                        "{name}: write error: {}",
+                        super::redirect::describe_io(&e)
+                    ));
+                }
+                1
+            }
+        }
+    }
+
+    fn printf(&mut self, args: &[Vec<u8>]) -> Status {
+        let (target, args) = match args.first().map(Vec::as_slice) {
+            Some(b"-v") => match args.get(1) {
+                Some(var) => (Some(lossy(var)), &args[2..]),
+                None => {
+                    self.error("printf: -v: option requires an argument");
+                    return Ok(2);
+                }
+            },
+            Some(b"--") => (None, &args[1..]),
+            _ => (None, args),
+        };
+        let Some(format) = args.first() else {
+            self.error("printf: usage: printf [-v var] format [arguments]");
+            return Ok(2);
+        };
+        let printed = format::printf(format, &args[1..]);
+        let mut status = 0;
+        for e in &printed.errors {
+            self.error(&format!("printf: {e}"));
+            status = 1;
+        }
+        match target {
+            Some(var) => {
+                if !super::vars::is_name(var.as_bytes()) {
+                    self.error(&format!("printf: `{var}': not a valid identifier"));
+                    return Ok(2);
+                }
+                self.assign(&var, printed.out)?;
+                Ok(status)
+            }
+            None => Ok(self.write_out(&printed.out, "printf").max(status)),
+        }
+    }
+
+    fn test(&mut self, args: &[Vec<u8>], bracket: bool) -> Status {
+        let mut refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        if bracket {
+            if refs.last() != Some(&&b"]"[..]) {
+                self.error("[: missing `]'");
+                return Ok(2);
+            }
+            refs.pop();
+        }
+        let name = if bracket { "[" } else { "test" };
+        match test::evaluate(&refs) {
+            Ok(true) => Ok(0),
+            Ok(false) => Ok(1),
+            Err(message) => {
+                self.error(&format!("{name}: {message}"));
+                Ok(2)
+            }
+        }
+    }
+
+    fn pwd(&mut self, args: &[Vec<u8>]) -> Status {
+        let physical = args.iter().any(|a| a == b"-P");
+        let text = if physical {
+            match std::fs::canonicalize(&self.cwd) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.error(&format!("pwd: {}", super::redirect::describe_io(&e)));
+                    return Ok(1);
+                }
+            }
+        } else {
+            self.cwd.clone()
+        };
+        let mut out = text.as_os_str().as_bytes().to_vec();
+        out.push(b'\n');
+        Ok(self.write_out(&out, "pwd"))
+    }
+
+    fn cd(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut physical = false;
+        let mut rest = args;
+        while let Some(a) = rest.first() {
+            match a.as_slice() {
+                b"-P" => physical = true,
+                b"-L" => physical = false,
+                b"--" => {
+                    rest = &rest[1..];
+                    break;
+                }
+                _ => break,
+            }
+            rest = &rest[1..];
+        }
+        let mut print = false;
+        let target: Vec<u8> = match rest.first().map(Vec::as_slice) {
+            None => match self.vars.get("HOME") {
+                Some(h) => h.to_vec(),
+                None => {
+                    self.error("cd: HOME not set");
+                    return Ok(1);
+                }
+            },
+            Some(b"-") => match self.vars.get("OLDPWD") {
+                Some(o) => {
+                    print = true;
+                    o.to_vec()
+                }
+                None => {
+                    self.error("cd: OLDPWD not set");
+                    return Ok(1);
+                }
+            },
+            Some(dir) => dir.to_vec(),
+        };
+        if rest.len() > 1 {
+            self.error("cd: too many arguments");
+            return Ok(1);
+        }
+        let path = Path::new(OsStr::from_bytes(&target));
+        let joined = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.cwd.join(path)
+        };
+        let logical = normalize(&joined);
+        let new = if physical {
+            std::fs::canonicalize(&joined).unwrap_or(logical.clone())
+        } else {
+            logical
+        };
+        if let Err(e) = self.sys.chdir(&new) {
+            self.error(&format!(
+                "cd: {}: {}",
+                lossy(&target),
+                super::redirect::describe_io(&e)
+            ));
+            return Ok(1);
+        }
+        let old = self.cwd.as_os_str().as_bytes().to_vec();
+        self.vars.set_internal("OLDPWD", old);
+        self.vars
+            .set_internal("PWD", new.as_os_str().as_bytes().to_vec());
+        self.cwd = new;
+        if print {
+            let mut out = self.cwd.as_os_str().as_bytes().to_vec();
+            out.push(b'\n');
+            self.write_out(&out, "cd");
+        }
+        Ok(0)
+    }
+
+    fn source(&mut self, name: &str, args: &[Vec<u8>]) -> Status {
+        let Some(file) = args.first() else {
+            self.error(&format!("{name}: filename argument required"));
+            return Ok(2);
+        };
+        // Only the named path (relative to the working folder); the ambient
+        // PATH is never searched.
+        let path = Path::new(OsStr::from_bytes(file));
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.cwd.join(path)
+        };
+        let text = match std::fs::read(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                self.error(&format!(
+                    "{}: {}",
+                    lossy(file),
+                    super::redirect::describe_io(&e)
+                ));
+                return Ok(1);
+            }
+        };
+        let saved_args = if args.len() > 1 {
+            Some(std::mem::replace(&mut self.positional, args[1..].to_vec()))
+        } else {
+            None
+        };
+        self.source_depth += 1;
+        let r = self.run_guarded(&text, "source");
+        self.source_depth -= 1;
+        if let Some(saved) = saved_args {
+            self.positional = saved;
+        }
+        match r {
+            Err(Flow::Return(s)) => Ok(s),
+            other => other,
+        }
+    }
+
+    /// Is `name` a command the policy lets the agent run and that exists in the bin folder?
+    fn in_bin(&self, name: &[u8]) -> Option<PathBuf> {
+        let text = lossy(name);
+        if name.contains(&b'/') || !self.policy.commands.contains_key(&text) {
+            return None;
+        }
+        let path = self.policy.bin_dir.join(OsStr::from_bytes(name));
+        path.exists().then_some(path)
+    }
+
+    fn command_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut rest = args;
+        let mut query: Option<u8> = None;
+        while let Some(a) = rest.first() {
+            match a.as_slice() {
+                b"-v" => query = Some(b'v'),
+                b"-V" => query = Some(b'V'),
+                b"-p" => {}
+                b"--" => {
+                    rest = &rest[1..];
+                    break;
+                }
+                _ => break,
+            }
+            rest = &rest[1..];
+        }
+        if let Some(q) = query {
+            let mut status = 0;
+            for name in rest {
+                let text = lossy(name);
+                let line = if self.aliases.contains_key(&text) {
+                    Some(if q == b'v' {
+                        format!("alias {text}={}", quote(&self.aliases[&text]))
+                    } else {
+                        format!("{text} is aliased to `{}'", lossy(&self.aliases[&text]))
+                    })
+                } else if self.functions.contains_key(&text) {
+                    Some(if q == b'v' {
+                        text.clone()
+                    } else {
+                        format!("{text} is a function")
+                    })
+                } else if crate::guard::builtins::is_builtin(name) {
+                    Some(if q == b'v' {
+                        text.clone()
+                    } else {
+                        format!("{text} is a shell builtin")
+                    })
+                } else {
+                    self.in_bin(name).map(|path| {
+                        if q == b'v' {
+                            path.display().to_string()
+                        } else {
+                            format!("{text} is {}", path.display())
+                        }
+                    })
+                };
+                match line {
+                    Some(l) => {
+                        self.write_out(format!("{l}\n").as_bytes(), "command");
+                    }
+                    None => {
+                        if q == b'V' {
+                            self.error(&format!("command: {text}: not found"));
+                        }
+                        status = 1;
+                    }
+                }
+            }
+            return Ok(status);
+        }
+        if rest.is_empty() {
+            return Ok(0);
+        }
+        // `command NAME args`: skip functions; builtins and guarded externals.
+        self.dispatch(rest, &[], false)
+    }
+
+    fn type_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut status = 0;
+        let mut short = false;
+        for name in args {
+            if name == b"-t" {
+                short = true;
+                continue;
+            }
+            if name.starts_with(b"-") {
+                continue;
+            }
+            let text = lossy(name);
+            let (kind, line) = if self.aliases.contains_key(&text) {
+                (
+                    "alias",
+                    format!("{text} is aliased to `{}'", lossy(&self.aliases[&text])),
+                )
+            } else if self.functions.contains_key(&text) {
+                ("function", format!("{text} is a function"))
+            } else if crate::guard::builtins::is_builtin(name) {
+                ("builtin", format!("{text} is a shell builtin"))
+            } else if let Some(path) = self.in_bin(name) {
+                ("file", format!("{text} is {}", path.display()))
+            } else {
+                self.error(&format!("type: {text}: not found"));
+                status = 1;
+                continue;
+            };
+            let out = if short { kind.to_string() } else { line };
+            self.write_out(format!("{out}\n").as_bytes(), "type");
+        }
+        Ok(status)
+    }
+
+    fn exec_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        if args.is_empty() {
+            // `exec >file`: the redirections were applied and stay.
+            self.keep_redirects = true;
+            return Ok(0);
+        }
+        let rest = if args[0] == b"--" { &args[1..] } else { args };
+        if rest.is_empty() {
+            return Ok(0);
+        }
+        if crate::guard::builtins::is_builtin(&rest[0]) {
+            let status = self.run_builtin(rest)?;
+            return Err(Flow::Exit(status));
+        }
+        // Replacing the shell is simulated: run the command, then exit with
+        // its status (the spawn is guarded and audited like any other).
+        let status = self.dispatch(rest, &[], false)?;
+        Err(Flow::Exit(status))
+    }
+
+    fn alias(&mut self, args: &[Vec<u8>]) -> Status {
+        let args: Vec<&Vec<u8>> = args.iter().filter(|a| a.as_slice() != b"-p").collect();
+        if args.is_empty() {
+            let mut out = Vec::new();
+            for (name, value) in &self.aliases {
+                out.extend_from_slice(format!("alias {name}={}\n", quote_always(value)).as_bytes());
+            }
+            return Ok(self.write_out(&out, "alias"));
+        }
+        let mut status = 0;
+        for a in args {
+            match a.iter().position(|&b| b == b'=') {
+                Some(eq) => {
+                    self.aliases.insert(lossy(&a[..eq]), a[eq + 1..].to_vec());
+                }
+                None => {
+                    let name = lossy(a);
+                    match self.aliases.get(&name) {
+                        Some(v) => {
+                            let line = format!("alias {name}={}\n", quote_always(v));
+                            self.write_out(line.as_bytes(), "alias");
+                        }
+                        None => {
+                            self.error(&format!("alias: {name}: not found"));
+                            status = 1;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(status)
+    }
+
+    fn unalias(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut status = 0;
+        for a in args {
+            if a == b"-a" {
+                self.aliases.clear();
+                continue;
+            }
+            if self.aliases.remove(&lossy(a)).is_none() {
+                self.error(&format!("unalias: {}: not found", lossy(a)));
+                status = 1;
+            }
+        }
+        Ok(status)
+    }
+
+    fn trap(&mut self, args: &[Vec<u8>]) -> Status {
+        if args.is_empty() || args[0] == b"-p" {
+            let mut out = Vec::new();
+            for (sig, action) in &self.traps {
+                out.extend_from_slice(
+                    format!("trap -- {} {sig}\n", quote_always(action)).as_bytes(),
+                );
+            }
+            return Ok(self.write_out(&out, "trap"));
+        }
+        if args[0] == b"-l" {
+            return Ok(self.write_out(
+                b" 1) SIGHUP\t 2) SIGINT\t 3) SIGQUIT\t15) SIGTERM\n",
+                "trap",
+            ));
+        }
+        let (action, signals) = if args.len() == 1 {
+            (None, args)
+        } else if args[0] == b"-" {
+            (None, &args[1..])
+        } else {
+            (Some(args[0].clone()), &args[1..])
+        };
+        for sig in signals {
+            let Some(name) = signal_name(sig) else {
+                self.error(&format!(
+                    "trap: {}: invalid signal specification",
+                    lossy(sig)
+                ));
+                return Ok(1);
+            };
+            match &action {
+                Some(text) => {
+                    self.traps.insert(name, text.clone());
+                }
+                None => {
+                    self.traps.remove(&name);
+                }
+            }
+        }
+        Ok(0)
+    }
+
+    /// Run the EXIT trap once (top-level shell exit).
+    pub fn run_exit_trap(&mut self) {
+        if let Some(action) = self.traps.remove("EXIT") {
+            let saved = self.status;
+            let _ = self.run_guarded(&action, "trap");
+            self.status = saved;
+        }
+    }
+
+    fn wait_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        let pids: Vec<i32> = if args.is_empty() {
+            std::mem::take(&mut self.jobs)
+        } else {
+            args.iter().filter_map(|a| lossy(a).parse().ok()).collect()
+        };
+        let mut status = 0;
+        for pid in pids {
+            self.jobs.retain(|p| *p != pid);
+            status = match self.sys.wait(pid) {
+                Ok(s) => s.code(),
+                Err(_) => 127,
+            };
+        }
+        if args.is_empty() {
+            status = 0;
+        }
+        Ok(status)
+    }
+
+    fn umask_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        match args.iter().find(|a| !a.starts_with(b"-")) {
+            None => {
+                let old = self.sys.umask(0o022);
+                self.sys.umask(old);
+                Ok(self.write_out(format!("{old:04o}\n").as_bytes(), "umask"))
+            }
+            Some(mask) => match u32::from_str_radix(&lossy(mask), 8) {
+                Ok(m) if m <= 0o777 => {
+                    self.sys.umask(m);
+                    Ok(0)
+                }
+                _ => {
+                    self.error(&format!(
+                        "umask: {}: octal number out of range",
+                        lossy(mask)
+                    ));
+                    Ok(1)
+                }
+            },
+        }
+    }
+}
+
+/// Always single-quote (alias and trap listings).
+fn quote_always(v: &[u8]) -> String {
+    format!("'{}'", lossy(v).replace('\'', "'\\''"))
+}
+
+fn signal_name(sig: &[u8]) -> Option<String> {
+    let s = lossy(sig).to_uppercase();
+    let s = s.strip_prefix("SIG").unwrap_or(&s).to_string();
+    let name = match s.as_str() {
+        "0" | "EXIT" => "EXIT",
+        "1" | "HUP" => "HUP",
+        "2" | "INT" => "INT",
+        "3" | "QUIT" => "QUIT",
+        "15" | "TERM" => "TERM",
+        "ERR" => "ERR",
+        "DEBUG" => "DEBUG",
+        "RETURN" => "RETURN",
+        "USR1" | "10" => "USR1",
+        "USR2" | "12" => "USR2",
+        "PIPE" | "13" => "PIPE",
+        "ALRM" | "14" => "ALRM",
+        "CHLD" | "17" => "CHLD",
+        _ => return None,
+    };
+    Some(name.to_string())
+}
+
+/// Lexical `.`/`..` removal for logical `cd`.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,905 @@
+//! Builtins about variables and options: `export`, `readonly`, `declare`/
+//! `typeset`, `local`, `unset`, `set`, `shift`, `read`, `shopt`, `getopts`.
+//! Every assignment they make goes through the policy check.
+
+use super::format::quote;
+use super::lossy;
+use crate::interp::vars::is_name;
+use crate::interp::{Shell, Status};
+
+/// `shopt` options guard-sh accepts.
+const SHOPTS: &[&str] = &[
+    "dotglob",
+    "expand_aliases",
+    "extglob",
+    "failglob",
+    "globstar",
+    "nocaseglob",
+    "nullglob",
+    "login_shell",
+    "checkwinsize",
+    "histappend",
+    "cmdhist",
+    "promptvars",
+    "sourcepath",
+    "interactive_comments",
+    "progcomp",
+    "hostcomplete",
+    "complete_fullquote",
+    "extquote",
+    "force_fignore",
+    "globasciiranges",
+    "checkhash",
+    "lithist",
+];
+
+/// `set -o` names and their letters.
+const SET_OPTIONS: &[(&str, Option<char>)] = &[
+    ("allexport", Some('a')),
+    ("errexit", Some('e')),
+    ("noclobber", Some('C')),
+    ("noglob", Some('f')),
+    ("nounset", Some('u')),
+    ("pipefail", None),
+    ("verbose", Some('v')),
+    ("xtrace", Some('x')),
+    ("braceexpand", Some('B')),
+    ("hashall", Some('h')),
+    ("interactive-comments", None),
+    ("monitor", Some('m')),
+    ("posix", None),
+    ("emacs", None),
+    ("vi", None),
+    ("history", None),
+    ("ignoreeof", None),
+    ("noexec", Some('n')),
+    ("notify", Some('b')),
+    ("physical", Some('P')),
+    ("privileged", Some('p')),
+    ("functrace", Some('T')),
+    ("errtrace", Some('E')),
+    ("histexpand", Some('H')),
+    ("keyword", Some('k')),
+    ("onecmd", Some('t')),
+    ("nolog", None),
+];
+
+impl Shell<'_> {
+    /// Split `NAME=value` / `NAME+=value`.
+    fn split_assignment(arg: &[u8]) -> (String, Option<(Vec<u8>, bool)>) {
+        match arg.iter().position(|&b| b == b'=') {
+            Some(eq) => {
+                let (name, append) = match arg[..eq].strip_suffix(b"+") {
+                    Some(n) => (n, true),
+                    None => (&arg[..eq], false),
+                };
+                (lossy(name), Some((arg[eq + 1..].to_vec(), append)))
+            }
+            None => (lossy(arg), None),
+        }
+    }
+
+    fn invalid_name(&mut self, builtin: &str, name: &str) -> i32 {
+        self.error(&format!("{builtin}: `{name}': not a valid identifier"));
+        1
+    }
+
+    fn print_var(&mut self, flags: &str, name: &str) {
+        let line = match self.vars.get(name) {
+            Some(v) => format!("declare {flags} {name}=\"{}\"\n", escape_dq(v)),
+            None => format!("declare {flags} {name}\n"),
+        };
+        self.write_out(line.as_bytes(), "declare");
+    }
+
+    fn attr_flags(&self, name: &str) -> String {
+        let Some(v) = self.vars.get_var(name) else {
+            return "--".into();
+        };
+        let mut f = String::from("-");
+        if v.integer {
+            f.push('i');
+        }
+        if v.readonly {
+            f.push('r');
+        }
+        if v.exported {
+            f.push('x');
+        }
+        if f == "-" { "--".into() } else { f }
+    }
+
+    pub(super) fn export(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut unexport = false;
+        let mut names = Vec::new();
+        for a in args {
+            match a.as_slice() {
+                b"-n" => unexport = true,
+                b"-p" | b"-f" | b"--" => {}
+                _ => names.push(a.clone()),
+            }
+        }
+        if names.is_empty() {
+            let exported: Vec<String> = self
+                .vars
+                .sorted()
+                .into_iter()
+                .filter(|(_, v)| v.exported)
+                .map(|(n, _)| n.clone())
+                .collect();
+            for name in exported {
+                let flags = self.attr_flags(&name);
+                self.print_var(&flags, &name);
+            }
+            return Ok(0);
+        }
+        let mut status = 0;
+        for a in names {
+            let (name, value) = Self::split_assignment(&a);
+            if !is_name(name.as_bytes()) {
+                status = self.invalid_name("export", &name);
+                continue;
+            }
+            if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
+                return Err(self.deny(&deny, std::slice::from_ref(&a)));
+            }
+            if let Some((v, append)) = value {
+                self.assign_maybe_append(&name, v, append)?;
+            }
+            self.vars.export(&name, !unexport);
+            if let Some(var) = self.vars.get_var_mut(&name) {
+                // Exporting by name makes an inherited variable the agent's.
+                if value_is_none_and_inherited(var) {
+                    var.inherited = true;
+                }
+            }
+        }
+        Ok(status)
+    }
+
+    pub(super) fn readonly(&mut self, args: &[Vec<u8>]) -> Status {
+        let names: Vec<&Vec<u8>> = args.iter().filter(|a| !a.starts_with(b"-")).collect();
+        if names.is_empty() {
+            let ro: Vec<String> = self
+                .vars
+                .sorted()
+                .into_iter()
+                .filter(|(_, v)| v.readonly)
+                .map(|(n, _)| n.clone())
+                .collect();
+            for name in ro {
+                let flags = self.attr_flags(&name);
+                self.print_var(&flags, &name);
+            }
+            return Ok(0);
+        }
+        let mut status = 0;
+        for a in names {
+            let (name, value) = Self::split_assignment(a);
+            if !is_name(name.as_bytes()) {
+                status = self.invalid_name("readonly", &name);
+                continue;
+            }
+            if let Some((v, append)) = value {
+                self.assign_maybe_append(&name, v, append)?;
+            } else if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
+                return Err(self.deny(&deny, std::slice::from_ref(a)));
+            }
+            self.vars.set_default(&name, Vec::new());
+            if let Some(var) = self.vars.get_var_mut(&name) {
+                var.readonly = true;
+            }
+        }
+        Ok(status)
+    }
+
+    pub(super) fn declare(&mut self, builtin: &str, args: &[Vec<u8>]) -> Status {
+        let (mut export, mut readonly, mut integer, mut print) = (None, false, false, false);
+        let (mut functions, mut function_names, mut global) = (false, false, false);
+        let mut names = Vec::new();
+        for a in args {
+            if (a.starts_with(b"-") || a.starts_with(b"+")) && a.len() > 1 && names.is_empty() {
+                let on = a[0] == b'-';
+                for &f in &a[1..] {
+                    match f {
+                        b'x' => export = Some(on),
+                        b'r' => readonly = on,
+                        b'i' => integer = on,
+                        b'p' => print = true,
+                        b'f' => functions = true,
+                        b'F' => function_names = true,
+                        b'g' => global = true,
+                        b'a' | b'A' | b'n' => {
+                            self.error(&format!(
+                                "{builtin}: -{}: not supported by guard-sh",
+                                f as char
+                            ));
+                            return Ok(2);
+                        }
+                        _ => {
+                            self.error(&format!("{builtin}: -{}: invalid option", f as char));
+                            return Ok(2);
+                        }
+                    }
+                }
+                continue;
+            }
+            names.push(a.clone());
+        }
+        if functions || function_names {
+            let wanted: Vec<String> = if names.is_empty() {
+                self.functions.keys().cloned().collect()
+            } else {
+                names.iter().map(|n| lossy(n)).collect()
+            };
+            let mut status = 0;
+            for name in wanted {
+                let Some(def) = self.functions.get(&name).cloned() else {
+                    status = 1;
+                    continue;
+                };
+                let text = if function_names {
+                    format!("declare -f {name}\n")
+                } else {
+                    let list = crate::syntax::ast::List {
+                        items: vec![crate::syntax::ast::ListItem {
+                            and_or: crate::syntax::ast::AndOr {
+                                first: crate::syntax::ast::Pipeline {
+                                    negated: false,
+                                    elements: vec![crate::syntax::ast::PipeElement {
+                                        command: crate::syntax::ast::Command::FunctionDef(
+                                            (*def).clone(),
+                                        ),
+                                        pipe_stderr: false,
+                                    }],
+                                    span: def.span,
+                                },
+                                rest: vec![],
+                            },
+                            background: false,
+                        }],
+                    };
+                    let mut t = lossy(&crate::syntax::to_source(&list));
+                    if !t.ends_with('\n') {
+                        t.push('\n');
+                    }
+                    t
+                };
+                self.write_out(text.as_bytes(), builtin);
+            }
+            return Ok(status);
+        }
+        if names.is_empty() {
+            let all: Vec<String> = self
+                .vars
+                .sorted()
+                .into_iter()
+                .map(|(n, _)| n.clone())
+                .collect();
+            for name in all {
+                let keep = self.vars.get_var(&name).is_some_and(|v| {
+                    (!readonly || v.readonly)
+                        && (export != Some(true) || v.exported)
+                        && (!integer || v.integer)
+                });
+                if !keep {
+                    continue;
+                }
+                if print || readonly || export.is_some() || integer {
+                    let flags = self.attr_flags(&name);
+                    self.print_var(&flags, &name);
+                } else {
+                    let v = self.vars.get(&name).unwrap_or_default().to_vec();
+                    self.write_out(format!("{name}={}\n", quote(&v)).as_bytes(), builtin);
+                }
+            }
+            return Ok(0);
+        }
+        let mut status = 0;
+        for a in names {
+            let (name, value) = Self::split_assignment(&a);
+            if !is_name(name.as_bytes()) {
+                status = self.invalid_name(builtin, &name);
+                continue;
+            }
+            if print {
+                if self.vars.is_set(&name) {
+                    let flags = self.attr_flags(&name);
+                    self.print_var(&flags, &name);
+                } else {
+                    self.error(&format!("{builtin}: {name}: not found"));
+                    status = 1;
+                }
+                continue;
+            }
+            if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
+                return Err(self.deny(&deny, std::slice::from_ref(&a)));
+            }
+            if self.vars.in_function() && !global {
+                self.vars.make_local(&name);
+            }
+            if integer {
+                self.vars.set_default(&name, Vec::new());
+                if let Some(var) = self.vars.get_var_mut(&name) {
+                    var.integer = true;
+                }
+            }
+            if let Some((v, append)) = value {
+                self.assign_maybe_append(&name, v, append)?;
+            } else {
+                self.vars.set_default(&name, Vec::new());
+                if self.vars.get(&name) == Some(b"") && !integer && export.is_none() && !readonly {
+                    // `declare x` leaves x declared but unset, as bash does.
+                    self.vars.unset_internal(&name);
+                }
+            }
+            if let Some(on) = export {
+                self.vars.export(&name, on);
+            }
+            if readonly {
+                if let Some(var) = self.vars.get_var_mut(&name) {
+                    var.readonly = true;
+                }
+            }
+        }
+        Ok(status)
+    }
+
+    pub(super) fn local(&mut self, args: &[Vec<u8>]) -> Status {
+        if !self.vars.in_function() {
+            self.error("local: can only be used in a function");
+            return Ok(1);
+        }
+        let mut status = 0;
+        for a in args {
+            if a.starts_with(b"-") {
+                continue;
+            }
+            let (name, value) = Self::split_assignment(a);
+            if !is_name(name.as_bytes()) {
+                status = self.invalid_name("local", &name);
+                continue;
+            }
+            if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
+                return Err(self.deny(&deny, std::slice::from_ref(a)));
+            }
+            if self.vars.is_readonly(&name) {
+                self.error(&format!("local: {name}: readonly variable"));
+                status = 1;
+                continue;
+            }
+            self.vars.make_local(&name);
+            if let Some((v, append)) = value {
+                self.assign_maybe_append(&name, v, append)?;
+            }
+        }
+        Ok(status)
+    }
+
+    pub(super) fn unset(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut functions = false;
+        let mut status = 0;
+        for a in args {
+            match a.as_slice() {
+                b"-f" => functions = true,
+                b"-v" => functions = false,
+                b"-n" => {}
+                _ => {
+                    let name = lossy(a);
+                    if functions {
+                        self.functions.remove(&name);
+                        continue;
+                    }
+                    if self.vars.is_readonly(&name) {
+                        self.error(&format!("unset: {name}: cannot unset: readonly variable"));
+                        status = 1;
+                        continue;
+                    }
+                    if self.vars.is_set(&name) {
+                        self.vars.unset_internal(&name);
+                    } else {
+                        self.functions.remove(&name);
+                    }
+                }
+            }
+        }
+        Ok(status)
+    }
+
+    fn set_option(&mut self, name: &str, on: bool) -> bool {
+        match name {
+            "allexport" => self.opts.allexport = on,
+            "errexit" => self.opts.errexit = on,
+            "noclobber" => self.opts.noclobber = on,
+            "noglob" => self.opts.noglob = on,
+            "nounset" => self.opts.nounset = on,
+            "pipefail" => self.opts.pipefail = on,
+            "verbose" => self.opts.verbose = on,
+            "xtrace" => self.opts.xtrace = on,
+            _ => return SET_OPTIONS.iter().any(|(n, _)| *n == name),
+        }
+        true
+    }
+
+    fn option_value(&self, name: &str) -> bool {
+        match name {
+            "allexport" => self.opts.allexport,
+            "errexit" => self.opts.errexit,
+            "noclobber" => self.opts.noclobber,
+            "noglob" => self.opts.noglob,
+            "nounset" => self.opts.nounset,
+            "pipefail" => self.opts.pipefail,
+            "verbose" => self.opts.verbose,
+            "xtrace" => self.opts.xtrace,
+            "braceexpand" | "hashall" | "interactive-comments" => true,
+            "emacs" | "history" | "monitor" => self.interactive,
+            _ => false,
+        }
+    }
+
+    /// Apply one `-x`/`+x` letter.
+    pub fn set_letter(&mut self, letter: char, on: bool) -> bool {
+        match SET_OPTIONS.iter().find(|(_, l)| *l == Some(letter)) {
+            Some((name, _)) => self.set_option(name, on),
+            None => false,
+        }
+    }
+
+    pub(in crate::interp) fn set_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        if args.is_empty() {
+            let all: Vec<(String, Vec<u8>)> = self
+                .vars
+                .sorted()
+                .into_iter()
+                .map(|(n, v)| (n.clone(), v.value.clone()))
+                .collect();
+            let mut out = Vec::new();
+            for (n, v) in all {
+                out.extend_from_slice(format!("{n}={}\n", quote(&v)).as_bytes());
+            }
+            return Ok(self.write_out(&out, "set"));
+        }
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            if a == b"--" {
+                self.positional = args[i + 1..].to_vec();
+                return Ok(0);
+            }
+            if a == b"-" {
+                self.opts.xtrace = false;
+                self.opts.verbose = false;
+                self.positional = args[i + 1..].to_vec();
+                return Ok(0);
+            }
+            let on = a.first() == Some(&b'-');
+            if !(on || a.first() == Some(&b'+')) || a.len() < 2 {
+                self.positional = args[i..].to_vec();
+                return Ok(0);
+            }
+            if &a[1..] == b"o" {
+                match args.get(i + 1) {
+                    Some(name) => {
+                        let name = lossy(name);
+                        if !self.set_option(&name, on) {
+                            self.error(&format!("set: {name}: invalid option name"));
+                            return Ok(2);
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    None => {
+                        let mut out = String::new();
+                        for (name, _) in SET_OPTIONS {
+                            let v = self.option_value(name);
+                            if on {
+                                out.push_str(&format!(
+                                    "{name:<15}\t{}\n",
+                                    if v { "on" } else { "off" }
+                                ));
+                            } else {
+                                out.push_str(&format!(
+                                    "set {}o {name}\n",
+                                    if v { '-' } else { '+' }
+                                ));
+                            }
+                        }
+                        return Ok(self.write_out(out.as_bytes(), "set"));
+                    }
+                }
+            }
+            for &c in &a[1..] {
+                if !self.set_letter(c as char, on) {
+                    self.error(&format!(
+                        "set: {}{}: invalid option",
+                        if on { '-' } else { '+' },
+                        c as char
+                    ));
+                    return Ok(2);
+                }
+            }
+            i += 1;
+        }
+        Ok(0)
+    }
+
+    pub(super) fn shift(&mut self, args: &[Vec<u8>]) -> Status {
+        let n = match args.first() {
+            None => 1,
+            Some(a) => match lossy(a).parse::<usize>() {
+                Ok(n) => n,
+                Err(_) => {
+                    self.error(&format!("shift: {}: numeric argument required", lossy(a)));
+                    return Ok(1);
+                }
+            },
+        };
+        if n > self.positional.len() {
+            return Ok(1);
+        }
+        self.positional.drain(..n);
+        Ok(0)
+    }
+
+    pub(super) fn read_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut raw = false;
+        let mut names = Vec::new();
+        let mut delim = b'\n';
+        let mut max: Option<usize> = None;
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            if names.is_empty() && a.starts_with(b"-") && a.len() > 1 {
+                match a.as_slice() {
+                    b"-r" => raw = true,
+                    b"-p" => {
+                        if let Some(prompt) = args.get(i + 1) {
+                            if self.sys.isatty(0) {
+                                let p = prompt.clone();
+                                let _ = self.sys.write_all(2, &p);
+                            }
+                        }
+                        i += 1;
+                    }
+                    b"-d" => {
+                        delim = args
+                            .get(i + 1)
+                            .and_then(|d| d.first().copied())
+                            .unwrap_or(0);
+                        i += 1;
+                    }
+                    b"-n" => {
+                        max = args.get(i + 1).and_then(|n| lossy(n).parse().ok());
+                        i += 1;
+                    }
+                    b"-s" => {}
+                    b"-t" => i += 1,
+                    b"-a" => {
+                        self.error("read: -a: arrays are not supported by guard-sh");
+                        return Ok(2);
+                    }
+                    b"-rs" | b"-sr" => raw = true,
+                    _ => {
+                        self.error(&format!("read: {}: invalid option", lossy(a)));
+                        return Ok(2);
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            names.push(lossy(a));
+            i += 1;
+        }
+        if names.is_empty() {
+            names.push("REPLY".into());
+        }
+        // Read one byte at a time so the rest of the input stays for the next reader.
+        let mut line = Vec::new();
+        let mut quoted_mask = Vec::new();
+        let mut eof = true;
+        let mut byte = [0u8; 1];
+        loop {
+            if max.is_some_and(|m| line.len() >= m) {
+                eof = false;
+                break;
+            }
+            match self.sys.read(0, &mut byte) {
+                Ok(1) => {}
+                _ => break,
+            }
+            let b = byte[0];
+            if b == delim {
+                eof = false;
+                break;
+            }
+            if b == b'\\' && !raw {
+                match self.sys.read(0, &mut byte) {
+                    Ok(1) if byte[0] == b'\n' => continue,
+                    Ok(1) => {
+                        line.push(byte[0]);
+                        quoted_mask.push(true);
+                        continue;
+                    }
+                    _ => break,
+                }
+            }
+            line.push(b);
+            quoted_mask.push(false);
+        }
+        let ifs = self
+            .vars
+            .get("IFS")
+            .map_or(b" \t\n".to_vec(), <[u8]>::to_vec);
+        let fields = split_read(&line, &quoted_mask, &ifs, names.len());
+        for (k, name) in names.iter().enumerate() {
+            let value = fields.get(k).cloned().unwrap_or_default();
+            if !is_name(name.as_bytes()) {
+                self.invalid_name("read", name);
+                return Ok(1);
+            }
+            self.assign(name, value)?;
+        }
+        Ok(i32::from(eof))
+    }
+
+    pub(super) fn shopt(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut mode: Option<bool> = None;
+        let mut print = false;
+        let mut quiet = false;
+        let mut names = Vec::new();
+        for a in args {
+            match a.as_slice() {
+                b"-s" => mode = Some(true),
+                b"-u" => mode = Some(false),
+                b"-p" => print = true,
+                b"-q" => quiet = true,
+                b"-o" => {}
+                _ => names.push(lossy(a)),
+            }
+        }
+        let listed: Vec<String> = if names.is_empty() {
+            SHOPTS.iter().map(|s| s.to_string()).collect()
+        } else {
+            names.clone()
+        };
+        let mut status = 0;
+        for name in &listed {
+            if !SHOPTS.contains(&name.as_str()) {
+                self.error(&format!("shopt: {name}: invalid shell option name"));
+                status = 1;
+                continue;
+            }
+            if let (Some(on), false) = (mode, names.is_empty()) {
+                self.set_shopt(name, on);
+                continue;
+            }
+            let value = self.shopt_value(name);
+            if let Some(on) = mode {
+                if value != on {
+                    continue;
+                }
+            }
+            if quiet {
+                if !value {
+                    status = 1;
+                }
+                continue;
+            }
+            let line = if print || mode.is_some() {
+                format!("shopt {} {name}\n", if value { "-s" } else { "-u" })
+            } else {
+                format!("{name:<20}\t{}\n", if value { "on" } else { "off" })
+            };
+            if !names.is_empty() && !value {
+                status = 1;
+            }
+            self.write_out(line.as_bytes(), "shopt");
+        }
+        Ok(status)
+    }
+
+    fn set_shopt(&mut self, name: &str, on: bool) {
+        match name {
+            "dotglob" => self.opts.dotglob = on,
+            "nullglob" => self.opts.nullglob = on,
+            "failglob" => self.opts.failglob = on,
+            "extglob" => self.opts.extglob = on,
+            "expand_aliases" => self.opts.expand_aliases = on,
+            "globstar" => self.opts.globstar = on,
+            "nocaseglob" => self.opts.nocaseglob = on,
+            _ => {}
+        }
+    }
+
+    fn shopt_value(&self, name: &str) -> bool {
+        match name {
+            "dotglob" => self.opts.dotglob,
+            "nullglob" => self.opts.nullglob,
+            "failglob" => self.opts.failglob,
+            "extglob" => self.opts.extglob,
+            "expand_aliases" => self.opts.expand_aliases,
+            "globstar" => self.opts.globstar,
+            "nocaseglob" => self.opts.nocaseglob,
+            "login_shell" => self.opts.login_shell,
+            "cmdhist"
+            | "promptvars"
+            | "sourcepath"
+            | "interactive_comments"
+            | "progcomp"
+            | "hostcomplete"
+            | "complete_fullquote"
+            | "extquote"
+            | "globasciiranges" => true,
+            _ => false,
+        }
+    }
+
+    pub(super) fn getopts(&mut self, args: &[Vec<u8>]) -> Status {
+        let (Some(spec), Some(var)) = (args.first(), args.get(1)) else {
+            self.error("getopts: usage: getopts optstring name [arg ...]");
+            return Ok(2);
+        };
+        let var = lossy(var);
+        let params: Vec<Vec<u8>> = if args.len() > 2 {
+            args[2..].to_vec()
+        } else {
+            self.positional.clone()
+        };
+        let silent = spec.first() == Some(&b':');
+        let spec: Vec<u8> = if silent {
+            spec[1..].to_vec()
+        } else {
+            spec.clone()
+        };
+        let mut optind: usize = self
+            .vars
+            .get("OPTIND")
+            .and_then(|v| lossy(v).parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let mut pos: usize = self.getopts_pos;
+        let Some(arg) = params.get(optind - 1).cloned() else {
+            self.assign(&var, b"?".to_vec())?;
+            return Ok(1);
+        };
+        if pos == 0 {
+            if arg == b"--" {
+                self.vars
+                    .set_internal("OPTIND", (optind + 1).to_string().into_bytes());
+                self.assign(&var, b"?".to_vec())?;
+                return Ok(1);
+            }
+            if arg.len() < 2 || arg[0] != b'-' {
+                self.assign(&var, b"?".to_vec())?;
+                return Ok(1);
+            }
+            pos = 1;
+        }
+        let c = arg[pos];
+        pos += 1;
+        let at_end = pos >= arg.len();
+        let spec_at = spec.iter().position(|&s| s == c && s != b':');
+        let takes = spec_at.is_some_and(|i| spec.get(i + 1) == Some(&b':'));
+        let mut status = 0;
+        if spec_at.is_none() {
+            if silent {
+                self.assign("OPTARG", vec![c])?;
+            } else {
+                self.error(&format!("illegal option -- {}", c as char));
+                self.vars.unset_internal("OPTARG");
+            }
+            self.assign(&var, b"?".to_vec())?;
+        } else if takes {
+            if !at_end {
+                self.assign("OPTARG", arg[pos..].to_vec())?;
+                optind += 1;
+                pos = 0;
+            } else if let Some(next) = params.get(optind) {
+                self.assign("OPTARG", next.clone())?;
+                optind += 2;
+                pos = 0;
+            } else {
+                if silent {
+                    self.assign(&var, b":".to_vec())?;
+                    self.assign("OPTARG", vec![c])?;
+                } else {
+                    self.error(&format!("option requires an argument -- {}", c as char));
+                    self.assign(&var, b"?".to_vec())?;
+                }
+                optind += 1;
+                self.getopts_pos = 0;
+                self.vars
+                    .set_internal("OPTIND", optind.to_string().into_bytes());
+                return Ok(0);
+            }
+            self.assign(&var, vec![c])?;
+        } else {
+            self.vars.unset_internal("OPTARG");
+            self.assign(&var, vec![c])?;
+            status = 0;
+        }
+        if pos != 0 && at_end {
+            optind += 1;
+            pos = 0;
+        }
+        self.getopts_pos = pos;
+        self.vars
+            .set_internal("OPTIND", optind.to_string().into_bytes());
+        Ok(status)
+    }
+}
+
+fn value_is_none_and_inherited(var: &crate::interp::Var) -> bool {
+    var.inherited
+}
+
+/// Split a `read` line into at most `n` fields (the last takes the rest).
+fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize) -> Vec<Vec<u8>> {
+    let is_ifs = |i: usize| !quoted[i] && ifs.contains(&line[i]);
+    let is_ws = |i: usize| is_ifs(i) && matches!(line[i], b' ' | b'\t' | b'\n');
+    let mut fields = Vec::new();
+    let mut i = 0;
+    let len = line.len();
+    while i < len && is_ws(i) {
+        i += 1;
+    }
+    while i < len {
+        if fields.len() + 1 == n {
+            // The rest of the line, minus trailing IFS whitespace.
+            let mut end = len;
+            while end > i && is_ws(end - 1) {
+                end -= 1;
+            }
+            fields.push(line[i..end].to_vec());
+            return fields;
+        }
+        let start = i;
+        while i < len && !is_ifs(i) {
+            i += 1;
+        }
+        fields.push(line[start..i].to_vec());
+        // One delimiter: whitespace, optionally one non-whitespace IFS char.
+        while i < len && is_ws(i) {
+            i += 1;
+        }
+        if i < len && is_ifs(i) && !is_ws(i) {
+            i += 1;
+            while i < len && is_ws(i) {
+                i += 1;
+            }
+        }
+    }
+    fields
+}
+
+/// Escape for `declare -p` double quotes.
+fn escape_dq(v: &[u8]) -> String {
+    let mut out = String::new();
+    for c in lossy(v).chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_read;
+
+    fn sr(line: &str, ifs: &str, n: usize) -> Vec<String> {
+        let q = vec![false; line.len()];
+        split_read(line.as_bytes(), &q, ifs.as_bytes(), n)
+            .into_iter()
+            .map(|f| String::from_utf8_lossy(&f).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn read_splits_on_ifs_and_gives_the_rest_to_the_last_name() {
+        assert_eq!(sr("  a  b   c d  ", " \t\n", 2), ["a", "b   c d"]);
+        assert_eq!(sr("a:b::c", ":", 4), ["a", "b", "", "c"]);
+        assert_eq!(sr("x y", " ", 1), ["x y"]);
+    }
+}

@@ -1,0 +1,1027 @@
+//! Running the tree: lists, and-or lists, pipelines with real pipes between
+//! children, compound commands, functions and simple commands.
+//!
+//! Guarantee: an external command is reached only through
+//! [`Shell::spawn_external`], which checks the final argv with
+//! [`crate::guard::check_argv`], resolves the name in the policy's bin
+//! folder only, builds the environment from the policy and records the
+//! spawn before the child may exec.
+
+use super::{Flow, MAX_NESTING, Outcome, Shell, Status};
+use crate::audit::Event;
+use crate::exec::{ExitStatus, Fd, Forked, Pid, ProcessGroup, SpawnError, SpawnRequest};
+use crate::guard;
+use crate::sandbox::SandboxSpec;
+use crate::sandbox::env::{ShellVar, build_child_env};
+use crate::syntax::ast::*;
+use std::os::unix::ffi::OsStrExt;
+use std::rc::Rc;
+use std::time::Instant;
+
+/// A prefix assignment `NAME=value cmd`, expanded.
+pub(super) type Assign = (String, Vec<u8>);
+
+/// An expanded simple command: argv and prefix assignments.
+type Expanded = (Vec<Vec<u8>>, Vec<Assign>);
+
+/// A pipeline member that has been started.
+enum Started {
+    Running(Pid, Instant, bool),
+    Done(i32),
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+impl Shell<'_> {
+    /// Record, parse, statically check and run one top-level line (or a
+    /// whole `-c` string or script).
+    pub fn run_text(&mut self, text: &[u8], origin: &str) -> Outcome {
+        let status = match self.run_guarded(text, origin) {
+            Ok(s) => s,
+            Err(Flow::Exit(s)) => {
+                self.status = s;
+                return Outcome::Exit(s);
+            }
+            Err(Flow::Abort(s)) | Err(Flow::Return(s)) => s,
+            Err(Flow::Break(_)) | Err(Flow::Continue(_)) => self.status,
+        };
+        // A denial reported by a forked copy after its line ended.
+        let status = if self.take_child_abort() { 126 } else { status };
+        self.status = status;
+        Outcome::Continue(status)
+    }
+
+    /// Parse, check and run `text` (a line, `eval` text or a sourced file).
+    pub(super) fn run_guarded(&mut self, text: &[u8], origin: &str) -> Status {
+        if self.nesting >= MAX_NESTING {
+            self.error(&format!("{origin}: nesting too deep"));
+            return Err(Flow::Abort(1));
+        }
+        if !self.record(Event::Line {
+            text: lossy(text),
+            origin: origin.to_string(),
+        }) {
+            return Err(Flow::Abort(126));
+        }
+        let list = match crate::syntax::parse(text) {
+            Ok(list) => list,
+            Err(e) => {
+                let message = format!("syntax error at {}", e.render(text));
+                self.error(&message);
+                let _ = self.sink().record(Event::Error { message });
+                self.status = 2;
+                return Ok(2);
+            }
+        };
+        let verdict = guard::check_list_with(&self.policy, &list, self.function_names());
+        let commands = verdict.to_json(text)["commands"].clone();
+        if !self.record(Event::Verdict {
+            allowed: verdict.allowed,
+            commands,
+        }) {
+            return Err(Flow::Abort(126));
+        }
+        if let Some(denied) = verdict.first_denial() {
+            let reason = denied.reason.clone();
+            self.error(&format!("denied: {reason}"));
+            self.signal_abort();
+            return Err(Flow::Abort(126));
+        }
+        self.nesting += 1;
+        let result = self.run_list(&list);
+        self.nesting -= 1;
+        result
+    }
+
+    pub(super) fn run_list(&mut self, list: &List) -> Status {
+        let mut status = self.status;
+        for item in &list.items {
+            status = if item.background {
+                self.run_background(&item.and_or)?
+            } else {
+                self.run_and_or(&item.and_or)?
+            };
+            self.status = status;
+        }
+        Ok(status)
+    }
+
+    fn run_and_or(&mut self, ao: &AndOr) -> Status {
+        let n = ao.rest.len();
+        let mut status = self.with_errexit_off(n > 0, |sh| sh.run_pipeline(&ao.first))?;
+        let mut last_ran = 0;
+        for (i, (op, pipeline)) in ao.rest.iter().enumerate() {
+            let run = match op {
+                AndOrOp::And => status == 0,
+                AndOrOp::Or => status != 0,
+            };
+            if run {
+                let last = i + 1 == n;
+                status = self.with_errexit_off(!last, |sh| sh.run_pipeline(pipeline))?;
+                last_ran = i + 1;
+            }
+        }
+        self.status = status;
+        let final_pipeline = ao.rest.last().map_or(&ao.first, |(_, p)| p);
+        if status != 0
+            && last_ran == n
+            && self.opts.errexit
+            && self.errexit_off == 0
+            && !final_pipeline.negated
+        {
+            return Err(Flow::Exit(status));
+        }
+        Ok(status)
+    }
+
+    /// Run `f` with `set -e` suspended when `off` (conditions).
+    pub(super) fn with_errexit_off(
+        &mut self,
+        off: bool,
+        f: impl FnOnce(&mut Self) -> Status,
+    ) -> Status {
+        if off {
+            self.errexit_off += 1;
+        }
+        let r = f(self);
+        if off {
+            self.errexit_off -= 1;
+        }
+        r
+    }
+
+    fn run_pipeline(&mut self, p: &Pipeline) -> Status {
+        let status = self.with_errexit_off(p.negated, |sh| {
+            if p.elements.len() == 1 {
+                let s = sh.run_command(&p.elements[0].command)?;
+                sh.pipestatus = vec![s];
+                Ok(s)
+            } else {
+                sh.run_multi(p)
+            }
+        })?;
+        let status = if p.negated {
+            i32::from(status == 0)
+        } else {
+            status
+        };
+        self.status = status;
+        Ok(status)
+    }
+
+    /// The process group for a new job's member (job control only when interactive).
+    fn job_group(&self, leader: Option<Pid>) -> ProcessGroup {
+        if !self.interactive || self.in_child {
+            return ProcessGroup::Inherit;
+        }
+        match leader {
+            Some(pid) => ProcessGroup::Join(pid),
+            None => ProcessGroup::New,
+        }
+    }
+
+    fn run_multi(&mut self, p: &Pipeline) -> Status {
+        let n = p.elements.len();
+        let mut started: Vec<Started> = Vec::new();
+        let mut prev_r: Option<Fd> = None;
+        let mut leader: Option<Pid> = None;
+        let mut failure: Option<Flow> = None;
+        for (i, element) in p.elements.iter().enumerate() {
+            let next = if i + 1 < n {
+                match self.sys.pipe() {
+                    Ok(pair) => Some(pair),
+                    Err(e) => {
+                        self.error(&format!("pipe: {e}"));
+                        failure = Some(Flow::Abort(1));
+                        break;
+                    }
+                }
+            } else {
+                None
+            };
+            let mut saved = Vec::new();
+            if let Some(r) = prev_r {
+                saved.push(self.save_fd(0));
+                let _ = self.sys.dup2(r, 0);
+            }
+            if let Some((_, w)) = next {
+                saved.push(self.save_fd(1));
+                let _ = self.sys.dup2(w, 1);
+                if element.pipe_stderr {
+                    saved.push(self.save_fd(2));
+                    let _ = self.sys.dup2(w, 2);
+                }
+            }
+            let pgroup = self.job_group(leader);
+            let outcome = self.start_element(&element.command, pgroup, next.map(|p| p.0));
+            self.restore_fds(saved);
+            if let Some(r) = prev_r {
+                let _ = self.sys.close(r);
+            }
+            if let Some((_, w)) = next {
+                let _ = self.sys.close(w);
+            }
+            prev_r = next.map(|p| p.0);
+            match outcome {
+                Ok(s) => {
+                    if let Started::Running(pid, _, _) = s {
+                        leader.get_or_insert(pid);
+                    }
+                    started.push(s);
+                }
+                Err(flow) => {
+                    failure = Some(flow);
+                    break;
+                }
+            }
+        }
+        if let Some(r) = prev_r {
+            let _ = self.sys.close(r);
+        }
+        if let Some(flow) = failure {
+            // The line is aborted: end what already started.
+            for s in &started {
+                if let Started::Running(pid, _, _) = s {
+                    let _ = self.sys.kill(*pid, libc::SIGKILL);
+                }
+            }
+            for s in started {
+                if let Started::Running(pid, _, _) = s {
+                    let _ = self.sys.wait(pid);
+                }
+            }
+            return Err(flow);
+        }
+        if let Some(leader) = leader {
+            self.give_terminal(leader);
+        }
+        let mut statuses = Vec::new();
+        let mut aborted = false;
+        for s in started {
+            statuses.push(match s {
+                Started::Done(code) => code,
+                Started::Running(pid, t0, external) => match self.wait_child(pid, t0, external) {
+                    Ok(code) => code,
+                    Err(_) => {
+                        aborted = true;
+                        126
+                    }
+                },
+            });
+        }
+        self.take_terminal();
+        self.pipestatus = statuses.clone();
+        if aborted {
+            return Err(Flow::Abort(126));
+        }
+        let last = statuses.last().copied().unwrap_or(0);
+        if self.opts.pipefail {
+            return Ok(statuses
+                .iter()
+                .rev()
+                .find(|&&s| s != 0)
+                .copied()
+                .unwrap_or(0));
+        }
+        Ok(last)
+    }
+
+    /// Start one pipeline member with the pipe already on fds 0/1. Simple
+    /// commands are expanded and checked here, in the shell itself.
+    fn start_element(
+        &mut self,
+        command: &Command,
+        pgroup: ProcessGroup,
+        close_in_child: Option<Fd>,
+    ) -> Result<Started, Flow> {
+        if let Command::Simple(sc) = command {
+            let Some((argv, assigns)) = self.expand_simple(sc)? else {
+                return Ok(Started::Done(self.status));
+            };
+            let external = !argv.is_empty()
+                && !self.functions.contains_key(&lossy(&argv[0]))
+                && !guard::builtins::is_builtin(&argv[0]);
+            if external {
+                let redirects = &sc.redirects;
+                let mark = self.pending_close.len();
+                let result = self.with_redirects_started(redirects, |sh| {
+                    sh.xtrace(&assigns, &argv);
+                    sh.spawn_external(&argv, &assigns, pgroup)
+                });
+                self.close_pending(mark);
+                return result;
+            }
+            let t0 = Instant::now();
+            let pid = self.fork_run(pgroup, |sh| {
+                if let Some(fd) = close_in_child {
+                    let _ = sh.sys.close(fd);
+                }
+                if argv.is_empty() {
+                    return sh.run_assignments_only(sc);
+                }
+                sh.with_redirects(&sc.redirects, |sh| {
+                    sh.xtrace(&assigns, &argv);
+                    sh.dispatch(&argv, &assigns, true)
+                })
+            })?;
+            return Ok(Started::Running(pid, t0, false));
+        }
+        let t0 = Instant::now();
+        let pid = self.fork_run(pgroup, |sh| {
+            if let Some(fd) = close_in_child {
+                let _ = sh.sys.close(fd);
+            }
+            sh.run_command(command)
+        })?;
+        Ok(Started::Running(pid, t0, false))
+    }
+
+    fn with_redirects_started(
+        &mut self,
+        redirects: &[Redirect],
+        f: impl FnOnce(&mut Self) -> Result<Started, Flow>,
+    ) -> Result<Started, Flow> {
+        let saved = match self.apply_redirects(redirects) {
+            Ok(saved) => saved,
+            Err(super::redirect::RedirFail::Status(s)) => return Ok(Started::Done(s)),
+            Err(super::redirect::RedirFail::Flow(flow)) => return Err(flow),
+        };
+        let r = f(self);
+        self.restore_fds(saved);
+        r
+    }
+
+    /// Fork a copy of the shell that runs `f` and exits with its status.
+    pub(super) fn fork_run(
+        &mut self,
+        pgroup: ProcessGroup,
+        f: impl FnOnce(&mut Self) -> Status,
+    ) -> Result<Pid, Flow> {
+        match self.sys.fork_shell(pgroup) {
+            Ok(Forked::Child) => {
+                let was_interactive = self.interactive;
+                self.in_child = true;
+                self.interactive = false;
+                self.jobs.clear();
+                if was_interactive {
+                    super::signals::child_defaults();
+                }
+                if let Some(reopen) = &self.audit_reopen {
+                    self.child_audit = Some(match reopen() {
+                        Ok(sink) => sink,
+                        Err(message) => Box::new(super::RefusingSink(message)),
+                    });
+                }
+                let status = match f(self) {
+                    Ok(s) => s,
+                    Err(Flow::Exit(s) | Flow::Abort(s) | Flow::Return(s)) => s,
+                    Err(Flow::Break(_) | Flow::Continue(_)) => self.status,
+                };
+                self.sys.exit_child(status)
+            }
+            Ok(Forked::Parent(pid)) => Ok(pid),
+            Err(e) => {
+                self.error(&format!("fork: {e}"));
+                Err(Flow::Abort(1))
+            }
+        }
+    }
+
+    /// Wait for a child; a denial it reported aborts this line too.
+    pub(super) fn wait_child(&mut self, pid: Pid, t0: Instant, external: bool) -> Status {
+        let status = match self.sys.wait(pid) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error(&format!("wait: {e}"));
+                return Ok(127);
+            }
+        };
+        if external {
+            let (code, signal) = match status {
+                ExitStatus::Exited(c) => (Some(c), None),
+                ExitStatus::Signaled(s) => (None, Some(s)),
+            };
+            let _ = self.sink().record(Event::Exit {
+                pid,
+                status: code,
+                signal,
+                duration_ms: u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX),
+            });
+        }
+        if self.interactive && status == ExitStatus::Signaled(libc::SIGINT) {
+            let _ = self.sys.write_all(2, b"\n");
+        }
+        if self.take_child_abort() {
+            return Err(Flow::Abort(126));
+        }
+        Ok(status.code())
+    }
+
+    fn give_terminal(&mut self, pgid: Pid) {
+        if self.interactive && !self.in_child && self.sys.isatty(0) {
+            let _ = self.sys.tcsetpgrp(0, pgid);
+        }
+    }
+
+    fn take_terminal(&mut self) {
+        if self.interactive && !self.in_child && self.sys.isatty(0) {
+            let pgid = self.shell_pgid;
+            let _ = self.sys.tcsetpgrp(0, pgid);
+        }
+    }
+
+    fn run_background(&mut self, ao: &AndOr) -> Status {
+        let pgroup = self.job_group(None);
+        let interactive = self.interactive;
+        let pid = self.fork_run(pgroup, |sh| {
+            if !interactive {
+                // Without job control a background job does not read the terminal.
+                if let Ok(fd) = sh.sys.open(
+                    std::path::Path::new("/dev/null"),
+                    crate::exec::OpenMode::Read,
+                ) {
+                    let _ = sh.sys.dup2(fd, 0);
+                    let _ = sh.sys.close(fd);
+                }
+            }
+            sh.run_and_or(ao)
+        })?;
+        self.last_bg = Some(pid);
+        self.jobs.push(pid);
+        Ok(0)
+    }
+
+    pub(super) fn run_command(&mut self, command: &Command) -> Status {
+        match command {
+            Command::Simple(sc) => self.run_simple(sc),
+            Command::Compound(cc) => self.run_compound(cc),
+            Command::FunctionDef(def) => {
+                // A function may shadow a builtin: its body was checked with the
+                // line defining it, and `command`/`builtin` still reach the builtin.
+                self.functions
+                    .insert(def.name.clone(), Rc::new(def.clone()));
+                Ok(0)
+            }
+        }
+    }
+
+    pub(super) fn run_compound(&mut self, cc: &CompoundCommand) -> Status {
+        self.with_redirects(&cc.redirects, |sh| sh.run_compound_body(&cc.kind))
+    }
+
+    fn run_compound_body(&mut self, kind: &CompoundKind) -> Status {
+        match kind {
+            CompoundKind::BraceGroup(list) => self.run_list(list),
+            CompoundKind::Subshell(list) => {
+                let t0 = Instant::now();
+                let pid = self.fork_run(ProcessGroup::Inherit, |sh| sh.run_list(list))?;
+                self.wait_child(pid, t0, false)
+            }
+            CompoundKind::If {
+                branches,
+                else_body,
+            } => {
+                for (condition, body) in branches {
+                    let c = self.with_errexit_off(true, |sh| sh.run_list(condition))?;
+                    if c == 0 {
+                        return self.run_list(body);
+                    }
+                }
+                match else_body {
+                    Some(body) => self.run_list(body),
+                    None => Ok(0),
+                }
+            }
+            CompoundKind::Loop {
+                until,
+                condition,
+                body,
+            } => {
+                self.loop_depth += 1;
+                let r = self.run_loop(*until, condition, body);
+                self.loop_depth -= 1;
+                r
+            }
+            CompoundKind::For {
+                variable,
+                words,
+                body,
+            } => {
+                let values = match words {
+                    Some(words) => self.expand_words(words)?,
+                    None => self.positional.clone(),
+                };
+                self.loop_depth += 1;
+                let r = self.run_for(variable, values, body);
+                self.loop_depth -= 1;
+                r
+            }
+            CompoundKind::Case { subject, arms } => self.run_case(subject, arms),
+        }
+    }
+
+    fn run_loop(&mut self, until: bool, condition: &List, body: &List) -> Status {
+        let mut status = 0;
+        loop {
+            let c = match self.with_errexit_off(true, |sh| sh.run_list(condition)) {
+                Ok(c) => c,
+                Err(Flow::Break(n)) => {
+                    return if n > 1 {
+                        Err(Flow::Break(n - 1))
+                    } else {
+                        Ok(status)
+                    };
+                }
+                Err(Flow::Continue(n)) if n > 1 => return Err(Flow::Continue(n - 1)),
+                Err(Flow::Continue(_)) => continue,
+                Err(e) => return Err(e),
+            };
+            if (c == 0) == until {
+                return Ok(status);
+            }
+            match self.run_list(body) {
+                Ok(s) => status = s,
+                Err(Flow::Break(n)) => {
+                    return if n > 1 {
+                        Err(Flow::Break(n - 1))
+                    } else {
+                        Ok(status)
+                    };
+                }
+                Err(Flow::Continue(n)) if n > 1 => return Err(Flow::Continue(n - 1)),
+                Err(Flow::Continue(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn run_for(&mut self, variable: &str, values: Vec<Vec<u8>>, body: &List) -> Status {
+        let mut status = 0;
+        for value in values {
+            self.assign(variable, value)?;
+            match self.run_list(body) {
+                Ok(s) => status = s,
+                Err(Flow::Break(n)) => {
+                    return if n > 1 {
+                        Err(Flow::Break(n - 1))
+                    } else {
+                        Ok(status)
+                    };
+                }
+                Err(Flow::Continue(n)) if n > 1 => return Err(Flow::Continue(n - 1)),
+                Err(Flow::Continue(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(status)
+    }
+
+    fn run_case(&mut self, subject: &Word, arms: &[CaseArm]) -> Status {
+        let value = self.expand_string(subject)?;
+        let mut status = 0;
+        let mut fall = false;
+        for arm in arms {
+            let mut hit = fall;
+            if !hit {
+                for p in &arm.patterns {
+                    let pat = self.expand_pattern(p)?;
+                    if super::pattern::matches(&pat, &value) {
+                        hit = true;
+                        break;
+                    }
+                }
+            }
+            fall = false;
+            if hit {
+                status = self.run_list(&arm.body)?;
+                match arm.terminator {
+                    CaseTerminator::Break => return Ok(status),
+                    CaseTerminator::FallThrough => fall = true,
+                    CaseTerminator::Continue => {}
+                }
+            }
+        }
+        Ok(status)
+    }
+
+    /// Is this a declaration builtin whose `NAME=value` operands are not split?
+    fn is_declaration(word: &Word) -> bool {
+        matches!(
+            guard::words::static_value(word).as_deref(),
+            Some(b"export" | b"local" | b"readonly" | b"declare" | b"typeset")
+        )
+    }
+
+    /// Expand a simple command's words and prefix assignments. `None` when
+    /// there is no command name (assignments only).
+    fn expand_simple(&mut self, sc: &SimpleCommand) -> Result<Option<Expanded>, Flow> {
+        self.subst_status = None;
+        let argv = match sc.words.first() {
+            Some(first) if Self::is_declaration(first) => {
+                let mut argv = Vec::new();
+                for word in &sc.words {
+                    if looks_like_assignment(word) {
+                        argv.push(self.expand_string(word)?);
+                    } else {
+                        argv.extend(self.expand_words(std::slice::from_ref(word))?);
+                    }
+                }
+                argv
+            }
+            _ => self.expand_words(&sc.words)?,
+        };
+        if argv.is_empty() {
+            return Ok(None);
+        }
+        let mut assigns = Vec::new();
+        for a in &sc.assignments {
+            let mut value = self.expand_string(&a.value)?;
+            if let Err(deny) = guard::check_assignment(&self.policy, &a.name) {
+                return Err(self.deny(&deny, &[format!("{}=", a.name).into_bytes()]));
+            }
+            if a.append {
+                let mut old = self.vars.get(&a.name).unwrap_or_default().to_vec();
+                old.append(&mut value);
+                value = old;
+            }
+            assigns.push((a.name.clone(), value));
+        }
+        Ok(Some((argv, assigns)))
+    }
+
+    /// `NAME=value` with no command: set shell variables.
+    fn run_assignments_only(&mut self, sc: &SimpleCommand) -> Status {
+        for a in &sc.assignments {
+            let value = self.expand_string(&a.value)?;
+            if self.opts.xtrace {
+                let line = format!(
+                    "{}{}={}\n",
+                    self.ps4(),
+                    a.name,
+                    super::builtins::quote(&value)
+                );
+                self.out(2, line.as_bytes());
+            }
+            self.assign_maybe_append(&a.name, value, a.append)?;
+        }
+        let status = self.subst_status.unwrap_or(0);
+        let mark = self.pending_close.len();
+        let r = self.with_redirects(&sc.redirects, |_| Ok(status));
+        self.close_pending(mark);
+        r
+    }
+
+    pub(super) fn run_simple(&mut self, sc: &SimpleCommand) -> Status {
+        let mark = self.pending_close.len();
+        let r = self.run_simple_inner(sc);
+        self.close_pending(mark);
+        r
+    }
+
+    fn run_simple_inner(&mut self, sc: &SimpleCommand) -> Status {
+        let Some((argv, assigns)) = self.expand_simple(sc)? else {
+            return self.run_assignments_only(sc);
+        };
+        self.with_redirects(&sc.redirects, |sh| {
+            sh.xtrace(&assigns, &argv);
+            sh.dispatch(&argv, &assigns, true)
+        })
+    }
+
+    fn ps4(&self) -> String {
+        lossy(self.vars.get("PS4").unwrap_or(b"+ "))
+    }
+
+    fn xtrace(&mut self, assigns: &[Assign], argv: &[Vec<u8>]) {
+        if !self.opts.xtrace {
+            return;
+        }
+        let mut line = self.ps4();
+        let mut words: Vec<String> = assigns
+            .iter()
+            .map(|(n, v)| format!("{n}={}", super::builtins::quote(v)))
+            .collect();
+        words.extend(argv.iter().map(|a| super::builtins::quote(a)));
+        line.push_str(&words.join(" "));
+        line.push('\n');
+        self.out(2, line.as_bytes());
+    }
+
+    pub(super) fn close_pending(&mut self, mark: usize) {
+        if self.pending_close.len() > mark {
+            let fds: Vec<Fd> = self.pending_close.drain(mark..).collect();
+            for fd in fds {
+                let _ = self.sys.close(fd);
+            }
+        }
+    }
+
+    /// Run a command by name: function, builtin, or external.
+    pub(super) fn dispatch(
+        &mut self,
+        argv: &[Vec<u8>],
+        assigns: &[Assign],
+        functions: bool,
+    ) -> Status {
+        let name = lossy(&argv[0]);
+        if functions {
+            if let Some(def) = self.functions.get(&name).cloned() {
+                return self.with_temp_assigns(assigns, |sh| sh.call_function(&def, argv));
+            }
+        }
+        if guard::builtins::is_builtin(&argv[0]) {
+            return self.with_temp_assigns(assigns, |sh| sh.run_builtin(argv));
+        }
+        let pgroup = self.job_group(None);
+        match self.spawn_external(argv, assigns, pgroup)? {
+            Started::Done(code) => Ok(code),
+            Started::Running(pid, t0, _) => {
+                self.give_terminal(pid);
+                let r = self.wait_child(pid, t0, true);
+                self.take_terminal();
+                let code = r?;
+                self.pipestatus = vec![code];
+                Ok(code)
+            }
+        }
+    }
+
+    /// Variables set for the duration of one builtin or function call.
+    fn with_temp_assigns(
+        &mut self,
+        assigns: &[Assign],
+        f: impl FnOnce(&mut Self) -> Status,
+    ) -> Status {
+        if assigns.is_empty() {
+            return f(self);
+        }
+        let mut saved = Vec::new();
+        for (name, value) in assigns {
+            if self.vars.is_readonly(name) {
+                self.error(&format!("{name}: readonly variable"));
+                return Ok(1);
+            }
+            saved.push((name.clone(), self.vars.get_var(name).cloned()));
+            self.vars.set(name, value.clone());
+            self.vars.export(name, true);
+        }
+        let r = f(self);
+        for (name, old) in saved.into_iter().rev() {
+            match old {
+                Some(var) => {
+                    if let Some(slot) = self.vars.get_var_mut(&name) {
+                        *slot = var;
+                    }
+                }
+                None => self.vars.unset_internal(&name),
+            }
+        }
+        r
+    }
+
+    fn call_function(&mut self, def: &FunctionDef, argv: &[Vec<u8>]) -> Status {
+        if self.func_depth >= MAX_NESTING {
+            self.error(&format!(
+                "{}: maximum function nesting level exceeded",
+                def.name
+            ));
+            return Err(Flow::Abort(1));
+        }
+        let saved_args = std::mem::replace(&mut self.positional, argv[1..].to_vec());
+        self.vars.push_frame();
+        self.func_depth += 1;
+        let saved_loop = std::mem::replace(&mut self.loop_depth, 0);
+        let r = self.run_compound(&def.body);
+        self.loop_depth = saved_loop;
+        self.func_depth -= 1;
+        self.vars.pop_frame();
+        self.positional = saved_args;
+        match r {
+            Err(Flow::Return(s)) => Ok(s),
+            other => other,
+        }
+    }
+
+    /// Check, resolve, audit and start an external command.
+    fn spawn_external(
+        &mut self,
+        argv: &[Vec<u8>],
+        assigns: &[Assign],
+        pgroup: ProcessGroup,
+    ) -> Result<Started, Flow> {
+        let policy = self.policy.clone();
+        let rule = match guard::check_argv(&policy, argv) {
+            Ok(rule) => rule,
+            Err(deny) => return Err(self.deny(&deny, argv)),
+        };
+        let name = lossy(&argv[0]);
+        let path = policy.bin_dir.join(std::ffi::OsStr::from_bytes(&argv[0]));
+        if !is_executable(&path) {
+            self.error(&format!("{name}: command not found"));
+            return Ok(Started::Done(127));
+        }
+        let mut shell_vars: Vec<ShellVar<'_>> = Vec::new();
+        let sorted = self.vars.sorted();
+        for (n, var) in &sorted {
+            if assigns.iter().any(|(a, _)| a == *n) {
+                continue;
+            }
+            shell_vars.push(ShellVar {
+                name: n.as_str(),
+                value: &var.value,
+                exported: var.exported || self.opts.allexport,
+                inherited: var.inherited,
+            });
+        }
+        for (n, v) in assigns {
+            shell_vars.push(ShellVar {
+                name: n.as_str(),
+                value: v,
+                exported: true,
+                inherited: false,
+            });
+        }
+        let env = build_child_env(&policy, rule, shell_vars);
+        let confinement = match crate::sandbox::landlock::Confinement::for_command(
+            &policy, rule, &path, &self.cwd,
+        ) {
+            Ok(c) => c,
+            Err(e) => {
+                self.error(&format!("{name}: sandbox: {e}"));
+                let _ = self.sink().record(Event::Error {
+                    message: format!("{name}: sandbox: {e}"),
+                });
+                return Ok(Started::Done(126));
+            }
+        };
+        let req = SpawnRequest {
+            path: path.clone(),
+            argv: argv.to_vec(),
+            envp: env.vars,
+            cwd: self.cwd.clone(),
+            pgroup,
+            foreground_tty: None,
+            sandbox: SandboxSpec { confinement },
+        };
+        // The bin-folder link is what the audit verifier expects to see.
+        let resolved = path;
+        let event_argv: Vec<String> = argv.iter().map(|a| lossy(a)).collect();
+        let added = env.added;
+        let t0 = Instant::now();
+        let audit: &mut dyn crate::audit::AuditSink = match &mut self.child_audit {
+            Some(sink) => sink.as_mut(),
+            None => &mut *self.audit,
+        };
+        let result = self.sys.spawn(&req, &mut |pid| {
+            audit.record(Event::Spawn {
+                pid,
+                path: resolved.display().to_string(),
+                argv: event_argv.clone(),
+                env_added: added.clone(),
+            })
+        });
+        match result {
+            Ok(pid) => Ok(Started::Running(pid, t0, true)),
+            Err(SpawnError::Refused(message)) => {
+                self.error(&format!("audit log unavailable: {message}"));
+                Err(Flow::Abort(126))
+            }
+            Err(SpawnError::Os(e)) => {
+                self.error(&format!("{name}: {e}"));
+                let _ = self.sink().record(Event::Error {
+                    message: format!("{name}: {e}"),
+                });
+                Ok(Started::Done(if e.raw_os_error() == Some(libc::ENOENT) {
+                    127
+                } else {
+                    126
+                }))
+            }
+        }
+    }
+
+    /// Command substitution: run `list` in a forked copy, collect its stdout.
+    pub(super) fn command_subst(&mut self, list: &List) -> Result<Vec<u8>, Flow> {
+        let (r, w) = match self.sys.pipe() {
+            Ok(p) => p,
+            Err(e) => {
+                self.error(&format!("pipe: {e}"));
+                return Err(Flow::Abort(1));
+            }
+        };
+        let t0 = Instant::now();
+        let forked = self.fork_run(ProcessGroup::Inherit, |sh| {
+            let _ = sh.sys.close(r);
+            let _ = sh.sys.dup2(w, 1);
+            let _ = sh.sys.close(w);
+            sh.run_list(list)
+        });
+        let _ = self.sys.close(w);
+        let pid = match forked {
+            Ok(pid) => pid,
+            Err(flow) => {
+                let _ = self.sys.close(r);
+                return Err(flow);
+            }
+        };
+        let mut out = Vec::new();
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = self.sys.read(r, &mut buf) {
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+        let _ = self.sys.close(r);
+        let code = self.wait_child(pid, t0, false)?;
+        self.subst_status = Some(code);
+        self.status = code;
+        Ok(out)
+    }
+
+    /// `<(list)` / `>(list)`: a pipe to a forked copy, named `/dev/fd/N`.
+    pub(super) fn process_subst(
+        &mut self,
+        direction: ProcessDirection,
+        list: &List,
+    ) -> Result<Vec<u8>, Flow> {
+        let (r, w) = match self.sys.pipe() {
+            Ok(p) => p,
+            Err(e) => {
+                self.error(&format!("pipe: {e}"));
+                return Err(Flow::Abort(1));
+            }
+        };
+        let (child_end, target, keep) = match direction {
+            ProcessDirection::Read => (w, 1, r),
+            ProcessDirection::Write => (r, 0, w),
+        };
+        let pid = self.fork_run(ProcessGroup::Inherit, |sh| {
+            let _ = sh.sys.close(keep);
+            let _ = sh.sys.dup2(child_end, target);
+            let _ = sh.sys.close(child_end);
+            sh.run_list(list)
+        })?;
+        let _ = self.sys.close(child_end);
+        let _ = self.sys.set_inheritable(keep);
+        self.pending_close.push(keep);
+        self.jobs.push(pid);
+        Ok(format!("/dev/fd/{keep}").into_bytes())
+    }
+
+    /// Assign a variable as the agent wrote it: policy, then readonly.
+    pub(super) fn assign(&mut self, name: &str, value: Vec<u8>) -> Result<(), Flow> {
+        if let Err(deny) = guard::check_assignment(&self.policy, name) {
+            let mut text = name.as_bytes().to_vec();
+            text.push(b'=');
+            return Err(self.deny(&deny, &[text]));
+        }
+        if self.vars.is_readonly(name) {
+            self.error(&format!("{name}: readonly variable"));
+            return Err(Flow::Abort(1));
+        }
+        let value = if self.vars.get_var(name).is_some_and(|v| v.integer) {
+            self.arith(&value)?.to_string().into_bytes()
+        } else {
+            value
+        };
+        self.vars.set(name, value);
+        if self.opts.allexport {
+            self.vars.export(name, true);
+        }
+        Ok(())
+    }
+
+    pub(super) fn assign_maybe_append(
+        &mut self,
+        name: &str,
+        mut value: Vec<u8>,
+        append: bool,
+    ) -> Result<(), Flow> {
+        if append {
+            let mut old = self.vars.get(name).unwrap_or_default().to_vec();
+            old.append(&mut value);
+            value = old;
+        }
+        self.assign(name, value)
+    }
+}
+
+/// `NAME=…` or `NAME+=…` at the start of a word's literal text.
+fn looks_like_assignment(word: &Word) -> bool {
+    let Some(WordPart::Literal(first)) = word.parts.first() else {
+        return false;
+    };
+    let Some(eq) = first.iter().position(|&b| b == b'=') else {
+        return false;
+    };
+    let name = first[..eq].strip_suffix(b"+").unwrap_or(&first[..eq]);
+    super::vars::is_name(name)
+}
+
+fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}

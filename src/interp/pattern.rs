@@ -1,0 +1,324 @@
+//! Shell patterns (XCU 2.13): `*`, `?`, bracket expressions with ranges,
+//! negation and character classes; quoted characters match themselves.
+//! Used by `case`, `${x#p}`-style operators and pathname expansion.
+
+use std::path::Path;
+
+/// One pattern byte and whether it was quoted (then it is literal).
+pub type PatByte = (u8, bool);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Byte(u8),
+    Any,
+    Star,
+    Class {
+        negated: bool,
+        items: Vec<ClassItem>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ClassItem {
+    Byte(u8),
+    Range(u8, u8),
+    Named(String),
+}
+
+/// Does the pattern contain an unquoted special character?
+pub fn has_magic(pat: &[PatByte]) -> bool {
+    pat.iter()
+        .any(|&(b, quoted)| !quoted && matches!(b, b'*' | b'?' | b'['))
+}
+
+fn compile(pat: &[PatByte]) -> Vec<Token> {
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < pat.len() {
+        let (b, quoted) = pat[i];
+        if quoted {
+            tokens.push(Token::Byte(b));
+            i += 1;
+            continue;
+        }
+        match b {
+            b'*' => {
+                if tokens.last() != Some(&Token::Star) {
+                    tokens.push(Token::Star);
+                }
+                i += 1;
+            }
+            b'?' => {
+                tokens.push(Token::Any);
+                i += 1;
+            }
+            b'[' => match bracket(pat, i + 1) {
+                Some((token, next)) => {
+                    tokens.push(token);
+                    i = next;
+                }
+                None => {
+                    tokens.push(Token::Byte(b'['));
+                    i += 1;
+                }
+            },
+            b'\\' if i + 1 < pat.len() => {
+                // A backslash left in a pattern (from an expansion) escapes.
+                tokens.push(Token::Byte(pat[i + 1].0));
+                i += 2;
+            }
+            _ => {
+                tokens.push(Token::Byte(b));
+                i += 1;
+            }
+        }
+    }
+    tokens
+}
+
+/// Parse a bracket expression starting after `[`; `None` if unterminated.
+fn bracket(pat: &[PatByte], mut i: usize) -> Option<(Token, usize)> {
+    let mut negated = false;
+    if let Some(&(b, false)) = pat.get(i) {
+        if b == b'!' || b == b'^' {
+            negated = true;
+            i += 1;
+        }
+    }
+    let mut items = Vec::new();
+    let mut first = true;
+    loop {
+        let &(b, quoted) = pat.get(i)?;
+        if b == b']' && !quoted && !first {
+            return Some((Token::Class { negated, items }, i + 1));
+        }
+        first = false;
+        if b == b'[' && !quoted && pat.get(i + 1).map(|p| p.0) == Some(b':') {
+            let rest: Vec<u8> = pat[i + 2..].iter().map(|p| p.0).collect();
+            if let Some(end) = rest.windows(2).position(|w| w == b":]") {
+                let name = String::from_utf8_lossy(&rest[..end]).into_owned();
+                items.push(ClassItem::Named(name));
+                i += 2 + end + 2;
+                continue;
+            }
+        }
+        let lo = if b == b'\\' && !quoted {
+            i += 1;
+            pat.get(i)?.0
+        } else {
+            b
+        };
+        if pat.get(i + 1).map(|p| p.0) == Some(b'-')
+            && pat.get(i + 2).is_some_and(|p| p.0 != b']' || p.1)
+        {
+            let hi = pat[i + 2].0;
+            items.push(ClassItem::Range(lo, hi));
+            i += 3;
+        } else {
+            items.push(ClassItem::Byte(lo));
+            i += 1;
+        }
+    }
+}
+
+fn class_has(name: &str, c: u8) -> bool {
+    match name {
+        "alpha" => c.is_ascii_alphabetic(),
+        "digit" => c.is_ascii_digit(),
+        "alnum" => c.is_ascii_alphanumeric(),
+        "upper" => c.is_ascii_uppercase(),
+        "lower" => c.is_ascii_lowercase(),
+        "space" => c.is_ascii_whitespace() || c == 0x0b,
+        "blank" => c == b' ' || c == b'\t',
+        "punct" => c.is_ascii_punctuation(),
+        "xdigit" => c.is_ascii_hexdigit(),
+        "cntrl" => c.is_ascii_control(),
+        "print" => (0x20..0x7f).contains(&c),
+        "graph" => (0x21..0x7f).contains(&c),
+        "word" => c.is_ascii_alphanumeric() || c == b'_',
+        _ => false,
+    }
+}
+
+/// Length of the UTF-8 character starting at `s[0]` (1 for invalid bytes).
+fn char_len(s: &[u8]) -> usize {
+    let n = match s.first() {
+        Some(b) if *b >= 0xf0 => 4,
+        Some(b) if *b >= 0xe0 => 3,
+        Some(b) if *b >= 0xc0 => 2,
+        _ => 1,
+    };
+    if n <= s.len() && s[1..n].iter().all(|b| b & 0xc0 == 0x80) {
+        n
+    } else {
+        1
+    }
+}
+
+/// Does the token match at the start of `s`? Returns bytes consumed.
+fn single(token: &Token, s: &[u8]) -> Option<usize> {
+    let first = *s.first()?;
+    match token {
+        Token::Byte(b) => (first == *b).then_some(1),
+        Token::Any => Some(char_len(s)),
+        Token::Class { negated, items } => {
+            let hit = items.iter().any(|item| match item {
+                ClassItem::Byte(b) => *b == first,
+                ClassItem::Range(lo, hi) => *lo <= first && first <= *hi,
+                ClassItem::Named(name) => class_has(name, first),
+            });
+            (hit != *negated).then_some(if first >= 0x80 { char_len(s) } else { 1 })
+        }
+        Token::Star => None,
+    }
+}
+
+fn match_tokens(tokens: &[Token], s: &[u8]) -> bool {
+    let (mut t, mut i) = (0usize, 0usize);
+    let mut backtrack: Option<(usize, usize)> = None;
+    loop {
+        if t < tokens.len() {
+            if tokens[t] == Token::Star {
+                backtrack = Some((t, i));
+                t += 1;
+                continue;
+            }
+            if let Some(n) = single(&tokens[t], &s[i..]) {
+                t += 1;
+                i += n;
+                continue;
+            }
+        } else if i == s.len() {
+            return true;
+        }
+        match backtrack {
+            Some((star, from)) if from < s.len() => {
+                let next = from + char_len(&s[from..]);
+                backtrack = Some((star, next));
+                t = star + 1;
+                i = next;
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Does the whole of `s` match the pattern?
+pub fn matches(pat: &[PatByte], s: &[u8]) -> bool {
+    match_tokens(&compile(pat), s)
+}
+
+/// Treat plain bytes as an unquoted pattern.
+#[cfg(test)]
+pub fn unquoted(bytes: &[u8]) -> Vec<PatByte> {
+    bytes.iter().map(|&b| (b, false)).collect()
+}
+
+/// Quote removal of a pattern: the literal text it stands for.
+pub fn literal(pat: &[PatByte]) -> Vec<u8> {
+    pat.iter().map(|p| p.0).collect()
+}
+
+/// Pathname expansion of `pat` relative to the process's working folder.
+/// Sorted bytewise; empty when nothing matches.
+pub fn glob(pat: &[PatByte], dotglob: bool) -> Vec<Vec<u8>> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let components: Vec<&[PatByte]> = pat.split(|p| p.0 == b'/').collect();
+    let absolute = pat.first().is_some_and(|p| p.0 == b'/');
+    let mut paths: Vec<Vec<u8>> = vec![if absolute { b"/".to_vec() } else { Vec::new() }];
+    let last = components.len().saturating_sub(1);
+    for (index, comp) in components.iter().enumerate() {
+        if comp.is_empty() {
+            if index != 0 && index != last {
+                // `a//b`: keep the doubled slash out; nothing to match.
+            }
+            if index == last && index != 0 {
+                for p in &mut paths {
+                    if !p.ends_with(b"/") {
+                        p.push(b'/');
+                    }
+                }
+            }
+            continue;
+        }
+        let mut next = Vec::new();
+        for base in &paths {
+            let join = |name: &[u8]| {
+                let mut p = base.clone();
+                if !p.is_empty() && !p.ends_with(b"/") {
+                    p.push(b'/');
+                }
+                p.extend_from_slice(name);
+                p
+            };
+            if !has_magic(comp) {
+                next.push(join(&literal(comp)));
+                continue;
+            }
+            let dir: &[u8] = if base.is_empty() { b"." } else { base };
+            let Ok(entries) = std::fs::read_dir(Path::new(std::ffi::OsStr::from_bytes(dir))) else {
+                continue;
+            };
+            let tokens = compile(comp);
+            let leading_dot = comp.first().is_some_and(|p| p.0 == b'.');
+            let mut names: Vec<Vec<u8>> = entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().into_vec())
+                .filter(|name| {
+                    (!name.starts_with(b".") || leading_dot || dotglob)
+                        && name != b"."
+                        && name != b".."
+                        && match_tokens(&tokens, name)
+                })
+                .collect();
+            names.sort();
+            if index != last {
+                names.retain(|n| {
+                    let p = join(n);
+                    std::fs::metadata(Path::new(std::ffi::OsStr::from_bytes(&p)))
+                        .is_ok_and(|m| m.is_dir())
+                });
+            }
+            next.extend(names.iter().map(|n| join(n)));
+        }
+        paths = next;
+    }
+    paths.retain(|p| {
+        !p.is_empty()
+            && std::fs::symlink_metadata(Path::new(std::ffi::OsStr::from_bytes(p))).is_ok()
+    });
+    if !has_magic(pat) {
+        return paths;
+    }
+    paths.sort();
+    paths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(p: &str, s: &str) -> bool {
+        matches(&unquoted(p.as_bytes()), s.as_bytes())
+    }
+
+    #[test]
+    fn star_question_and_brackets_match_like_the_shell() {
+        assert!(m("*.rs", "main.rs"));
+        assert!(!m("*.rs", "main.rsx"));
+        assert!(m("a?c", "abc"));
+        assert!(m("[a-c]x", "bx"));
+        assert!(!m("[!a-c]x", "bx"));
+        assert!(m("[[:digit:]]*", "9lives"));
+        assert!(m("*a*b*", "xxaxxbxx"));
+        assert!(m("[]]", "]"));
+        assert!(m("[", "["));
+    }
+
+    #[test]
+    fn quoted_pattern_characters_are_literal() {
+        let pat = vec![(b'*', true), (b'x', false)];
+        assert!(matches(&pat, b"*x"));
+        assert!(!matches(&pat, b"ax"));
+    }
+}

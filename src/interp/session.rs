@@ -1,0 +1,91 @@
+//! Reading commands line by line (stdin or a terminal), keeping state
+//! between lines: a persistent session. A line that does not parse yet
+//! because it is incomplete (open quote, `if` without `fi`, here-document)
+//! is continued with the next line, as bash does.
+
+use super::{Outcome, Shell};
+
+impl Shell<'_> {
+    /// Read one line from stdin (byte by byte, so nothing meant for a
+    /// command that reads stdin is consumed). `None` at end of input.
+    fn read_line(&mut self) -> Option<Vec<u8>> {
+        let mut line = Vec::new();
+        let mut byte = [0u8; 1];
+        loop {
+            match self.sys.read(0, &mut byte) {
+                Ok(1) => {
+                    line.push(byte[0]);
+                    if byte[0] == b'\n' {
+                        return Some(line);
+                    }
+                }
+                _ => return if line.is_empty() { None } else { Some(line) },
+            }
+        }
+    }
+
+    fn prompt(&mut self, name: &str) {
+        if self.interactive {
+            let text = self.vars.get(name).unwrap_or_default().to_vec();
+            let _ = self.sys.write_all(2, &text);
+        }
+    }
+
+    /// Run stdin line by line until end of input or `exit`; returns the
+    /// exit status.
+    pub fn run_lines(&mut self, origin: &str) -> i32 {
+        let mut pending: Vec<u8> = Vec::new();
+        loop {
+            self.prompt(if pending.is_empty() { "PS1" } else { "PS2" });
+            let Some(line) = self.read_line() else {
+                if !pending.is_empty() {
+                    // The input ended inside a construct: report it.
+                    let text = std::mem::take(&mut pending);
+                    if let Outcome::Exit(s) = self.run_text(&text, origin) {
+                        return s;
+                    }
+                }
+                if self.interactive {
+                    let _ = self.sys.write_all(2, b"exit\n");
+                }
+                return self.status;
+            };
+            pending.extend_from_slice(&line);
+            if let Err(e) = crate::syntax::parse(&pending) {
+                if e.is_incomplete() {
+                    continue;
+                }
+            }
+            let text = std::mem::take(&mut pending);
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if let Outcome::Exit(s) = self.run_text(&text, origin) {
+                return s;
+            }
+            if let Some(signal) = super::signals::pending_termination() {
+                return 128 + signal;
+            }
+        }
+    }
+
+    /// `set` with these arguments (for `-o NAME` on the command line).
+    pub fn run_set(&mut self, args: &[Vec<u8>]) -> i32 {
+        self.set_builtin(args).unwrap_or(2)
+    }
+
+    /// An interactive shell on a terminal leads its own process group and
+    /// owns the terminal while no job runs.
+    pub fn take_terminal_at_start(&mut self) {
+        if !self.sys.isatty(0) {
+            return;
+        }
+        let pid = self.sys.getpid();
+        // SAFETY: setpgid on ourselves.
+        unsafe {
+            libc::setpgid(0, 0);
+        }
+        self.shell_pgid = pid;
+        let _ = self.sys.tcsetpgrp(0, pid);
+    }
+}

@@ -1,0 +1,214 @@
+//! The environment every child gets, built from the policy.
+//!
+//! Order: the shell's inherited variables matching `env.pass`, then
+//! `env.set`, then the command's own `env`, then variables the agent
+//! exported; `PATH` is the command's `path_env` joined with `:` (absent if
+//! empty). Guarantee: no name matching `env.deny` reaches a child, whatever
+//! was inherited or exported.
+
+use crate::guard::env_pattern_matches;
+use crate::policy::{CommandRule, Policy};
+use std::os::unix::ffi::OsStrExt;
+
+/// One shell variable as the environment builder sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellVar<'a> {
+    pub name: &'a str,
+    pub value: &'a [u8],
+    /// Exported (by the agent, or inherited at start-up).
+    pub exported: bool,
+    /// Still the unchanged value guard-sh inherited at start-up.
+    pub inherited: bool,
+}
+
+/// A child's environment and the names added beyond the inherited ones
+/// (for the audit record).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChildEnv {
+    pub vars: Vec<(Vec<u8>, Vec<u8>)>,
+    pub added: Vec<String>,
+}
+
+fn matches_any<'a>(patterns: impl IntoIterator<Item = &'a String>, name: &str) -> bool {
+    patterns.into_iter().any(|p| env_pattern_matches(p, name))
+}
+
+/// Is `name` one no child may receive?
+pub fn is_denied(policy: &Policy, name: &str) -> bool {
+    name == "PATH"
+        || policy
+            .env
+            .deny
+            .iter()
+            .any(|d| env_pattern_matches(&d.pattern, name))
+}
+
+/// Build the environment for a command with `rule` from the shell's variables.
+pub fn build_child_env<'a>(
+    policy: &Policy,
+    rule: &CommandRule,
+    shell_vars: impl IntoIterator<Item = ShellVar<'a>>,
+) -> ChildEnv {
+    let mut env: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut added: Vec<String> = Vec::new();
+    let put = |env: &mut Vec<(String, Vec<u8>)>, name: &str, value: &[u8]| match env
+        .iter_mut()
+        .find(|(n, _)| n == name)
+    {
+        Some(slot) => slot.1 = value.to_vec(),
+        None => env.push((name.to_string(), value.to_vec())),
+    };
+    let vars: Vec<ShellVar<'a>> = shell_vars.into_iter().collect();
+    for var in vars.iter().filter(|v| v.exported && v.inherited) {
+        if matches_any(&policy.env.pass, var.name) {
+            put(&mut env, var.name, var.value);
+        }
+    }
+    for (name, value) in &policy.env.set {
+        put(&mut env, name, value.as_bytes());
+        added.push(name.clone());
+    }
+    for (name, value) in &rule.env {
+        put(&mut env, name, value.as_bytes());
+        added.push(name.clone());
+    }
+    for var in vars.iter().filter(|v| v.exported && !v.inherited) {
+        put(&mut env, var.name, var.value);
+        added.push(var.name.to_string());
+    }
+    env.retain(|(name, _)| !is_denied(policy, name));
+    added.retain(|name| !is_denied(policy, name));
+    if !rule.path_env.is_empty() {
+        let joined: Vec<Vec<u8>> = rule
+            .path_env
+            .iter()
+            .map(|p| p.as_os_str().as_bytes().to_vec())
+            .collect();
+        env.push(("PATH".into(), joined.join(&b':')));
+        added.push("PATH".into());
+    }
+    added.sort();
+    added.dedup();
+    ChildEnv {
+        vars: env.into_iter().map(|(n, v)| (n.into_bytes(), v)).collect(),
+        added,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{
+        AuditPolicy, CommandKind, EnvDeny, EnvPolicy, POLICY_FORMAT, SandboxPolicy,
+    };
+    use std::collections::BTreeMap;
+
+    fn policy() -> Policy {
+        Policy {
+            format: POLICY_FORMAT,
+            arm: "t".into(),
+            shell: true,
+            tool: None,
+            bin_dir: "/b".into(),
+            commands: BTreeMap::new(),
+            env: EnvPolicy {
+                pass: vec!["HOME".into(), "LC_*".into(), "LD_PRELOAD".into()],
+                set: [("LANG".to_string(), "C.UTF-8".to_string())].into(),
+                deny: vec![EnvDeny {
+                    pattern: "LD_*".into(),
+                    reason: "loader".into(),
+                }],
+            },
+            sandbox: SandboxPolicy::default(),
+            audit: AuditPolicy::default(),
+        }
+    }
+
+    fn rule() -> CommandRule {
+        CommandRule {
+            kind: CommandKind::Tool,
+            path: "/usr/bin/tea".into(),
+            deny: vec![],
+            exec_allow: vec![],
+            path_env: vec!["/h1".into(), "/h2".into()],
+            env: [("TOKEN".to_string(), "s3".to_string())].into(),
+            connect_ports: vec![],
+            writable: vec![],
+        }
+    }
+
+    fn var<'a>(name: &'a str, value: &'a [u8], exported: bool, inherited: bool) -> ShellVar<'a> {
+        ShellVar {
+            name,
+            value,
+            exported,
+            inherited,
+        }
+    }
+
+    fn get<'e>(env: &'e ChildEnv, name: &str) -> Option<&'e [u8]> {
+        env.vars
+            .iter()
+            .find(|(n, _)| n == name.as_bytes())
+            .map(|(_, v)| v.as_slice())
+    }
+
+    #[test]
+    fn only_passed_inherited_variables_reach_the_child() {
+        let env = build_child_env(
+            &policy(),
+            &rule(),
+            [
+                var("HOME", b"/home/a", true, true),
+                var("LC_ALL", b"C", true, true),
+                var("SECRET", b"x", true, true),
+            ],
+        );
+        assert_eq!(get(&env, "HOME"), Some(&b"/home/a"[..]));
+        assert_eq!(get(&env, "LC_ALL"), Some(&b"C"[..]));
+        assert_eq!(get(&env, "SECRET"), None);
+    }
+
+    #[test]
+    fn denied_names_never_reach_the_child_even_when_passed() {
+        let env = build_child_env(
+            &policy(),
+            &rule(),
+            [
+                var("LD_PRELOAD", b"/evil.so", true, true),
+                var("LD_AUDIT", b"/evil.so", true, false),
+            ],
+        );
+        assert_eq!(get(&env, "LD_PRELOAD"), None);
+        assert_eq!(get(&env, "LD_AUDIT"), None);
+    }
+
+    #[test]
+    fn path_is_the_rules_path_env_and_never_the_shells() {
+        let env = build_child_env(&policy(), &rule(), [var("PATH", b"/usr/bin", true, false)]);
+        assert_eq!(get(&env, "PATH"), Some(&b"/h1:/h2"[..]));
+        let mut bare = rule();
+        bare.path_env.clear();
+        let env = build_child_env(&policy(), &bare, [var("PATH", b"/usr/bin", true, true)]);
+        assert_eq!(get(&env, "PATH"), None);
+    }
+
+    #[test]
+    fn policy_rule_and_exported_variables_are_added_in_order() {
+        let env = build_child_env(
+            &policy(),
+            &rule(),
+            [
+                var("FOO", b"1", true, false),
+                var("BAR", b"2", false, false),
+                var("LANG", b"fr", true, false),
+            ],
+        );
+        assert_eq!(get(&env, "TOKEN"), Some(&b"s3"[..]));
+        assert_eq!(get(&env, "FOO"), Some(&b"1"[..]));
+        assert_eq!(get(&env, "BAR"), None);
+        // The agent's export comes after env.set, so it wins.
+        assert_eq!(get(&env, "LANG"), Some(&b"fr"[..]));
+        assert_eq!(env.added, vec!["FOO", "LANG", "PATH", "TOKEN"]);
+    }
+}

@@ -1,0 +1,1 @@
+alias ll="ls -l"; alias ll; unalias ll; alias ll 2>/dev/null; echo "st $?"

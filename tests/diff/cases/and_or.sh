@@ -1,0 +1,1 @@
+true && echo a; false && echo b; false || echo c; true || echo d

@@ -1,0 +1,1 @@
+false && echo x || echo y; true || false && echo z

@@ -1,0 +1,1 @@
+unset z; echo $((z+1))

@@ -1,0 +1,1 @@
+x=a; x+=b; echo $x

@@ -1,0 +1,1 @@
+true & p=$!; wait $p; echo "st $?"; [ -n "$p" ] && echo have_pid

@@ -1,0 +1,1 @@
+sleep 0.1 & wait; echo waited

@@ -1,0 +1,1 @@
+case ab in a*) echo first;;& *b) echo second;;& *) echo third;; esac

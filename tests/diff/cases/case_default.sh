@@ -1,0 +1,1 @@
+case zzz in a) echo a;; *) echo default;; esac

@@ -1,0 +1,1 @@
+case a in a) echo one;& b) echo two;; c) echo three;; esac

@@ -1,0 +1,1 @@
+case x in y) echo y;; esac; echo "st $?"

@@ -1,0 +1,1 @@
+x="*"; case abc in "$x") echo lit;; *) echo glob;; esac

@@ -1,0 +1,1 @@
+p="a*"; case abc in $p) echo match;; esac

@@ -1,0 +1,1 @@
+cd /nonexistent_zz; echo "st $?"

@@ -1,0 +1,1 @@
+mkdir q; cd q; [ -n "$OLDPWD" ] && echo has_old

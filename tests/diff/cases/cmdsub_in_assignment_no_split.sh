@@ -1,0 +1,1 @@
+x=$(echo "a   b"); echo "$x"

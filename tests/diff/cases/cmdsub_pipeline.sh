@@ -1,0 +1,1 @@
+echo $(printf "b\na\n" | sort | tr "\n" " ")

@@ -1,0 +1,1 @@
+for w in $(echo "a b  c"); do echo "[$w]"; done

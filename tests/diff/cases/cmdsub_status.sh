@@ -1,0 +1,1 @@
+x=$(false); echo $?; x=$(true); echo $?

@@ -1,0 +1,1 @@
+x=$(printf "a\n\n\n"); echo "[$x]"

@@ -1,0 +1,1 @@
+x=1; y=$(x=2; echo $x); echo $x $y

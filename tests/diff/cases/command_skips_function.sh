@@ -1,0 +1,1 @@
+echo() { printf "func\n"; }; command echo real

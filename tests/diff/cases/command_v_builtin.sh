@@ -1,0 +1,1 @@
+command -v echo; command -v cd

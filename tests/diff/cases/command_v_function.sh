@@ -1,0 +1,1 @@
+f() { :; }; command -v f

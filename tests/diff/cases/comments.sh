@@ -1,0 +1,3 @@
+# full comment
+echo visible # trailing
+#another

@@ -1,0 +1,1 @@
+declare x=1; declare -i n=3+4; echo $x $n

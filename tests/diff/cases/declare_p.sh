@@ -1,0 +1,1 @@
+declare v="a b"; declare -p v

@@ -1,0 +1,1 @@
+echo x > f; while read l; do echo $l; done < <(cat f)

@@ -1,0 +1,1 @@
+set -e; echo a; false; echo never

@@ -1,0 +1,1 @@
+set -e; if false; then :; fi; false || true; ! true; echo survived

@@ -1,0 +1,1 @@
+set -e; f() { false; echo no; }; f; echo never

@@ -1,0 +1,1 @@
+set -e; (false); echo never

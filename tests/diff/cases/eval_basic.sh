@@ -1,0 +1,1 @@
+eval "x=5; echo \$x"

@@ -1,0 +1,1 @@
+eval 'printf "%s\n" "it'"'"'s"'

@@ -1,0 +1,1 @@
+eval false; echo $?; eval; echo $?

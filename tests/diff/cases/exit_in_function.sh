@@ -1,0 +1,1 @@
+f() { exit 6; }; f; echo never

@@ -1,0 +1,1 @@
+echo a; exit 5; echo never

@@ -1,0 +1,1 @@
+export E1=v; export -p | grep -c E1=

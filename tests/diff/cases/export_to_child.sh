@@ -1,0 +1,1 @@
+export XV=exported; XQ=notexported; printf "%s\n" "$XV"

@@ -1,0 +1,1 @@
+for x in; do echo never; done; echo done

@@ -1,0 +1,1 @@
+for x in a "b c" d; do echo "[$x]"; done

@@ -1,0 +1,1 @@
+set -- p q; for x; do echo $x; done

@@ -1,0 +1,1 @@
+function g { echo kw; }; g

@@ -1,0 +1,1 @@
+x=g; f() { local x=l; echo $x; }; f; echo $x

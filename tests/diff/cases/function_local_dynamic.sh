@@ -1,0 +1,1 @@
+g() { echo $v; }; f() { local v=outer; g; }; f; echo "[$v]"

@@ -1,0 +1,1 @@
+set -- top; f() { echo $1; }; f inner; echo $1

@@ -1,0 +1,1 @@
+f() { echo $V; }; V=temp f; echo "[$V]"

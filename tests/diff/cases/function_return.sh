@@ -1,0 +1,1 @@
+f() { return 4; }; f; echo $?

@@ -1,0 +1,1 @@
+set -- -xy; while getopts xy o; do echo $o; done

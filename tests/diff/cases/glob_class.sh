@@ -1,0 +1,1 @@
+touch A1 b2 C3; echo [[:upper:]]*

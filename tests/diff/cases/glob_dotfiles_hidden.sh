@@ -1,0 +1,1 @@
+touch .hidden visible; echo *; echo .h*

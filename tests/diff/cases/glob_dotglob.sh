@@ -1,0 +1,1 @@
+touch .dot plain; shopt -s dotglob; echo *

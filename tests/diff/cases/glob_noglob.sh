@@ -1,0 +1,1 @@
+touch g1; set -f; echo g*; set +f; echo g*

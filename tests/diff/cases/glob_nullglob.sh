@@ -1,0 +1,1 @@
+shopt -s nullglob; echo start *.none end

@@ -1,0 +1,1 @@
+touch a1 a2 a10; echo a?

@@ -1,0 +1,1 @@
+touch a.txt; echo "*.txt" '*'.txt

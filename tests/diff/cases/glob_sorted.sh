@@ -1,0 +1,1 @@
+touch zeta alpha mid; echo *

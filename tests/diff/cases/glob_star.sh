@@ -1,0 +1,1 @@
+touch b.txt a.txt c.log; echo *.txt

@@ -1,0 +1,1 @@
+mkdir -p da db; touch fa; echo */

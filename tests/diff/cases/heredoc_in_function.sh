@@ -1,0 +1,4 @@
+f() { cat <<EOF
+in $1
+EOF
+}; f arg

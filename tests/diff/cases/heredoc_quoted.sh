@@ -1,0 +1,3 @@
+x=V; cat <<'EOF'
+value $x $(echo no)
+EOF

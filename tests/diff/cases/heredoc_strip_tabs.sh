@@ -1,0 +1,4 @@
+cat <<-EOF
+	indented
+		more
+	EOF

@@ -1,0 +1,4 @@
+read a b <<EOF
+one two three
+EOF
+echo "$a|$b"

@@ -1,0 +1,1 @@
+cat <<< "here string"; x=3; cat <<< $x

@@ -1,0 +1,1 @@
+if false; then echo no; fi; echo "st $?"

@@ -1,0 +1,1 @@
+printf "  lead trail  \n" | { read l; echo "[$l]"; }

@@ -1,0 +1,1 @@
+! false; echo $?; ! true; echo $?

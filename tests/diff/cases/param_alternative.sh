@@ -1,0 +1,1 @@
+x=1; e=; echo "[${x+alt}]" "[${e+alt}]" "[${e:+alt}]" "[${nope+alt}]"

@@ -1,0 +1,1 @@
+unset u; echo ${u=set1}; echo $u; e=; echo ${e:=set2}; echo $e

@@ -1,0 +1,1 @@
+set --; for w in "$@"; do echo "[$w]"; done; echo count $#

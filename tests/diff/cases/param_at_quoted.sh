@@ -1,0 +1,1 @@
+set -- "a b" c; for w in "$@"; do echo "[$w]"; done

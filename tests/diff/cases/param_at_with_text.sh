@@ -1,0 +1,1 @@
+set -- x y; for w in "pre$@post"; do echo "[$w]"; done

@@ -1,0 +1,1 @@
+x=hello; y=WORLD; echo ${x^} ${x^^} ${y,} ${y,,}

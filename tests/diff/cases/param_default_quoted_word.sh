@@ -1,0 +1,1 @@
+unset a; for w in ${a:-"x y"}; do echo "[$w]"; done

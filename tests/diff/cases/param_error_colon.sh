@@ -1,0 +1,1 @@
+e=; echo before; echo ${e:?is empty}; echo never

@@ -1,0 +1,1 @@
+( echo ${nope?gone} ); echo "status $?"

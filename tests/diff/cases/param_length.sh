@@ -1,0 +1,1 @@
+x=hello; echo ${#x}; e=; echo ${#e}; set -- a b c; echo ${#}

@@ -1,0 +1,1 @@
+unset a b; echo ${a:-${b:-deep}}

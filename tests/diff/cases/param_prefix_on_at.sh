@@ -1,0 +1,1 @@
+set -- ab ac ad; echo "${@#a}"

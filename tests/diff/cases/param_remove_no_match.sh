@@ -1,0 +1,1 @@
+f=abc; echo ${f#x} ${f%y}

@@ -1,0 +1,1 @@
+p=/usr/local/bin/tool; echo ${p#*/} ${p##*/}

@@ -1,0 +1,1 @@
+x=hello.world.txt; echo ${x//[lo]/_}

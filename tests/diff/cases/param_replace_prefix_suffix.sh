@@ -1,0 +1,1 @@
+x=abcabc; echo ${x/#abc/S} ${x/%abc/E}

@@ -1,0 +1,1 @@
+set -- a b c; IFS=,; echo "$*"

@@ -1,0 +1,1 @@
+f=file.name.ext; echo ${f%.*}; echo ${f#*.}

@@ -1,0 +1,1 @@
+set -o pipefail; false | true; echo $?; true | true; echo $?

@@ -1,0 +1,1 @@
+echo abc | tr a-z A-Z

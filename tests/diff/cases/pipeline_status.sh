@@ -1,0 +1,1 @@
+true | false; echo $?; false | true; echo $?

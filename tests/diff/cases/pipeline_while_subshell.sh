@@ -1,0 +1,1 @@
+x=0; echo a | while read l; do x=1; done; echo $x

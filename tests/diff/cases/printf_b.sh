@@ -1,0 +1,1 @@
+printf "%b\n" "a\tb"

@@ -1,0 +1,1 @@
+printf "%c %% %s\n" hello world

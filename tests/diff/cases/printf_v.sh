@@ -1,0 +1,1 @@
+printf -v out "%03d" 7; echo $out

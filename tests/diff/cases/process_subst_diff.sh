@@ -1,0 +1,1 @@
+diff <(printf "a\n") <(printf "a\n") && echo same

@@ -1,0 +1,1 @@
+cat <(echo from_procsub)

@@ -1,0 +1,1 @@
+echo $'tab\there' $'nl\nx' $'\x41\101'

@@ -1,0 +1,1 @@
+echo "it's" 'say "hi"'

@@ -1,0 +1,1 @@
+x="a   b"; echo "$x"; echo $x

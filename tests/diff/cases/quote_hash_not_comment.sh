@@ -1,0 +1,1 @@
+echo a#b; echo a #comment

@@ -1,0 +1,1 @@
+set -- "1 2" 3; printf "[%s]" "$@"; echo

@@ -1,0 +1,1 @@
+printf 'a\\ b\n' | { read l; echo "$l"; }

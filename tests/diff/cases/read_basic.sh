@@ -1,0 +1,1 @@
+echo "a b c" | { read x y; echo "$x|$y"; }

@@ -1,0 +1,1 @@
+printf "noeol" | { read l; echo "st $? $l"; }

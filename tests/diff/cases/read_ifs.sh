@@ -1,0 +1,1 @@
+echo "a,b,c" | { IFS=, read x y z; echo "$y"; }

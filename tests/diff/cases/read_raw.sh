@@ -1,0 +1,1 @@
+printf 'a\\tb\n' | { read -r l; echo "$l"; }

@@ -1,0 +1,1 @@
+echo hi | { read; echo $REPLY; }

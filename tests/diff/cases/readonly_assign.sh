@@ -1,0 +1,1 @@
+readonly ro=1; echo $ro

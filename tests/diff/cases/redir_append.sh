@@ -1,0 +1,1 @@
+echo 1 > f; echo 2 >> f; cat f

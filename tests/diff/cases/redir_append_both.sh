@@ -1,0 +1,1 @@
+echo a &> f; { echo b >&2; } &>> f; cat f

@@ -1,0 +1,1 @@
+echo visible; echo hidden >&-; echo "after $?"

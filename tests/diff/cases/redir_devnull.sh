@@ -1,0 +1,1 @@
+echo gone > /dev/null; echo kept

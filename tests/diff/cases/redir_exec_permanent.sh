@@ -1,0 +1,1 @@
+exec > f; echo captured; exec >&2; cat f >&2

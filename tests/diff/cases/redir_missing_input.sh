@@ -1,0 +1,1 @@
+cat < /nonexistent_file_zz; echo "st $?"

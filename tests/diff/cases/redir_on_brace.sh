@@ -1,0 +1,1 @@
+{ echo a; echo b; } > f; wc -l < f

@@ -1,0 +1,1 @@
+for i in 1 2; do echo $i; done > f; cat f

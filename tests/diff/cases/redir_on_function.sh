@@ -1,0 +1,1 @@
+f() { echo infunc; }; f > out; cat out

@@ -1,0 +1,1 @@
+ls /nonexistent_zz > f 2>&1; wc -l < f

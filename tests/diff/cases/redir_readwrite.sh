@@ -1,0 +1,1 @@
+echo abc > f; cat 0<> f

@@ -1,0 +1,1 @@
+ls /nonexistent_zz 2> err; echo "status $?"; wc -l < err

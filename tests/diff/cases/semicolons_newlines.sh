@@ -1,0 +1,4 @@
+echo a; echo b
+echo c
+
+echo d

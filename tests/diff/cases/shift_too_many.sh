@@ -1,0 +1,1 @@
+set -- a; shift 3; echo "st $?"

@@ -1,0 +1,1 @@
+shopt -s nullglob; shopt -p nullglob; shopt -u nullglob; shopt -p nullglob

@@ -1,0 +1,1 @@
+shopt -s no_such_opt_zz 2>/dev/null; echo "st $?"

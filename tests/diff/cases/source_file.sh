@@ -1,0 +1,1 @@
+echo "sv=sourced; echo in source \$1" > s.sh; . ./s.sh arg; echo $sv

@@ -1,0 +1,1 @@
+source ./nope.sh 2>/dev/null; echo "st $?"

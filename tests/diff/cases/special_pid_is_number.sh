@@ -1,0 +1,1 @@
+case $$ in *[!0-9]*) echo bad;; *) echo num;; esac

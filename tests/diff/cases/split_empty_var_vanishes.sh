@@ -1,0 +1,1 @@
+e=; set -- $e; echo $#; set -- "$e"; echo $#

@@ -1,0 +1,1 @@
+x="a : b"; IFS=" :"; for w in $x; do echo "[$w]"; done

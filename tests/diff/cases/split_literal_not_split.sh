@@ -1,0 +1,1 @@
+IFS=:; for w in a:b; do echo "[$w]"; done

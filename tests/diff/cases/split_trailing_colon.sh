@@ -1,0 +1,1 @@
+x="a:"; IFS=:; set -- $x; echo $#

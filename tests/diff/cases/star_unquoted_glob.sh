@@ -1,0 +1,1 @@
+touch s1 s2; set -- "s*"; echo $*

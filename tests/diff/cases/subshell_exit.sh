@@ -1,0 +1,1 @@
+(exit 3); echo $?; (true; exit); echo $?

@@ -1,0 +1,1 @@
+[ a = a 2>/dev/null; echo $?

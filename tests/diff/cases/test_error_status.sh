@@ -1,0 +1,1 @@
+[ 1 -eq x ] 2>/dev/null; echo $?

@@ -1,0 +1,1 @@
+test x && echo yes; test "" || echo no

@@ -1,0 +1,1 @@
+test \( a = a \) && echo paren

@@ -1,0 +1,1 @@
+HOME=/h; x=~/a; echo $x

@@ -1,0 +1,1 @@
+HOME=/tmp/home; echo ~ ~/x "~" ~nosuchuser_zz

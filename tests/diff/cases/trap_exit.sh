@@ -1,0 +1,1 @@
+trap "echo bye" EXIT; echo hi

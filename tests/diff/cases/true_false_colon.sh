@@ -1,0 +1,1 @@
+true; echo $?; false; echo $?; :; echo $?

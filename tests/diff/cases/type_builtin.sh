@@ -1,0 +1,1 @@
+type -t echo; f() { :; }; type -t f

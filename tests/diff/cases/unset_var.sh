@@ -1,0 +1,1 @@
+x=1; unset x; echo "[${x-unset}]"

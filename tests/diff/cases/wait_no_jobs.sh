@@ -1,0 +1,1 @@
+wait; echo "st $?"

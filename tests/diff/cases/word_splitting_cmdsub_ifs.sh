@@ -1,0 +1,1 @@
+IFS=:; x=$(echo "a:b"); set -- $x; echo $#

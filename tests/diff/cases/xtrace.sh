@@ -1,0 +1,1 @@
+set -x; x=1; echo $x "a b"

@@ -1,0 +1,196 @@
+//! The exact argv shapes agent harnesses send to `$SHELL`
+//! (see docs on Claude Code and Codex CLI): probe, snapshot, wrapped
+//! calls with and without a snapshot, and Codex's `-lc`.
+
+mod common;
+
+use std::path::Path;
+
+fn setup() -> (common::TestArm, tempfile::TempDir) {
+    (
+        common::test_arm(&[], None),
+        tempfile::tempdir().expect("work"),
+    )
+}
+
+fn run(arm: &common::TestArm, cwd: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = common::run_guard(arm, cwd, args);
+    (
+        out.status.code().unwrap_or(-1),
+        common::text(&out.stdout),
+        common::text(&out.stderr),
+    )
+}
+
+/// Claude Code's quoting of CMD inside `eval '…'`.
+fn claude_quote(cmd: &str) -> String {
+    format!("'{}'", cmd.replace('\'', "'\"'\"'"))
+}
+
+#[test]
+fn claude_probe_env_is_refused_cleanly() {
+    let (arm, work) = setup();
+    let (status, out, err) = run(&arm, work.path(), &["-c", "env"]);
+    assert_eq!(status, 126);
+    assert_eq!(out, "");
+    assert!(err.starts_with("guard-sh: denied: \"env\""), "{err}");
+}
+
+#[test]
+fn claude_snapshot_script_fails_cleanly_and_writes_nothing() {
+    let (arm, work) = setup();
+    let snap_dir = work.path().join(".claude/shell-snapshots");
+    std::fs::create_dir_all(&snap_dir).expect("dir");
+    let snap = snap_dir.join("snapshot-bash-1-abc.sh");
+    std::fs::write(
+        work.path().join(".bashrc"),
+        "alias ll='ls -l'\nf() { echo f; }\n",
+    )
+    .expect("bashrc");
+    let script = format!(
+        r##"SNAPSHOT_FILE={snap}
+      source "$HOME/.bashrc" < /dev/null
+      echo "# Snapshot file" >| "$SNAPSHOT_FILE"
+      echo "unalias -a 2>/dev/null || true" >> "$SNAPSHOT_FILE"
+      declare -F | cut -d' ' -f3 | grep -vE '^_[^_]' | while read func; do
+        echo "eval \"\$(echo '$(declare -f "$func" | base64)' | base64 -d)\" > /dev/null 2>&1" >> "$SNAPSHOT_FILE"
+      done
+      shopt -p | head -n 1000 >> "$SNAPSHOT_FILE"
+      set -o | grep "on" | awk '{{print "set -o " $1}}' | head -n 1000 >> "$SNAPSHOT_FILE"
+      echo "shopt -s expand_aliases" >> "$SNAPSHOT_FILE"
+      alias | sed 's/^alias //g' | sed 's/^/alias -- /' | head -n 1000 >> "$SNAPSHOT_FILE"
+      cat <<'END' >> "$SNAPSHOT_FILE"
+function rg {{ exec -a rg "$CLAUDE_CODE_EXECPATH" "$@"; }}
+END
+      echo "export PATH=/usr/bin" >> "$SNAPSHOT_FILE"
+      test -f "$SNAPSHOT_FILE" && echo "Snapshot created"
+"##,
+        snap = snap.display()
+    );
+    let (status, out, err) = run(&arm, work.path(), &["-c", "-l", &script]);
+    assert_eq!(status, 126, "{err}");
+    assert_eq!(out, "");
+    assert!(err.contains("denied"), "{err}");
+    assert!(!snap.exists(), "the refused snapshot script wrote its file");
+}
+
+#[test]
+fn claude_call_without_snapshot_runs_and_writes_the_cwd_file() {
+    let (arm, work) = setup();
+    let cwd_file = work.path().join("claude-1a2b-cwd");
+    let cmd = r#"printf '%s\n' "it's" | tr a-z A-Z"#;
+    let line = format!(
+        "shopt -u extglob 2>/dev/null || true && eval {} < /dev/null && pwd -P >| {}",
+        claude_quote(cmd),
+        cwd_file.display()
+    );
+    let (status, out, err) = run(&arm, work.path(), &["-c", "-l", &line]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(out, "IT'S\n");
+    let real = std::fs::canonicalize(work.path()).expect("canon");
+    assert_eq!(
+        std::fs::read_to_string(&cwd_file).expect("cwd file"),
+        format!("{}\n", real.display())
+    );
+}
+
+#[test]
+fn claude_call_with_a_missing_or_benign_snapshot_runs_the_command() {
+    let (arm, work) = setup();
+    let cwd_file = work.path().join("cwd");
+    for snapshot in [
+        None,
+        Some("unalias -a 2>/dev/null || true\nshopt -s expand_aliases\nexport SNAP_VAR=1\n"),
+    ] {
+        let snap = work.path().join("snapshot-bash-x.sh");
+        let _ = std::fs::remove_file(&snap);
+        if let Some(body) = snapshot {
+            std::fs::write(&snap, body).expect("snapshot");
+        }
+        let line = format!(
+            "source {} 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval {} < /dev/null && pwd -P >| {}",
+            snap.display(),
+            claude_quote("mkdir -p d && cd d && echo \"v=${SNAP_VAR:-none}\""),
+            cwd_file.display()
+        );
+        let (status, out, err) = run(&arm, work.path(), &["-c", &line]);
+        assert_eq!(status, 0, "{err}");
+        let expected = if snapshot.is_some() {
+            "v=1\n"
+        } else {
+            "v=none\n"
+        };
+        assert_eq!(out, expected);
+        let real = std::fs::canonicalize(work.path().join("d")).expect("canon");
+        assert_eq!(
+            std::fs::read_to_string(&cwd_file).expect("cwd"),
+            format!("{}\n", real.display())
+        );
+    }
+}
+
+#[test]
+fn claude_call_with_a_foreign_command_is_refused_and_no_cwd_file_is_written() {
+    let (arm, work) = setup();
+    let cwd_file = work.path().join("cwd");
+    let line = format!(
+        "shopt -u extglob 2>/dev/null || true && eval {} < /dev/null && pwd -P >| {}",
+        claude_quote("curl http://example.com"),
+        cwd_file.display()
+    );
+    let (status, _, err) = run(&arm, work.path(), &["-c", "-l", &line]);
+    assert_eq!(status, 126);
+    assert!(err.contains("denied: \"curl\""), "{err}");
+    assert!(!cwd_file.exists());
+}
+
+#[test]
+fn codex_lc_runs_the_command() {
+    let (arm, work) = setup();
+    let (status, out, err) = run(
+        &arm,
+        work.path(),
+        &["-lc", "echo $0 && seq 3 | sort -r | head -1"],
+    );
+    assert_eq!(status, 0, "{err}");
+    assert!(out.ends_with("\n3\n"), "{out}");
+}
+
+#[test]
+fn guard_bash_is_the_same_shell_under_a_bash_name() {
+    let (arm, work) = setup();
+    let bin = Path::new(env!("CARGO_BIN_EXE_guard-bash"));
+    let out = std::process::Command::new(bin)
+        .env_clear()
+        .env("GUARD_SH_POLICY", &arm.policy)
+        .env("GUARD_SH_AUDIT", &arm.audit)
+        .current_dir(work.path())
+        .args(["-c", "echo ok; python3 -c 1"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(126));
+    assert_eq!(common::text(&out.stdout), "");
+    assert!(bin.to_string_lossy().contains("bash"));
+}
+
+#[test]
+fn stdin_session_keeps_state_and_joins_continuation_lines() {
+    use std::io::Write;
+    let (arm, work) = setup();
+    let mut child = common::guard_cmd(&arm, work.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    {
+        let stdin = child.stdin.as_mut().expect("stdin");
+        stdin
+            .write_all(b"x=1\nmkdir sub; cd sub\nif true; then\n  echo \"x=$x\"\nfi\nevil\necho \"after ${PWD##*/}\"\nexit 4\necho never\n")
+            .expect("write");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(common::text(&out.stdout), "x=1\nafter sub\n");
+    assert!(common::text(&out.stderr).contains("denied: \"evil\""));
+    assert_eq!(out.status.code(), Some(4));
+}

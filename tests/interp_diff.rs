@@ -1,0 +1,126 @@
+//! Differential suite: every script in `tests/diff/cases/` runs under
+//! `bash --norc --noprofile` and under guard-sh (permissive test policy,
+//! sandbox off), each in a fresh folder; stdout, exit status and stderr
+//! (with the shell-name prefix normalized) must agree. A case may declare
+//! an intended difference with a first line `# differs_from_bash: stderr …`
+//! (stderr not compared). bash missing is a failure.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn normalize_stderr(s: &str, script: &Path) -> String {
+    let script = script.display().to_string();
+    s.lines()
+        .map(|l| {
+            let l = l
+                .strip_prefix(&format!("{script}: "))
+                .or_else(|| l.strip_prefix("guard-sh: "))
+                .or_else(|| l.strip_prefix("bash: "))
+                .unwrap_or(l);
+            // bash adds `line N: `.
+            let l = match l.strip_prefix("line ") {
+                Some(rest) => match rest.split_once(": ") {
+                    Some((n, rest)) if n.chars().all(|c| c.is_ascii_digit()) => rest,
+                    _ => l,
+                },
+                None => l,
+            };
+            format!("SH: {l}\n")
+        })
+        .collect()
+}
+
+struct Run {
+    stdout: String,
+    stderr: String,
+    status: Option<i32>,
+}
+
+fn run(mut cmd: Command) -> Run {
+    let out = cmd.stdin(Stdio::null()).output().expect("run shell");
+    Run {
+        stdout: common::text(&out.stdout),
+        stderr: common::text(&out.stderr),
+        status: out.status.code(),
+    }
+}
+
+#[test]
+fn guard_sh_agrees_with_bash_on_every_differential_case() {
+    let bash = common::system_program("bash").expect("bash is required for the differential suite");
+    let arm = common::test_arm(&[], None);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/diff/cases");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("cases folder")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sh"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 200, "only {} cases", names.len());
+    let only = std::env::var("DIFF_CASE").ok();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for case in &names {
+        let stem = case
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if only.as_deref().is_some_and(|o| o != stem) {
+            continue;
+        }
+        let body = std::fs::read_to_string(case).expect("case");
+        let skip_stderr = body
+            .lines()
+            .next()
+            .is_some_and(|l| l.starts_with("# differs_from_bash: stderr"));
+        let tmp = tempfile::tempdir().expect("tmp");
+        let script_dir = tmp.path().join("script");
+        std::fs::create_dir(&script_dir).expect("script dir");
+        let script = script_dir.join("case.sh");
+        std::fs::write(&script, &body).expect("write");
+        let mut results = Vec::new();
+        for shell in ["bash", "guard-sh"] {
+            let work = tmp.path().join(format!("work-{shell}"));
+            std::fs::create_dir(&work).expect("work");
+            let mut cmd = if shell == "bash" {
+                let mut c = Command::new(&bash);
+                c.arg("--norc").arg("--noprofile").arg(&script);
+                c.env_clear()
+                    .env("PATH", "/usr/bin:/bin")
+                    .env("HOME", &work)
+                    .env("LC_ALL", "C");
+                c.current_dir(&work);
+                c
+            } else {
+                let mut c = common::guard_cmd(&arm, &work);
+                c.arg(&script);
+                c
+            };
+            cmd.env("HOME", &work);
+            results.push(run(cmd));
+        }
+        let (b, g) = (&results[0], &results[1]);
+        let (be, ge) = (
+            normalize_stderr(&b.stderr, &script),
+            normalize_stderr(&g.stderr, &script),
+        );
+        let stderr_ok = skip_stderr || be == ge;
+        compared += 1;
+        if b.stdout != g.stdout || b.status != g.status || !stderr_ok {
+            failures.push(format!(
+                "--- {stem}\nbash:     status {:?} stdout {:?} stderr {:?}\nguard-sh: status {:?} stdout {:?} stderr {:?}",
+                b.status, b.stdout, be, g.status, g.stdout, ge
+            ));
+        }
+    }
+    assert!(compared > 0);
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

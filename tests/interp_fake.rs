@@ -1,0 +1,178 @@
+//! Interpreter tests on the simulated process layer: nothing is started;
+//! the recorded argv, environment, working folder and descriptors of each
+//! spawn are asserted, and so are the audit events.
+
+mod common;
+
+use guard_sh::audit::{Event, MemorySink};
+use guard_sh::exec::fake::FakeSystem;
+use guard_sh::interp::{Outcome, Shell};
+use guard_sh::policy::Policy;
+use std::path::Path;
+use std::rc::Rc;
+
+fn policy_with_tool() -> (common::TestArm, Rc<Policy>) {
+    let stub = common::system_program("true").expect("true");
+    let arm = common::test_arm(&[("tool", stub)], Some("tool"));
+    let policy = Policy::load(&arm.policy).expect("policy");
+    (arm, Rc::new(policy))
+}
+
+fn env(pairs: &[(&str, &str)]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
+        .collect()
+}
+
+#[test]
+fn spawn_records_final_argv_cwd_and_redirected_stdout() {
+    let (arm, policy) = policy_with_tool();
+    let mut sys = FakeSystem::new();
+    let mut audit = MemorySink::default();
+    let out_file = arm.dir.path().join("out.txt");
+    {
+        let mut sh = Shell::new(
+            policy.clone(),
+            &mut sys,
+            &mut audit,
+            env(&[("HOME", "/home/a")]),
+        );
+        let line = format!("x='b c'; tool a \"$x\" {{1,2}} > {}", out_file.display());
+        assert_eq!(
+            sh.run_text(line.as_bytes(), "command"),
+            Outcome::Continue(0)
+        );
+    }
+    assert_eq!(sys.spawns.len(), 1);
+    let spawn = &sys.spawns[0];
+    assert_eq!(spawn.argv, ["tool", "a", "b c", "1", "2"]);
+    assert_eq!(spawn.path, arm.bin.join("tool"));
+    assert_eq!(
+        spawn.fds.get(&1).map(String::as_str),
+        Some(format!("file:{}", out_file.display()).as_str())
+    );
+    assert_eq!(spawn.fds.get(&0).map(String::as_str), Some("stdin"));
+    assert_eq!(spawn.fds.get(&2).map(String::as_str), Some("stderr"));
+    assert_eq!(spawn.cwd, std::env::current_dir().expect("cwd"));
+    assert_eq!(spawn.env("HOME"), Some("/home/a"));
+    // After the command the shell's own stdout is back.
+    let kinds: Vec<&str> = audit.events.iter().map(Event::kind).collect();
+    assert_eq!(kinds, ["line", "verdict", "spawn", "exit"]);
+}
+
+#[test]
+fn loader_variables_from_the_environment_never_reach_a_child() {
+    let (_arm, policy) = policy_with_tool();
+    let mut sys = FakeSystem::new();
+    let mut audit = MemorySink::default();
+    {
+        let inherited = env(&[
+            ("LD_PRELOAD", "/evil.so"),
+            ("HOME", "/h"),
+            ("SECRET", "s"),
+            ("PATH", "/usr/bin"),
+        ]);
+        let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, inherited);
+        assert_eq!(
+            sh.run_text(b"export MINE=1; tool", "command"),
+            Outcome::Continue(0)
+        );
+    }
+    let spawn = &sys.spawns[0];
+    assert_eq!(spawn.env("LD_PRELOAD"), None);
+    assert_eq!(spawn.env("SECRET"), None);
+    assert_eq!(spawn.env("PATH"), None);
+    assert_eq!(spawn.env("HOME"), Some("/h"));
+    assert_eq!(spawn.env("MINE"), Some("1"));
+}
+
+#[test]
+fn exporting_node_options_is_refused_and_nothing_spawns() {
+    let (_arm, policy) = policy_with_tool();
+    let mut sys = FakeSystem::new();
+    let mut audit = MemorySink::default();
+    {
+        let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, vec![]);
+        assert_eq!(
+            sh.run_text(b"tool first; export NODE_OPTIONS=x", "command"),
+            Outcome::Continue(126)
+        );
+        // Assembled at run time, the name is caught by the dynamic check.
+        assert_eq!(
+            sh.run_text(
+                b"n=NODE_OPTIONS; export $n=--require=x; tool after",
+                "command"
+            ),
+            Outcome::Continue(126)
+        );
+    }
+    assert!(sys.spawns.is_empty(), "{:?}", sys.spawns);
+    assert!(
+        sys.output("stderr")
+            .contains("denied: assigning NODE_OPTIONS is not permitted")
+    );
+}
+
+#[test]
+fn prefix_assignment_reaches_only_that_child() {
+    let (_arm, policy) = policy_with_tool();
+    let mut sys = FakeSystem::new();
+    let mut audit = MemorySink::default();
+    {
+        let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, vec![]);
+        sh.run_text(b"V=1 tool; tool", "command");
+    }
+    assert_eq!(sys.spawns[0].env("V"), Some("1"));
+    assert_eq!(sys.spawns[1].env("V"), None);
+}
+
+#[test]
+fn a_run_time_foreign_name_is_denied_with_126_and_recorded() {
+    let (_arm, policy) = policy_with_tool();
+    let mut sys = FakeSystem::new();
+    let mut audit = MemorySink::default();
+    {
+        let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, vec![]);
+        assert_eq!(
+            sh.run_text(b"X=python3; $X -c 1; tool never", "command"),
+            Outcome::Continue(126)
+        );
+    }
+    assert!(sys.spawns.is_empty());
+    assert!(
+        audit
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::Denied { argv, .. } if argv[0] == "python3"))
+    );
+}
+
+#[test]
+fn a_failing_audit_record_stops_the_spawn() {
+    struct Failing;
+    impl guard_sh::audit::AuditSink for Failing {
+        fn record(&mut self, event: Event) -> Result<(), String> {
+            match event {
+                Event::Spawn { .. } => Err("disk full".into()),
+                _ => Ok(()),
+            }
+        }
+    }
+    let (_arm, policy) = policy_with_tool();
+    let mut sys = FakeSystem::new();
+    let mut audit = Failing;
+    {
+        let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, vec![]);
+        assert_eq!(
+            sh.run_text(b"tool; tool", "command"),
+            Outcome::Continue(126)
+        );
+    }
+    assert!(sys.spawns.is_empty());
+    assert!(
+        sys.output("stderr")
+            .contains("audit log unavailable: disk full")
+    );
+    let _ = Path::new("/");
+}

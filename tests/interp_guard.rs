@@ -1,0 +1,263 @@
+//! End to end: guard-sh with stub tools on a curated bin folder. The stubs
+//! write a marker file when they run; a refused line must leave none.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+/// A stub program that appends its name and arguments to `log`.
+fn stub(dir: &Path, name: &str, log: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(format!("stub-{name}"));
+    let sh = common::system_program("sh").expect("sh");
+    let script = format!(
+        "#!{}\nprintf '%s' '{name}' >> '{}'\nfor a in \"$@\"; do printf '|%s' \"$a\" >> '{}'; done\nprintf '\\n' >> '{}'\n",
+        sh.display(),
+        log.display(),
+        log.display(),
+        log.display()
+    );
+    std::fs::write(&path, script).expect("stub");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+struct Setup {
+    arm: common::TestArm,
+    log: PathBuf,
+    work: tempfile::TempDir,
+}
+
+fn setup() -> Setup {
+    let stubs = tempfile::tempdir().expect("stubs").keep();
+    let log = stubs.join("ran.log");
+    let tool = stub(&stubs, "tool", &log);
+    let arm = common::test_arm(&[("tool", tool)], Some("tool"));
+    // `evil` exists on the machine but is not in the policy.
+    stub(&stubs, "evil", &log);
+    Setup {
+        arm,
+        log,
+        work: tempfile::tempdir().expect("work"),
+    }
+}
+
+fn ran(s: &Setup) -> String {
+    std::fs::read_to_string(&s.log).unwrap_or_default()
+}
+
+fn run(s: &Setup, line: &str) -> (i32, String, String) {
+    let out = common::run_guard(&s.arm, s.work.path(), &["-c", line]);
+    (
+        out.status.code().unwrap_or(-1),
+        common::text(&out.stdout),
+        common::text(&out.stderr),
+    )
+}
+
+#[test]
+fn allowed_tool_runs_with_the_expanded_argv() {
+    let s = setup();
+    let (status, _, err) = run(&s, "x='two words'; tool one \"$x\" $x | cat");
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(ran(&s), "tool|one|two words|two|words\n");
+}
+
+#[test]
+fn foreign_name_after_a_pipe_refuses_the_whole_line() {
+    let s = setup();
+    let (status, _, err) = run(&s, "tool first; tool x | python3 -c 1");
+    assert_eq!(status, 126);
+    assert!(err.starts_with("guard-sh: denied: \"python3\""), "{err}");
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn foreign_name_in_command_substitution_refuses_the_line() {
+    let s = setup();
+    let (status, _, _) = run(&s, "tool first; echo $(evil)");
+    assert_eq!(status, 126);
+    assert_eq!(ran(&s), "");
+    let (status, _, _) = run(&s, "tool first; echo `node -e 1`");
+    assert_eq!(status, 126);
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn foreign_name_assembled_in_a_variable_is_denied_at_run_time() {
+    let s = setup();
+    let (status, out, err) = run(&s, "X=ev; X=${X}il; $X; tool after; echo after");
+    assert_eq!(status, 126);
+    assert!(err.contains("denied: \"evil\""), "{err}");
+    assert_eq!(out, "");
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn foreign_name_in_a_pipeline_member_assembled_at_run_time_is_denied() {
+    let s = setup();
+    let (status, _, _) = run(&s, "X=evil; echo a | $X; tool after");
+    assert_eq!(status, 126);
+    assert!(
+        !ran(&s).contains("evil") && !ran(&s).contains("tool"),
+        "{}",
+        ran(&s)
+    );
+}
+
+#[test]
+fn foreign_name_in_a_command_substitution_at_run_time_aborts_the_line() {
+    let s = setup();
+    let (status, out, _) = run(&s, "X=evil; echo \"$($X)\"; tool after; echo after");
+    assert_eq!(status, 126);
+    assert_eq!(out, "");
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn eval_text_is_guarded_like_a_line() {
+    let s = setup();
+    let (status, _, _) = run(&s, "tool before; eval 'evil'");
+    assert_eq!(status, 126);
+    assert_eq!(ran(&s), "");
+    let (status, _, _) = run(&s, "c='tool inside; evil'; eval \"$c\"; tool after");
+    assert_eq!(status, 126);
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn sourced_file_is_checked_before_any_of_it_runs() {
+    let s = setup();
+    let file = s.work.path().join("snap.sh");
+    std::fs::write(&file, "tool inside\nevil\n").expect("write");
+    let (status, _, err) = run(&s, "source ./snap.sh; tool after");
+    assert_eq!(status, 126, "{err}");
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn path_qualified_names_are_refused_even_for_the_tool() {
+    let s = setup();
+    let bin_tool = s.arm.bin.join("tool");
+    let (status, _, _) = run(&s, &format!("{}", bin_tool.display()));
+    assert_eq!(status, 126);
+    let (status, _, _) = run(&s, "p=/usr/bin/cat; $p /etc/hostname");
+    assert_eq!(status, 126);
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn writing_into_the_bin_folder_is_refused() {
+    let s = setup();
+    let target = s.arm.bin.join("new");
+    let (status, _, err) = run(&s, &format!("echo x > {}", target.display()));
+    assert_eq!(status, 126, "{err}");
+    assert!(!target.exists());
+}
+
+#[test]
+fn unwritable_audit_log_means_nothing_runs() {
+    let s = setup();
+    let out = common::guard_cmd(&s.arm, s.work.path())
+        .env("GUARD_SH_AUDIT", "/dev/full")
+        .args(["-c", "tool x"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(126));
+    assert!(common::text(&out.stderr).contains("audit log unavailable"));
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn spawns_are_audited_with_path_and_argv() {
+    let s = setup();
+    let (status, _, _) = run(&s, "tool a b");
+    assert_eq!(status, 0);
+    let log = std::fs::read_to_string(&s.arm.audit).expect("audit");
+    let spawn = log
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+        .find(|v| v["type"] == "spawn")
+        .expect("spawn record");
+    assert_eq!(spawn["argv"], serde_json::json!(["tool", "a", "b"]));
+    assert_eq!(spawn["path"], serde_json::json!(s.arm.bin.join("tool")));
+    let verify = Path::new(env!("CARGO_BIN_EXE_guard-sh-audit"));
+    let report = std::process::Command::new(verify)
+        .arg(&s.arm.audit)
+        .output()
+        .expect("verify");
+    assert_eq!(
+        report.status.code(),
+        Some(0),
+        "{}",
+        common::text(&report.stdout)
+    );
+}
+
+#[test]
+fn subshell_spawns_keep_the_audit_chain_valid() {
+    let s = setup();
+    let (status, out, _) = run(
+        &s,
+        "echo \"$(tool in-subst; echo ok)\"; (tool in-subshell) | cat",
+    );
+    assert_eq!(status, 0);
+    assert_eq!(out, "ok\n");
+    let verify = Path::new(env!("CARGO_BIN_EXE_guard-sh-audit"));
+    let report = std::process::Command::new(verify)
+        .arg(&s.arm.audit)
+        .output()
+        .expect("verify");
+    assert_eq!(
+        report.status.code(),
+        Some(0),
+        "{}",
+        common::text(&report.stdout)
+    );
+}
+
+#[test]
+fn name_in_policy_but_missing_from_bin_folder_is_not_found() {
+    let s = setup();
+    std::fs::remove_file(s.arm.bin.join("tool")).expect("rm");
+    let (status, _, err) = run(&s, "tool x");
+    assert_eq!(status, 127);
+    assert!(err.contains("tool: command not found"), "{err}");
+}
+
+#[test]
+fn explain_prints_the_verdict_and_runs_nothing() {
+    let s = setup();
+    let out = common::run_guard(&s.arm, s.work.path(), &["--explain", "-c", "tool a | evil"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["allowed"], false);
+    let out = common::run_guard(&s.arm, s.work.path(), &["--explain", "-c", "tool a | cat"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = common::run_guard(&s.arm, s.work.path(), &["--explain", "-c", "if"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn no_policy_is_a_clear_error() {
+    let s = setup();
+    let out = common::guard_cmd(&s.arm, s.work.path())
+        .env_remove("GUARD_SH_POLICY")
+        .args(["-c", "true"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        common::text(&out.stderr),
+        "guard-sh: no policy: set GUARD_SH_POLICY or pass --policy FILE\n"
+    );
+}
+
+#[test]
+fn syntax_error_reports_line_and_column_with_status_2() {
+    let s = setup();
+    let (status, _, err) = run(&s, "echo ok\nif then");
+    assert_eq!(status, 2);
+    assert!(err.starts_with("guard-sh: syntax error at 2:"), "{err}");
+}
