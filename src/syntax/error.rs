@@ -61,7 +61,9 @@ impl SyntaxError {
     pub fn is_incomplete(&self) -> bool {
         match self {
             SyntaxError::Unterminated { .. } | SyntaxError::UnterminatedHereDoc { .. } => true,
-            SyntaxError::MissingCommand { at_end, .. } => *at_end,
+            // bash reads on after `|`, `&&`, `||` at the end of a line, but not
+            // after a lone `!` (it negates an empty pipeline there).
+            SyntaxError::MissingCommand { op, at_end, .. } => *at_end && *op != "!",
             _ => false,
         }
     }

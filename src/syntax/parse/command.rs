@@ -13,7 +13,7 @@ use super::{PResult, Parser, SyntaxError};
 /// Words that are reserved in command position (XCU 2.4, plus bash's).
 const RESERVED: &[&str] = &[
     "if", "then", "elif", "else", "fi", "do", "done", "case", "esac", "while", "until", "for", "{",
-    "}", "!", "function", "select", "coproc", "[[", "]]",
+    "}", "!", "function", "select", "coproc", "[[", "]]", "in",
 ];
 
 /// The reserved word at `i`, if the whole token there is one.
@@ -62,7 +62,31 @@ impl<'a> Parser<'a> {
             let (r, c) = self.compound(i)?;
             return Ok((r, Some(Command::Compound(c))));
         }
-        self.simple_command(i)
+        let (r, cmd) = self.simple_command(i)?;
+        if let Some(Command::Simple(s)) = &cmd {
+            self.no_split_reserved_word(s)?;
+        }
+        Ok((r, cmd))
+    }
+
+    /// A first word that is a reserved word only after line continuations
+    /// were removed (`fi\<newline>`, `i\<newline>f`): bash joins the lines
+    /// before it looks for reserved words, so refuse rather than run a
+    /// command of that name.
+    fn no_split_reserved_word(&self, s: &SimpleCommand) -> Result<(), SyntaxError> {
+        let Some(first) = s.words.first() else {
+            return Ok(());
+        };
+        let starts_command = first.span.start == s.span.start;
+        if let [WordPart::Literal(text)] = first.parts.as_slice() {
+            if starts_command && RESERVED.iter().any(|w| w.as_bytes() == text.as_slice()) {
+                return Err(SyntaxError::Unsupported {
+                    feature: "a reserved word split by a line continuation",
+                    at: first.span,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Assignments, words and redirections up to a control operator.
@@ -124,6 +148,10 @@ impl<'a> Parser<'a> {
         if assignments.is_empty() && words.is_empty() && redirects.is_empty() {
             return Ok((start, None));
         }
+        // A first push reserves several slots; trees of long lines stay small.
+        assignments.shrink_to_fit();
+        words.shrink_to_fit();
+        redirects.shrink_to_fit();
         let span = self.span(start, end);
         Ok((
             rest,
@@ -146,7 +174,11 @@ impl<'a> Parser<'a> {
         } else if let Some(r) = r.strip_prefix(b"=") {
             (r, false)
         } else {
-            if r.first() == Some(&b'[') && looks_like_array_assignment(r) {
+            // bash reads `name[` in this position up to a matching `]`,
+            // even across blanks, as an array subscript.
+            if r.first() == Some(&b'[')
+                && (looks_like_array_assignment(r) || !token(r).contains(&b']'))
+            {
                 return Err(SyntaxError::Unsupported {
                     feature: "arrays (`a[i]=…`)",
                     at: self.span_at(i, nm.len() + 1),

@@ -127,6 +127,7 @@ impl<'a> Parser<'a> {
                 (r, None) => return Err(self.missing_command(r, text)),
             }
         }
+        elements.shrink_to_fit();
         Ok((
             rest,
             Some(Pipeline {

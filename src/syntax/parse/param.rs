@@ -30,6 +30,9 @@ struct Operand {
     stop: &'static [u8],
     /// The expansion is inside double quotes (or a here-document).
     quoted: bool,
+    /// Inside double quotes (not a here-document): bash's `extquote`
+    /// (on by default) still decodes `$'…'` there.
+    extquote: bool,
     /// A value word (`-`, `=`, `?`, `+`) rather than a pattern: inside
     /// double quotes its single quotes are ordinary characters, as in bash.
     value: bool,
@@ -120,6 +123,7 @@ impl<'a> Parser<'a> {
         self.enter(i)?;
         let open = self.span_at(i, 2);
         let quoted = q != Quoting::Unquoted;
+        let extquote = q == Quoting::Double;
         let inner = &i[2..];
         let done = |p: &Self, r: &'a [u8], param, op| -> PResult<'a, ParamExpansion> {
             match r.strip_prefix(b"}") {
@@ -171,11 +175,13 @@ impl<'a> Parser<'a> {
         let value = Operand {
             stop: b"",
             quoted,
+            extquote,
             value: true,
         };
         let pattern = Operand {
             stop: b"",
             quoted,
+            extquote,
             value: false,
         };
         let (r, op) = match r {
@@ -194,6 +200,7 @@ impl<'a> Parser<'a> {
                     Operand {
                         stop: b":",
                         quoted,
+                        extquote,
                         value: false,
                     },
                     open,
@@ -240,6 +247,7 @@ impl<'a> Parser<'a> {
                     Operand {
                         stop: b"/",
                         quoted,
+                        extquote,
                         value: false,
                     },
                     open,
@@ -250,6 +258,7 @@ impl<'a> Parser<'a> {
                         Operand {
                             stop: b"",
                             quoted,
+                            extquote,
                             value: true,
                         },
                         open,
@@ -338,6 +347,17 @@ impl<'a> Parser<'a> {
                     let (r, inner) = self.double_quoted(rest)?;
                     p.push(WordPart::DoubleQuoted(inner));
                     rest = r;
+                }
+                b'$' if how.extquote && rest.get(1) == Some(&b'\'') => {
+                    let (r, text) = self.ansi_c(rest)?;
+                    p.push(WordPart::AnsiC(text));
+                    rest = r;
+                }
+                b'$' if how.extquote && rest.get(1) == Some(&b'"') => {
+                    return Err(SyntaxError::Unsupported {
+                        feature: "`$\"…\"` locale strings (use `\"…\"`)",
+                        at: self.span_at(rest, 2),
+                    });
                 }
                 b'$' => {
                     let q = if how.quoted {

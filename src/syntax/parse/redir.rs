@@ -53,6 +53,19 @@ impl<'a> Parser<'a> {
             RedirToken::OutputBoth => RedirOp::OutputBoth,
         };
         let target_at = blanks(r);
+        // Digits right before `<`/`>` are the next redirection's descriptor
+        // (`>2>&1`), not this one's target: bash reports the missing target.
+        // After `>&`/`<&` bash takes them as the descriptor (`2>&1>f`).
+        let dup = matches!(tok, RedirToken::DupInput | RedirToken::DupOutput);
+        if let Some((after, _)) = digits(target_at).filter(|_| !dup) {
+            if matches!(after.first(), Some(b'<' | b'>')) && after.get(1) != Some(&b'(') {
+                return Err(SyntaxError::Expected {
+                    expected: "a word after a redirection operator",
+                    found: super::describe(target_at),
+                    at: self.span_at(target_at, 1),
+                });
+            }
+        }
         let (rest, word) = match self.word(target_at, false)? {
             (rest, Some(w)) => (rest, w),
             (rest, None) => {

@@ -91,6 +91,14 @@ fn matching_close(i: &[u8]) -> Option<usize> {
     None
 }
 
+/// A here-document opened inside a substitution that closed before its body.
+fn body_outside(open: super::Span) -> SyntaxError {
+    SyntaxError::Unsupported {
+        feature: "a here-document whose body is not inside its `$( … )` or backticks",
+        at: open,
+    }
+}
+
 /// The offset of the next unescaped `quote` at or after `k`.
 fn skip_to_quote(i: &[u8], mut k: usize, quote: u8) -> Option<usize> {
     loop {
@@ -191,8 +199,10 @@ impl<'a> Parser<'a> {
         let Some(r) = r.strip_prefix(b")") else {
             return Err(self.unclosed(r, what, open));
         };
+        // The substitution is closed, so more input cannot supply the body:
+        // not an "incomplete" error (bash runs it with an empty body).
         if let Some(p) = self.pending.first() {
-            return Err(p.unterminated());
+            return Err(body_outside(p.open));
         }
         self.pending = outer;
         self.leave();
@@ -243,7 +253,10 @@ impl<'a> Parser<'a> {
         }
         self.enter(i)?;
         let mut sub = self.nested(&text, open.end);
-        let list = sub.program()?;
+        let list = sub.program().map_err(|e| match e {
+            SyntaxError::UnterminatedHereDoc { open, .. } => body_outside(open),
+            e => e,
+        })?;
         self.leave();
         Ok((
             &i[k + 1..],

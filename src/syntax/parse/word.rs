@@ -54,6 +54,8 @@ impl Parts {
 
     pub fn finish(mut self) -> Vec<WordPart> {
         self.flush();
+        // A first push reserves several slots; most words have one part.
+        self.parts.shrink_to_fit();
         self.parts
     }
 }
