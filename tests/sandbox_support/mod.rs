@@ -175,3 +175,24 @@ pub fn stdout(out: &Output) -> String {
 pub fn commands(rule: &CommandRule) -> BTreeMap<String, CommandRule> {
     BTreeMap::from([("tool".to_string(), rule.clone())])
 }
+
+/// Link each command into `arm/bin` and write `policy` as `arm/policy.json`
+/// (replacing the placeholder). Returns the policy file's bytes.
+pub fn install(arm: &Arm, policy: &Policy) -> Vec<u8> {
+    for (name, rule) in &policy.commands {
+        std::os::unix::fs::symlink(&rule.path, policy.bin_dir.join(name)).expect("bin link");
+    }
+    let bytes = serde_json::to_vec_pretty(policy).expect("policy json");
+    std::fs::write(arm.path("arm/policy.json"), &bytes).expect("write policy");
+    bytes
+}
+
+/// A harmless-utility rule for the system program `path` (no helpers, no
+/// ports, no folders, no argument rules).
+pub fn utility(path: &str) -> CommandRule {
+    CommandRule {
+        kind: CommandKind::Utility,
+        path_env: vec![],
+        ..rule(Path::new(path), &[], &[], &[])
+    }
+}
