@@ -2,6 +2,8 @@
 //! file, every event kind of a real run, the default location, and the
 //! arm's token redacted from a log written by a built arm.
 
+#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+
 mod audit_support;
 mod common;
 
