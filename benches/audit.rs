@@ -89,18 +89,17 @@ fn bench_records(c: &mut Criterion) {
             Redactor::new(&[], &[hashed_entry(TOKEN.as_bytes())]).expect("redactor"),
         ),
     ];
-    let events: [(&str, fn() -> Event); 4] = [
-        ("line", line),
-        ("verdict", verdict),
-        ("spawn", spawn),
-        ("exit", exit),
+    let events = [
+        ("line", line()),
+        ("verdict", verdict()),
+        ("spawn", spawn()),
+        ("exit", exit()),
     ];
     for (i, (redaction, redactor)) in redactors.into_iter().enumerate() {
         let log = dir.path().join(format!("bench-{i}.jsonl"));
         let mut sink = FileSink::open(&log, redactor).expect("open");
         sink.record(session()).expect("session");
-        for (kind, make) in events {
-            let event = make();
+        for (kind, event) in &events {
             c.bench_function(&format!("record one {kind} event, {redaction}"), |b| {
                 b.iter(|| sink.record(event.clone()).expect("record"))
             });
