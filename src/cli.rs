@@ -341,8 +341,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         shell.run_lines(if interactive { "interactive" } else { "stdin" })
     };
     shell.status = status;
-    shell.run_exit_trap();
-    status
+    shell.run_exit_trap()
 }
 
 /// Run `f` with descriptors 0–9 taken, so whatever it opens lands at 10 or
