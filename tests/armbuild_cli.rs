@@ -762,3 +762,52 @@ fn list_names_the_four_shipped_arms() {
         .collect();
     assert_eq!(names, ["gitea-axi", "gitea-mcp", "raw-api", "tea"]);
 }
+
+/// Runs `line` the way a harness would after `arm-build`: the shell path and
+/// the environment from the definition, in the arm's working folder.
+fn run_in_built_arm(definition: &Value, home: &Path, cwd: &Path, line: &str) -> Output {
+    let sh = &definition["shell"];
+    let mut cmd = Command::new(s(&sh["path"]));
+    cmd.env_clear().env("HOME", home).arg("-c").arg(line);
+    for (k, v) in sh["env"].as_object().expect("shell env object") {
+        cmd.env(k, s(v));
+    }
+    cmd.current_dir(cwd).output().expect("run guard-sh")
+}
+
+#[test]
+fn built_tea_arm_runs_its_stub_tool_and_denies_curl_through_guard_sh() {
+    let f = Fixture::new();
+    let curl_marker = f.root.path().join("curl-ran");
+    std::fs::write(
+        f.stubs.join("curl"),
+        format!("#!/bin/sh\n: > {}\n", curl_marker.display()),
+    )
+    .expect("write curl stub");
+    let out = f.out("t");
+    let d = f.build("tea", &out, &[]);
+    let home = f.root.path().join("home");
+    std::fs::create_dir(&home).expect("mkdir home");
+
+    let ok = run_in_built_arm(&d, &home, &out.join("work"), "tea issues list");
+    assert_eq!(
+        String::from_utf8_lossy(&ok.stdout),
+        "tea issues list\n",
+        "stderr: {}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert_eq!(ok.status.code(), Some(0));
+
+    let denied = run_in_built_arm(&d, &home, &out.join("work"), "curl http://127.0.0.1:9/");
+    assert_eq!(denied.status.code(), Some(126));
+    let err = String::from_utf8_lossy(&denied.stderr);
+    assert!(err.contains("guard-sh: denied"), "{err}");
+    assert!(err.contains("curl"), "{err}");
+    assert!(denied.stdout.is_empty());
+    assert!(!curl_marker.exists(), "the curl stub ran");
+
+    let log = std::fs::read_to_string(s(&d["shell"]["env"]["GUARD_SH_AUDIT"])).expect("audit log");
+    assert!(log.contains("tea issues list"), "{log}");
+    assert!(log.contains("curl http://127.0.0.1:9/"), "{log}");
+    assert!(!log.contains(TOKEN), "token in the audit log");
+}
