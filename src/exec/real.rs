@@ -92,6 +92,26 @@ fn reset_signals() {
     }
 }
 
+/// Block every signal; returns the mask to put back.
+fn block_all_signals() -> libc::sigset_t {
+    // SAFETY: building full and empty signal sets and changing this
+    // (single) thread's mask.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::sigprocmask(libc::SIG_BLOCK, &all, &mut old);
+        old
+    }
+}
+
+fn restore_signal_mask(mask: &libc::sigset_t) {
+    // SAFETY: `mask` came from sigprocmask.
+    unsafe {
+        libc::sigprocmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
+    }
+}
+
 /// How a `waitpid` status ended, if it did (stops are not endings).
 fn decode(status: libc::c_int) -> Option<ExitStatus> {
     if libc::WIFEXITED(status) {
@@ -215,9 +235,17 @@ impl System for RealSystem {
                 return Err(SpawnError::Os(e));
             }
         };
+        // Signals stay blocked across fork until the child has put back the
+        // default dispositions: one sent to the new pid in between (`cmd &
+        // kill $!`) is then delivered with its default action instead of
+        // reaching a copy of guard-sh's handler and being lost.
+        let saved_mask = block_all_signals();
         // SAFETY: guard-sh is single-threaded; the child below only makes
         // async-signal-safe calls before execve or _exit.
         let pid = unsafe { libc::fork() };
+        if pid != 0 {
+            restore_signal_mask(&saved_mask);
+        }
         if pid < 0 {
             let e = io::Error::last_os_error();
             for fd in [release_r, release_w, error_r, error_w] {
