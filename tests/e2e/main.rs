@@ -10,4 +10,5 @@
 #![allow(clippy::panic)] // test code reports failures by panicking
 
 mod claude;
+mod codex;
 mod support;
