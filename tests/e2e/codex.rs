@@ -60,8 +60,18 @@ struct Trial {
 impl Trial {
     /// `login_shell`: the passwd shell for the run (`None`: the machine's own).
     fn run(cmd: &str, login_shell: Option<&Path>, arm: Arm) -> Trial {
+        Trial::run_with(cmd, login_shell, arm, &[])
+    }
+
+    /// `mock_env`: variables for the fake server (e.g. `MOCK_EXEC_ARGS`).
+    fn run_with(
+        cmd: &str,
+        login_shell: Option<&Path>,
+        arm: Arm,
+        mock_env: &[(&str, &str)],
+    ) -> Trial {
         let codex = codex();
-        let mock = MockServer::start("mock_openai.py", arm.root.path(), cmd);
+        let mock = MockServer::start_with("mock_openai.py", arm.root.path(), cmd, mock_env);
         let home = arm.root.path().join("codex-home");
         std::fs::create_dir_all(&home).expect("mkdir codex home");
         let fragment = std::fs::read_to_string(arm.out.join("runtimes/codex/config.toml"))
@@ -123,6 +133,10 @@ impl Trial {
     }
 
     fn guarded(cmd: &str) -> Trial {
+        Trial::guarded_with(cmd, &[])
+    }
+
+    fn guarded_with(cmd: &str, mock_env: &[(&str, &str)]) -> Trial {
         let arm = Arm::build();
         let shell = PathBuf::from(
             arm.definition["shell"]["codexLoginShell"]
@@ -130,7 +144,7 @@ impl Trial {
                 .expect("codexLoginShell"),
         );
         assert_eq!(shell.file_name().and_then(|n| n.to_str()), Some("bash"));
-        Trial::run(cmd, Some(&shell), arm)
+        Trial::run_with(cmd, Some(&shell), arm, mock_env)
     }
 
     /// The command's exit code and output, as Codex reported them to the model.
@@ -270,6 +284,28 @@ fn codex_denied_python_returns_the_denial() {
     let cmd = "python3 -c 'print(42)'";
     let t = Trial::guarded(cmd);
     t.assert_denied(cmd, "python3");
+}
+
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_pty_exec_command_goes_through_guard_sh_too() {
+    let listener = Listener::new();
+    let cmd = format!(
+        "tea issues list --repo o/r | head -1; curl http://127.0.0.1:{}/",
+        listener.port
+    );
+    let t = Trial::guarded_with(&cmd, &[("MOCK_EXEC_ARGS", r#"{"tty": true}"#)]);
+    let (code, output) = t.tool_output();
+    assert_eq!(code, 126, "{output}");
+    // A PTY turns \n into \r\n.
+    assert!(
+        output.starts_with("guard-sh: denied: \"curl\"") && output.ends_with("\r\n"),
+        "{output:?}"
+    );
+    let s = t.session_for(&cmd);
+    assert!(!s.iter().any(|r| r["type"] == "spawn"), "{s:?}");
+    assert!(!listener.was_reached());
+    t.assert_clean();
 }
 
 #[test]

@@ -18,6 +18,8 @@ LOG = sys.argv[2] if len(sys.argv) > 2 else "mock-openai-requests.log"
 CMD = os.environ.get("MOCK_CMD", "echo hi")
 # MOCK_SHELL: the `shell` argument of exec_command (unset: let Codex choose).
 SHELL = os.environ.get("MOCK_SHELL")
+# MOCK_EXEC_ARGS: JSON object merged into exec_command's arguments (e.g. {"tty": true}).
+EXTRA = json.loads(os.environ.get("MOCK_EXEC_ARGS") or "{}")
 lock = threading.Lock()
 counter = [0]
 
@@ -48,6 +50,7 @@ def shell_call(body, n):
         args = {"cmd": CMD}
         if SHELL:
             args["shell"] = SHELL
+        args.update(EXTRA)
         name = "exec_command"
     elif "shell_command" in names:
         args = {"command": CMD}

@@ -172,6 +172,11 @@ impl MockServer {
     /// Start `script` with a free port; `cmd` is the shell command the fake
     /// model asks for.
     pub fn start(script: &str, dir: &Path, cmd: &str) -> MockServer {
+        MockServer::start_with(script, dir, cmd, &[])
+    }
+
+    /// [`MockServer::start`] with more variables for the script.
+    pub fn start_with(script: &str, dir: &Path, cmd: &str, env: &[(&str, &str)]) -> MockServer {
         let log = dir.join(format!("{script}.log"));
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/e2e")
@@ -183,6 +188,7 @@ impl MockServer {
             .current_dir(dir)
             .env("MOCK_CMD", cmd)
             .env("MOCK_CMD_FILE", dir.join("no-such-cmd-file"))
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .spawn()
             .expect("start python3 mock server");
