@@ -218,3 +218,150 @@ fn guard_sh_refuses_a_policy_that_does_not_match_its_pin() {
     );
     assert!(Path::new(&arm.path("arm/policy.json")).is_file());
 }
+
+/// A folder beside the arm that no rule makes writable.
+fn elsewhere(arm: &Arm) -> std::path::PathBuf {
+    let dir = arm.path("elsewhere");
+    std::fs::create_dir_all(&dir).expect("mkdir elsewhere");
+    dir
+}
+
+#[test]
+fn guard_sh_own_redirection_outside_the_writable_roots_is_refused_by_the_kernel() {
+    let (arm, _, _) = arm_with_tool("#!/bin/sh\n");
+    let target = elsewhere(&arm).join("f");
+    // The static guard does not know this path; only guard-sh's own domain stops it.
+    let line = format!("echo x > {}; echo after=$?", target.display());
+
+    let out = run(&arm, &line);
+    assert_eq!(stdout(&out), "after=1\n", "stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Permission denied"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!target.exists());
+
+    let off = guard(&arm)
+        .env("GUARD_SH_LANDLOCK", "off")
+        .args(["-c", &line])
+        .output()
+        .expect("run guard-sh");
+    assert_eq!(stdout(&off), "after=0\n", "stderr: {}", stderr(&off));
+    assert!(target.exists(), "without Landlock the write goes through");
+}
+
+#[test]
+fn guard_sh_hash_bang_tool_runs_its_chain_but_not_a_foreign_interpreter() {
+    let (arm, _, _) =
+        arm_with_tool("#!/bin/sh\necho via-chain\n/usr/bin/python3 -c 1\necho py=$?\n");
+    let (out, trace) = run_traced_guard(&arm, "tool; echo next", &[]);
+
+    assert_eq!(
+        stdout(&out),
+        "via-chain\npy=126\nnext\n",
+        "stderr: {}",
+        stderr(&out)
+    );
+    let tool_ran = [arm.path("tools/tool"), arm.path("arm/bin/tool")]
+        .iter()
+        .any(|p| executed(&trace, &p.to_string_lossy()));
+    assert!(tool_ran, "{trace}");
+    assert!(refused_with_eacces(&trace, "/usr/bin/python3"), "{trace}");
+    assert!(!executed(&trace, "/usr/bin/python3"), "{trace}");
+}
+
+#[test]
+fn guard_sh_tool_stub_cannot_write_outside_its_roots_but_can_inside() {
+    let (arm, _, _) = arm_with_tool("");
+    let outside = elsewhere(&arm).join("g");
+    let body = format!(
+        "#!/bin/sh\necho x > {}; echo out=$?\necho y > in.txt; echo in=$?\n",
+        outside.display()
+    );
+    arm.stub("tool", &body);
+
+    let out = run(&arm, "tool; echo next");
+    assert_eq!(
+        stdout(&out),
+        "out=2\nin=0\nnext\n",
+        "stderr: {}",
+        stderr(&out)
+    );
+    assert!(!outside.exists());
+    assert_eq!(
+        std::fs::read_to_string(arm.path("work/in.txt")).expect("in.txt"),
+        "y\n"
+    );
+}
+
+#[test]
+fn guard_sh_tool_connects_only_to_the_ports_its_rule_lists() {
+    use std::net::TcpListener;
+    let allowed = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let forbidden = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let (ap, fp) = (
+        allowed.local_addr().expect("addr").port(),
+        forbidden.local_addr().expect("addr").port(),
+    );
+    let arm = Arm::new();
+    let stub = arm.stub(
+        "tool",
+        "#!/usr/bin/bash\nif exec 3<>/dev/tcp/127.0.0.1/$1; then echo connected; else echo refused; fi\n",
+    );
+    let mut commands = BTreeMap::from([("tool".to_string(), rule(&stub, &[], &[ap], &[]))]);
+    commands.insert("cat".into(), utility("/usr/bin/cat"));
+    let mut policy = arm.policy(commands);
+    policy.tool = Some("tool".into());
+    policy.env.pass = vec!["HOME".into(), "LC_ALL".into()];
+    policy.audit.path = Some(arm.path("arm/audit.log"));
+    install(&arm, &policy);
+    allowed.set_nonblocking(true).expect("nonblocking");
+    forbidden.set_nonblocking(true).expect("nonblocking");
+
+    let out = run(&arm, &format!("tool {fp}; tool {ap}"));
+    assert_eq!(
+        stdout(&out),
+        "refused\nconnected\n",
+        "stderr: {}",
+        stderr(&out)
+    );
+    assert!(
+        forbidden.accept().is_err(),
+        "the forbidden listener saw a connection"
+    );
+    assert!(
+        allowed.accept().is_ok(),
+        "the allowed listener saw no connection"
+    );
+
+    let off = guard(&arm)
+        .env("GUARD_SH_LANDLOCK", "off")
+        .args(["-c", &format!("tool {fp}")])
+        .output()
+        .expect("run guard-sh");
+    assert_eq!(stdout(&off), "connected\n", "stderr: {}", stderr(&off));
+}
+
+#[test]
+fn guard_sh_without_landlock_records_enforcement_none() {
+    let (arm, _, _) = arm_with_tool("#!/bin/sh\necho ran\n");
+    let out = guard(&arm)
+        .env("GUARD_SH_LANDLOCK", "off")
+        .args(["-c", "tool"])
+        .output()
+        .expect("run guard-sh");
+    assert_eq!(stdout(&out), "ran\n", "stderr: {}", stderr(&out));
+    let log = std::fs::read_to_string(arm.path("arm/audit.log")).expect("log");
+    let session: serde_json::Value =
+        serde_json::from_str(log.lines().next().expect("a record")).expect("json");
+    assert_eq!(session["enforcement"], "none", "{session}");
+    let on = run(&arm, "tool");
+    assert_eq!(stdout(&on), "ran\n");
+    let log = std::fs::read_to_string(arm.path("arm/audit.log")).expect("log");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("\"enforcement\":\"landlock-abi-")),
+        "{log}"
+    );
+}

@@ -240,17 +240,7 @@ impl<'p> Walker<'p> {
                     _ => self.push_builtin(name, span),
                 }
             }
-            "exec" => match skip_options(args, &[b"-a"], b"cl") {
-                Ok(rest) if !rest.is_empty() => self.command_words(rest, span),
-                Ok(_) => self.push_builtin(name, span),
-                Err(reason) => self.push(
-                    name.into(),
-                    ReachedKind::Builtin,
-                    "builtin-option",
-                    span,
-                    Err(reason),
-                ),
-            },
+            "exec" => self.wrapped_command(name, skip_options(args, &[b"-a"], b"cl"), span),
             "command" => {
                 let query = args
                     .first()
@@ -259,17 +249,7 @@ impl<'p> Walker<'p> {
                 if query {
                     return self.push_builtin(name, span);
                 }
-                match skip_options(args, &[], b"") {
-                    Ok(rest) if !rest.is_empty() => self.command_words(rest, span),
-                    Ok(_) => self.push_builtin(name, span),
-                    Err(reason) => self.push(
-                        name.into(),
-                        ReachedKind::Builtin,
-                        "builtin-option",
-                        span,
-                        Err(reason),
-                    ),
-                }
+                self.wrapped_command(name, skip_options(args, &[], b""), span)
             }
             "builtin" => match args.first().map(|w| (w, static_value(w))) {
                 None => self.push_builtin(name, span),
@@ -351,6 +331,23 @@ impl<'p> Walker<'p> {
                     Err(reason),
                 )
             }
+        }
+    }
+
+    /// `exec CMD …` and `command CMD …`: the wrapped command is what runs;
+    /// with nothing after the options the builtin alone is reached; an
+    /// option the builtin does not take is refused.
+    fn wrapped_command(&mut self, name: &str, rest: Result<&[Word], String>, span: Span) {
+        match rest {
+            Ok(rest) if !rest.is_empty() => self.command_words(rest, span),
+            Ok(_) => self.push_builtin(name, span),
+            Err(reason) => self.push(
+                name.into(),
+                ReachedKind::Builtin,
+                "builtin-option",
+                span,
+                Err(reason),
+            ),
         }
     }
 
