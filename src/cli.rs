@@ -354,8 +354,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         shell.run_lines(if interactive { "interactive" } else { "stdin" })
     };
     shell.status = status;
-    shell.run_exit_trap();
-    status
+    shell.run_exit_trap()
 }
 
 /// Enter guard-sh's own Landlock domain (see
