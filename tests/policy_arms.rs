@@ -285,9 +285,19 @@ fn audit_redacts_the_token_by_hash_and_logs_outside_writable_roots() {
     let p = compile(&arms_dir(), "raw-api", &inputs(&stubs, out.path())).expect("compile");
     assert_eq!(
         p.audit.redact_sha256,
-        vec![guard_sh::policy::load::sha256_hex(TOKEN.as_bytes())]
+        vec![format!(
+            "{}:{}",
+            TOKEN.len(),
+            guard_sh::policy::load::sha256_hex(TOKEN.as_bytes())
+        )]
     );
     assert!(p.audit.redact.is_empty());
+    // What the compiler emits is what the writer's redactor reads.
+    let redactor = guard_sh::audit::Redactor::from_policy(&p.audit).expect("redactor");
+    assert_eq!(
+        redactor.redact(&format!("x{TOKEN}y")).as_deref(),
+        Some("x[REDACTED]y")
+    );
     let log = p.audit.path.clone().expect("audit path");
     assert!(p.sandbox.writable.iter().all(|w| !log.starts_with(w)));
     assert!(p.sandbox.protected.iter().any(|x| log.starts_with(x)));

@@ -7,9 +7,9 @@
 //!   out in a single `write(2)`; on a local filesystem the kernel appends it
 //!   whole, so records of concurrent sessions never interleave. A short write
 //!   is an error (and leaves a torn line the verifier reports).
-//! - Before each write the file is checked with `fstat` and `stat`: if it was
-//!   unlinked (`st_nlink == 0`) or the path now names another file (moved or
-//!   replaced), recording fails rather than writing where nobody will look.
+//! - Before each write the path is checked with `stat`: if it is gone
+//!   (removed, moved away) or names another file (replaced), recording fails
+//!   rather than writing where nobody will look.
 //! - Every string is redacted ([`Redactor`]) before serialization.
 //! - The first record must be [`Event::Session`]; later ones must not be.
 //! - After a failure that may have left bytes in the file (short write, file
@@ -175,19 +175,17 @@ impl FileSink {
         Ok(line)
     }
 
-    /// Fail if the file we hold is no longer the log at `path`.
+    /// Fail if the file we hold is no longer the log at `path`. One `stat`
+    /// of the path suffices: if it still names our device and inode, the file
+    /// is linked there (so not removed) and is the one we append to.
     fn check_file(&mut self) -> Result<(), AuditError> {
-        let meta = self
-            .file
-            .metadata()
-            .map_err(|e| AuditError::io(&self.path, e))?;
-        if meta.nlink() == 0 {
-            return Err(self.poison("the log file was removed".into()));
-        }
         match std::fs::metadata(&self.path) {
             Ok(now) if (now.dev(), now.ino()) == self.identity => Ok(()),
             Ok(_) => Err(self.poison("the log file was moved or replaced".into())),
-            Err(e) => Err(self.poison(format!("the log path is gone: {e}"))),
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                Err(self.poison("the log file was removed (or moved away)".into()))
+            }
+            Err(e) => Err(self.poison(format!("the log path is unusable: {e}"))),
         }
     }
 
