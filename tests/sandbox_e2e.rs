@@ -224,8 +224,15 @@ fn sort_compress_program_is_not_executed(kernel: Kernel) {
     );
     let sorted = std::fs::read_to_string(arm.path("work/sorted")).unwrap_or_default();
     if kernel.confines() {
-        assert_eq!(stdout(&out), "sort=2\nnext\n", "stderr: {}", stderr(&out));
-        assert!(stderr(&out).contains("sort:"), "{}", stderr(&out));
+        // sort either reports the failed compressor (2) or dies writing
+        // to it (SIGPIPE, 128+13), depending on timing; both are the
+        // kernel's refusal surfacing normally.
+        let status_line = stdout(&out);
+        assert!(
+            status_line == "sort=2\nnext\n" || status_line == "sort=141\nnext\n",
+            "{status_line:?} stderr: {}",
+            stderr(&out)
+        );
         assert!(refused_with_eacces(&trace, "/usr/bin/gzip"), "{trace}");
         assert!(!executed(&trace, "/usr/bin/gzip"), "{trace}");
     } else {
