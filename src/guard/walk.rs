@@ -64,16 +64,38 @@ impl<'p> Walker<'p> {
 
     pub fn list(&mut self, list: &List) {
         for item in &list.items {
-            self.pipeline(&item.and_or.first);
-            for (_, pipeline) in &item.and_or.rest {
-                self.pipeline(pipeline);
+            if item.background {
+                self.scoped(|w| w.and_or(&item.and_or));
+            } else {
+                self.and_or(&item.and_or);
             }
         }
     }
 
+    /// Walk `f` in a scope whose function definitions need not outlive it
+    /// (a branch that may not run, a subshell, a pipeline element, a
+    /// substitution): a name defined there is not a function afterwards.
+    fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
+        let saved = self.functions.clone();
+        f(self);
+        self.functions = saved;
+    }
+
+    fn and_or(&mut self, and_or: &AndOr) {
+        self.pipeline(&and_or.first);
+        for (_, pipeline) in &and_or.rest {
+            self.scoped(|w| w.pipeline(pipeline));
+        }
+    }
+
     fn pipeline(&mut self, pipeline: &Pipeline) {
-        for element in &pipeline.elements {
-            self.command(&element.command);
+        match pipeline.elements.as_slice() {
+            [only] => self.command(&only.command),
+            elements => {
+                for element in elements {
+                    self.scoped(|w| w.command(&element.command));
+                }
+            }
         }
     }
 
@@ -84,7 +106,7 @@ impl<'p> Walker<'p> {
             Command::FunctionDef(def) => {
                 self.functions.insert(def.name.as_bytes().to_vec());
                 self.body_depth += 1;
-                self.compound(&def.body);
+                self.scoped(|w| w.compound(&def.body));
                 self.body_depth -= 1;
             }
         }
@@ -92,25 +114,31 @@ impl<'p> Walker<'p> {
 
     fn compound(&mut self, compound: &CompoundCommand) {
         match &compound.kind {
-            CompoundKind::BraceGroup(list) | CompoundKind::Subshell(list) => self.list(list),
+            CompoundKind::BraceGroup(list) => self.list(list),
+            CompoundKind::Subshell(list) => self.scoped(|w| w.list(list)),
             CompoundKind::If {
                 branches,
                 else_body,
             } => {
-                for (condition, body) in branches {
-                    self.list(condition);
-                    self.list(body);
+                // Only the first condition surely runs.
+                for (i, (condition, body)) in branches.iter().enumerate() {
+                    if i == 0 {
+                        self.list(condition);
+                    } else {
+                        self.scoped(|w| w.list(condition));
+                    }
+                    self.scoped(|w| w.list(body));
                 }
                 if let Some(body) = else_body {
-                    self.list(body);
+                    self.scoped(|w| w.list(body));
                 }
             }
             CompoundKind::Loop {
                 condition, body, ..
-            } => {
-                self.list(condition);
-                self.list(body);
-            }
+            } => self.scoped(|w| {
+                w.list(condition);
+                w.list(body);
+            }),
             CompoundKind::For {
                 variable,
                 words,
@@ -120,13 +148,13 @@ impl<'p> Walker<'p> {
                 for word in words.iter().flatten() {
                     self.word(word);
                 }
-                self.list(body);
+                self.scoped(|w| w.list(body));
             }
             CompoundKind::Case { subject, arms } => {
                 self.word(subject);
                 for arm in arms {
                     arm.patterns.iter().for_each(|p| self.word(p));
-                    self.list(&arm.body);
+                    self.scoped(|w| w.list(&arm.body));
                 }
             }
         }
@@ -143,12 +171,13 @@ impl<'p> Walker<'p> {
         }
         self.redirects(&simple.redirects);
         if !simple.words.is_empty() {
-            self.command_words(&simple.words, simple.span);
+            self.command_words(&simple.words, simple.span, true);
         }
     }
 
     /// Decide the command named by `words[0]` with `words[1..]` as arguments.
-    fn command_words(&mut self, words: &[Word], span: Span) {
+    /// `functions` is false after `command` and `exec`, which skip functions.
+    fn command_words(&mut self, words: &[Word], span: Span, functions: bool) {
         let Some(name) = static_value(&words[0]) else {
             self.push(
                 describe(&words[0]),
@@ -185,7 +214,10 @@ impl<'p> Walker<'p> {
             );
             return;
         }
-        if self.functions.contains(&name) || (self.body_depth > 0 && self.later.contains(&name)) {
+        if functions
+            && (self.functions.contains(&name)
+                || (self.body_depth > 0 && self.later.contains(&name)))
+        {
             self.push(
                 text,
                 ReachedKind::Function,
@@ -356,12 +388,13 @@ impl<'p> Walker<'p> {
         }
     }
 
-    /// `exec CMD …` and `command CMD …`: the wrapped command is what runs;
+    /// `exec CMD …` and `command CMD …`: the wrapped command is what runs
+    /// (never a function of that name, as in bash);
     /// with nothing after the options the builtin alone is reached; an
     /// option the builtin does not take is refused.
     fn wrapped_command(&mut self, name: &str, rest: Result<&[Word], String>, span: Span) {
         match rest {
-            Ok(rest) if !rest.is_empty() => self.command_words(rest, span),
+            Ok(rest) if !rest.is_empty() => self.command_words(rest, span, false),
             Ok(_) => self.push_builtin(name, span),
             Err(reason) => self.push(
                 name.into(),
@@ -450,7 +483,7 @@ impl<'p> Walker<'p> {
             WordPart::DoubleQuoted(parts) => parts.iter().for_each(|p| self.word_part(p)),
             WordPart::Parameter(expansion) => self.parameter(expansion),
             WordPart::CommandSubst { list, .. } | WordPart::ProcessSubst { list, .. } => {
-                self.list(list)
+                self.scoped(|w| w.list(list))
             }
             WordPart::Arithmetic(word) => self.word(word),
         }
