@@ -24,6 +24,7 @@ use super::{AuditError, AuditSink, Event, Redactor};
 use serde_json::Value;
 use std::fs::{DirBuilder, File, OpenOptions};
 use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -78,6 +79,35 @@ impl FileSink {
             next_seq: 0,
             prev: ZERO_HASH.to_string(),
             broken: None,
+        })
+    }
+
+    /// A sink for a new session on the same open log file: the descriptor
+    /// is duplicated (so `O_APPEND` and the file's identity carry over and
+    /// the path is never opened again), the copy placed at 10 or above and
+    /// close-on-exec, and the session id, sequence and hash chain start
+    /// afresh. A forked copy of the shell records through one of these, so
+    /// it needs no right to open the log and never interleaves its records
+    /// with the parent's chain.
+    pub fn fork_session(&self, redactor: Redactor) -> Result<FileSink, AuditError> {
+        let io = |e: std::io::Error| AuditError::io(&self.path, e);
+        // SAFETY: F_DUPFD_CLOEXEC on a descriptor this sink owns; the result
+        // is checked before it is wrapped.
+        let fd = unsafe { libc::fcntl(self.file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
+        if fd < 0 {
+            return Err(io(std::io::Error::last_os_error()));
+        }
+        // SAFETY: `fd` was just returned by fcntl and nothing else owns it.
+        let file = unsafe { File::from_raw_fd(fd) };
+        Ok(FileSink {
+            file,
+            path: self.path.clone(),
+            identity: self.identity,
+            redactor,
+            session: new_session_id()?,
+            next_seq: 0,
+            prev: ZERO_HASH.to_string(),
+            broken: self.broken.clone(),
         })
     }
 

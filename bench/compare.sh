@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# guard-sh side by side with dash and bash, in one run:
+#   1. `SHELL -c 'tea --version'` (start-up: guard-sh loads the policy,
+#      opens the audit log and confines the child with Landlock);
+#   2. an agent-style script of 20+ commands (bench/agent.sh);
+#   3. `cat BIG | wc -c` over a sparse file of BIG_MB MiB (default 1024);
+#   4. peak RSS of each shell (/usr/bin/time -f %M) on 1 and 2.
+# Times are hyperfine medians of RUNS runs (default 10). Prints a table,
+# the ratios guard-sh/dash and guard-sh/bash, and whether each target holds:
+# (1) <= 1.0x dash, (3) >= 0.98x bash throughput, RSS <= bash.
+#
+# Usage (from a checkout): bash bench/compare.sh
+# Needs: cargo, cc, hyperfine, GNU time, jq, dash, bash. As root it installs
+# the Debian packages that are missing; otherwise it names them.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RUNS=${RUNS:-10}
+WARMUP=${WARMUP:-3}
+BIG_MB=${BIG_MB:-1024}
+
+need_packages() {
+    local missing=()
+    command -v hyperfine >/dev/null || missing+=(hyperfine)
+    [ -x /usr/bin/time ] || missing+=(time)
+    command -v jq >/dev/null || missing+=(jq)
+    command -v dash >/dev/null || missing+=(dash)
+    command -v cc >/dev/null || missing+=(gcc libc6-dev)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+        echo "installing: ${missing[*]}" >&2
+        apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        echo "missing: ${missing[*]}; install them (e.g. sudo apt-get install ${missing[*]}) and run again" >&2
+        exit 2
+    fi
+}
+need_packages
+
+echo "building release binaries..." >&2
+(cd "$ROOT" && cargo build --release --quiet --bin guard-sh --bin arm-build)
+GUARD_SH=$ROOT/target/release/guard-sh
+ARM_BUILD=$ROOT/target/release/arm-build
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/guard-sh-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+# The arm's tool is a small compiled stub (static when the C library allows).
+mkdir -p "$TMP/stubs"
+cc -O2 -static -o "$TMP/stubs/tea" "$ROOT/bench/stub_tool.c" 2>/dev/null ||
+    cc -O2 -o "$TMP/stubs/tea" "$ROOT/bench/stub_tool.c"
+cp "$TMP/stubs/tea" "$TMP/stubs/git" # the tea arm lists git as tea's helper
+BENCH_TOKEN=bench-token PATH="$TMP/stubs:$PATH" "$ARM_BUILD" tea \
+    --host http://127.0.0.1:3000 --repo o/r --token-env BENCH_TOKEN \
+    --out "$TMP/arm" --guard-sh "$GUARD_SH" >/dev/null
+BIN=$TMP/arm/bin
+AUDIT=$TMP/audit.jsonl
+GS="$GUARD_SH --policy $TMP/arm/policy.json --audit $AUDIT"
+cp "$ROOT/bench/agent.sh" "$TMP/agent.sh"
+
+# Every shell finds programs only in the arm's bin folder.
+export PATH=$BIN
+DASH=$(PATH=/usr/bin:/bin command -v dash)
+BASH_BIN=$(PATH=/usr/bin:/bin command -v bash)
+TIME=/usr/bin/time
+
+# Same output from all three, or the comparison means nothing.
+for sh in "$GS" "$DASH" "$BASH_BIN"; do
+    $sh "$TMP/agent.sh" >"$TMP/out.$(basename "${sh%% *}")" 2>&1
+done
+if ! cmp -s "$TMP/out.guard-sh" "$TMP/out.bash" || ! cmp -s "$TMP/out.dash" "$TMP/out.bash"; then
+    echo "the agent script's output differs between the shells:" >&2
+    diff "$TMP/out.guard-sh" "$TMP/out.bash" >&2 || true
+    exit 1
+fi
+enforcement=$(jq -r 'select(.event == "session" or .type == "session") | .enforcement // empty' "$AUDIT" 2>/dev/null | head -1)
+[ -n "$enforcement" ] || enforcement=$(grep -o '"enforcement":"[^"]*"' "$AUDIT" | head -1 | cut -d'"' -f4)
+
+# hyperfine -N runs each command without a shell in between.
+hf() { # NAME CMD_GUARD CMD_DASH CMD_BASH
+    local name=$1
+    shift
+    hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS" \
+        --export-json "$TMP/$name.json" "$@" >/dev/null
+}
+median() { jq -r ".results[$2].median" "$TMP/$1.json"; }
+
+echo "timing (1) start-up, $RUNS runs each..." >&2
+hf startup "$GS -c 'tea --version'" "$DASH -c 'tea --version'" "$BASH_BIN -c 'tea --version'"
+echo "timing (2) agent script..." >&2
+hf script "$GS $TMP/agent.sh" "$DASH $TMP/agent.sh" "$BASH_BIN $TMP/agent.sh"
+
+echo "timing (3) cat | wc -c over $BIG_MB MiB..." >&2
+BIG=$TMP/big
+truncate -s "${BIG_MB}M" "$BIG" # sparse: no disk space, reads at memory speed
+got=$($GS -c "cat $BIG | wc -c")
+[ "$got" -eq $((BIG_MB * 1048576)) ] || {
+    echo "guard-sh counted $got bytes" >&2
+    exit 1
+}
+hf pipe "$GS -c 'cat $BIG | wc -c'" "$DASH -c 'cat $BIG | wc -c'" "$BASH_BIN -c 'cat $BIG | wc -c'"
+rm -f "$BIG"
+
+echo "measuring (4) peak RSS, $RUNS runs each..." >&2
+rss() { # median KiB of `time -f %M` over RUNS runs of the command
+    local i
+    for ((i = 0; i < RUNS; i++)); do
+        "$TIME" -f %M -o "$TMP/rss" "$@" >/dev/null 2>&1
+        cat "$TMP/rss"
+    done | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+declare -A RSS1 RSS2
+i=0
+for sh in guard-sh dash bash; do
+    case $sh in
+    guard-sh) cmd=($GS) ;;
+    dash) cmd=("$DASH") ;;
+    bash) cmd=("$BASH_BIN") ;;
+    esac
+    RSS1[$sh]=$(rss "${cmd[@]}" -c 'tea --version')
+    RSS2[$sh]=$(rss "${cmd[@]}" "$TMP/agent.sh")
+done
+
+ms() { awk -v s="$1" 'BEGIN {printf "%.2f", s * 1000}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+mbps() { awk -v s="$1" -v m="$BIG_MB" 'BEGIN {printf "%.0f", m / s}'; }
+verdict() { awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {ok = (op == "<=") ? v <= t : v >= t; print ok ? "met" : "MISSED"}'; }
+
+s_g=$(median startup 0) s_d=$(median startup 1) s_b=$(median startup 2)
+a_g=$(median script 0) a_d=$(median script 1) a_b=$(median script 2)
+p_g=$(median pipe 0) p_d=$(median pipe 1) p_b=$(median pipe 2)
+
+echo
+echo "guard-sh $("$GUARD_SH" --version | cut -d' ' -f2), $(nproc) cores, Landlock: ${enforcement:-unknown}; medians of $RUNS runs"
+printf '%-34s %11s %11s %11s %10s %10s\n' "" guard-sh dash bash "g-sh/dash" "g-sh/bash"
+printf '%-34s %11s %11s %11s %10s %10s\n' "(1) -c 'tea --version'  ms" \
+    "$(ms "$s_g")" "$(ms "$s_d")" "$(ms "$s_b")" "$(ratio "$s_g" "$s_d")" "$(ratio "$s_g" "$s_b")"
+printf '%-34s %11s %11s %11s %10s %10s\n' "(2) agent script (20+ cmds) ms" \
+    "$(ms "$a_g")" "$(ms "$a_d")" "$(ms "$a_b")" "$(ratio "$a_g" "$a_d")" "$(ratio "$a_g" "$a_b")"
+printf '%-34s %11s %11s %11s %10s %10s\n' "(3) cat ${BIG_MB}MiB | wc -c  MiB/s" \
+    "$(mbps "$p_g")" "$(mbps "$p_d")" "$(mbps "$p_b")" "$(ratio "$p_d" "$p_g")" "$(ratio "$p_b" "$p_g")"
+printf '%-34s %11s %11s %11s %10s %10s\n' "(4) peak RSS, (1)  KiB" \
+    "${RSS1[guard-sh]}" "${RSS1[dash]}" "${RSS1[bash]}" \
+    "$(ratio "${RSS1[guard-sh]}" "${RSS1[dash]}")" "$(ratio "${RSS1[guard-sh]}" "${RSS1[bash]}")"
+printf '%-34s %11s %11s %11s %10s %10s\n' "(4) peak RSS, (2)  KiB" \
+    "${RSS2[guard-sh]}" "${RSS2[dash]}" "${RSS2[bash]}" \
+    "$(ratio "${RSS2[guard-sh]}" "${RSS2[dash]}")" "$(ratio "${RSS2[guard-sh]}" "${RSS2[bash]}")"
+echo
+echo "targets:"
+echo "  (1) start-up <= 1.00x dash:        $(ratio "$s_g" "$s_d")x  $(verdict "$(ratio "$s_g" "$s_d")" "<=" 1.0)"
+echo "  (3) throughput >= 0.98x bash:      $(ratio "$p_b" "$p_g")x  $(verdict "$(ratio "$p_b" "$p_g")" ">=" 0.98)"
+echo "  (4) peak RSS <= bash, (1) and (2): $(ratio "${RSS1[guard-sh]}" "${RSS1[bash]}")x, $(ratio "${RSS2[guard-sh]}" "${RSS2[bash]}")x  $(verdict "$(awk -v a="${RSS1[guard-sh]}" -v b="${RSS1[bash]}" -v c="${RSS2[guard-sh]}" -v d="${RSS2[bash]}" 'BEGIN {print (a <= b && c <= d) ? 1 : 0}')" ">=" 1)"

@@ -1,0 +1,70 @@
+//! Inputs the fuzz targets (fuzz/) found, kept as regression tests. Each
+//! one the static guard once allowed although the interpreter would spawn a
+//! foreign program (the dynamic check still refused it, but by then the
+//! line had partly run).
+
+#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+
+use guard_sh::guard;
+
+mod arm_support;
+
+fn verdict(line: &str) -> guard::Verdict {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = arm_support::compile_with_stubs("tea", dir.path());
+    guard::check_source(&policy, line.as_bytes())
+        .unwrap_or_else(|e| panic!("{line:?} does not parse: {}", e.render(line.as_bytes())))
+}
+
+fn denied_name(line: &str) -> String {
+    let v = verdict(line);
+    assert!(!v.allowed, "{line:?} was allowed: {v:?}");
+    v.first_denial().map(|d| d.name.clone()).unwrap_or_default()
+}
+
+#[test]
+fn command_builtin_skips_a_function_named_like_a_foreign_program() {
+    assert_eq!(denied_name("curl() { :; }; command curl http://x/"), "curl");
+}
+
+#[test]
+fn exec_builtin_skips_a_function_named_like_a_foreign_program() {
+    assert_eq!(denied_name("curl() { :; }; exec curl http://x/"), "curl");
+}
+
+#[test]
+fn function_defined_in_a_branch_that_may_not_run_is_not_known_after_it() {
+    assert_eq!(
+        denied_name("if false; then curl() { :; }; fi; curl http://x/"),
+        "curl"
+    );
+    assert_eq!(denied_name("false && curl() { :; }; curl x"), "curl");
+    assert_eq!(denied_name("(curl() { :; }); curl x"), "curl");
+    assert_eq!(denied_name("curl() { :; } | cat; curl x"), "curl");
+    assert_eq!(denied_name("echo $(curl() { :; }); curl x"), "curl");
+    assert_eq!(
+        denied_name("while false; do curl() { :; }; done; curl x"),
+        "curl"
+    );
+    assert_eq!(
+        denied_name("case a in b) curl() { :; };; esac; curl x"),
+        "curl"
+    );
+    assert_eq!(denied_name("curl() { :; } & curl x"), "curl");
+}
+
+#[test]
+fn function_defined_on_every_path_before_the_call_is_still_allowed() {
+    for line in [
+        "curl() { echo fake; }; curl x",
+        "{ curl() { :; }; }; curl x",
+        "curl() { :; } && curl x",
+        "if true; then curl() { :; }; curl x; fi",
+        "for i in 1; do curl() { :; }; curl x; done",
+        "curl() { curl; }",
+        "eval 'curl() { :; }'; curl x",
+    ] {
+        let v = verdict(line);
+        assert!(v.allowed, "{line:?} was refused: {:?}", v.first_denial());
+    }
+}
