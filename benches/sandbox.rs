@@ -1,14 +1,22 @@
 //! Per-spawn cost of the Landlock confinement: fork + exec + wait of
 //! `/bin/true`: unconfined (posix_spawn, and fork with an empty hook), with a domain prepared once and entered per
 //! spawn, and with the domain prepared per spawn (what the interpreter does).
+//! Then the same through the guard-sh binary: one command line per spawn
+//! in a persistent session (parse, guard, audit, prepare, fork, enforce,
+//! exec, wait), and one `guard-sh -c` per spawn (start-up, guard-sh's own
+//! domain included), each with Landlock and with `GUARD_SH_LANDLOCK=off`.
+//!
+//! `cargo bench --bench sandbox -- NOMATCH` prints the interleaved figures
+//! and skips the criterion groups.
 
 use criterion::{Criterion, SamplingMode, criterion_group};
 use guard_sh::policy::{CommandKind, CommandRule, EnvPolicy, Policy, SandboxMode, SandboxPolicy};
 use guard_sh::sandbox::landlock::Confinement;
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const TRUE: &str = "/bin/true";
@@ -133,6 +141,155 @@ fn interleaved(rounds: usize) {
     );
 }
 
+/// A throw-away arm for the guard-sh binary: `t` runs `/bin/true`;
+/// `work/` is writable; the policy, bin folder and audit log are protected.
+struct GuardArm {
+    dir: tempfile::TempDir,
+}
+
+impl GuardArm {
+    fn new() -> GuardArm {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        for sub in ["work", "bin", "audit"] {
+            std::fs::create_dir_all(root.join(sub)).expect("layout");
+        }
+        let (mut policy, rule) = fixture(&root.join("work"));
+        policy.bin_dir = root.join("bin");
+        policy.commands = BTreeMap::from([("t".to_string(), rule)]);
+        policy.sandbox.mode = SandboxMode::BestEffort;
+        policy.sandbox.protected = vec![
+            root.join("policy.json"),
+            root.join("bin"),
+            root.join("audit"),
+        ];
+        std::os::unix::fs::symlink(TRUE, root.join("bin/t")).expect("bin link");
+        let json = serde_json::to_vec(&policy).expect("policy json");
+        std::fs::write(root.join("policy.json"), json).expect("write policy");
+        GuardArm { dir }
+    }
+
+    fn command(&self, landlock: bool, log: &str) -> Command {
+        let root = self.dir.path();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_guard-sh"));
+        cmd.env_clear()
+            .env("GUARD_SH_POLICY", root.join("policy.json"))
+            .env("GUARD_SH_AUDIT", root.join("audit").join(log))
+            .current_dir(root.join("work"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if !landlock {
+            cmd.env("GUARD_SH_LANDLOCK", "off");
+        }
+        cmd
+    }
+}
+
+/// A persistent guard-sh session fed one line at a time.
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Session {
+    fn start(arm: &GuardArm, landlock: bool) -> Session {
+        let log = if landlock { "on.jsonl" } else { "off.jsonl" };
+        let mut child = arm.command(landlock, log).spawn().expect("start guard-sh");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Session {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Time one line that spawns `t`, until its `echo` comes back (µs).
+    fn spawn_once(&mut self) -> f64 {
+        let mut reply = String::new();
+        let start = Instant::now();
+        self.stdin.write_all(b"t; echo $?\n").expect("send line");
+        self.stdin.flush().expect("flush");
+        self.stdout.read_line(&mut reply).expect("read reply");
+        let us = start.elapsed().as_secs_f64() * 1e6;
+        assert_eq!(reply, "0\n", "the spawn succeeded");
+        us
+    }
+
+    fn finish(mut self) {
+        drop(self.stdin);
+        let status = self.child.wait().expect("wait guard-sh");
+        assert!(status.success());
+    }
+}
+
+/// The per-spawn cost through guard-sh, with and without Landlock, the two
+/// sessions interleaved one line each per round.
+fn through_guard_sh(rounds: usize) {
+    let arm = GuardArm::new();
+    let mut on = Session::start(&arm, true);
+    let mut off = Session::start(&arm, false);
+    // Warm up both (page cache, first allocations).
+    for _ in 0..20 {
+        on.spawn_once();
+        off.spawn_once();
+    }
+    let (mut with, mut without, mut extra) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let a = off.spawn_once();
+        let b = on.spawn_once();
+        without.push(a);
+        with.push(b);
+        extra.push(b - a);
+    }
+    on.finish();
+    off.finish();
+    println!(
+        "guard-sh session, {rounds} lines each (`t; echo $?`, t = /bin/true): median {:.0} µs without Landlock, \
+         {:.0} µs with; per-round overhead median {:.0} µs",
+        median(&mut without),
+        median(&mut with),
+        median(&mut extra)
+    );
+    let enforcement = std::fs::read_to_string(arm.dir.path().join("audit/on.jsonl"))
+        .expect("audit log")
+        .contains("\"enforcement\":\"landlock-abi-");
+    assert!(
+        enforcement,
+        "the confined session really ran under Landlock"
+    );
+
+    // One guard-sh process per spawn, as `$SHELL -c CMD` harnesses run it.
+    let once = |landlock: bool| {
+        let start = Instant::now();
+        let out = arm
+            .command(landlock, "invocations.jsonl")
+            .args(["-c", "t"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("guard-sh -c");
+        assert!(out.status.success());
+        start.elapsed().as_secs_f64() * 1e6
+    };
+    let (mut with, mut without, mut extra) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let a = once(false);
+        let b = once(true);
+        without.push(a);
+        with.push(b);
+        extra.push(b - a);
+    }
+    println!(
+        "guard-sh -c t, {rounds} invocations each: median {:.0} µs without Landlock, {:.0} µs with \
+         (guard-sh's own domain included); per-round overhead median {:.0} µs",
+        median(&mut without),
+        median(&mut with),
+        median(&mut extra)
+    );
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -142,6 +299,7 @@ criterion_group!(benches, spawn_true);
 
 fn main() {
     interleaved(2000);
+    through_guard_sh(1000);
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

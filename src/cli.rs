@@ -9,7 +9,7 @@ use guard_sh::audit::{self, AuditSink, Event, FileSink, Redactor};
 use guard_sh::exec::System;
 use guard_sh::exec::real::RealSystem;
 use guard_sh::interp::{Shell, signals};
-use guard_sh::policy::Policy;
+use guard_sh::policy::{Policy, SandboxMode};
 use guard_sh::sandbox::{landlock, pin};
 use guard_sh::syntax;
 use std::ffi::OsString;
@@ -271,6 +271,19 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         say(&format!("audit log unavailable: {e}"));
         return 126;
     }
+    // Forked copies of the shell record through duplicates of this
+    // descriptor: after the restriction below the log's path may not be
+    // opened for writing again.
+    let fork_base = match sink.fork_session(redactor.clone()) {
+        Ok(s) => s,
+        Err(e) => {
+            say(&format!("audit log unavailable: {e}"));
+            return 126;
+        }
+    };
+    if let Err(status) = confine_self(&policy, &enforcement, &mut sink) {
+        return status;
+    }
     let environ: Vec<(Vec<u8>, Vec<u8>)> = std::env::vars_os()
         .map(|(k, v)| (k.into_vec(), v.into_vec()))
         .collect();
@@ -280,12 +293,12 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         // A forked copy of the shell records in a session of its own, so
         // the parent's hash chain is never interleaved.
         let policy = policy.clone();
-        let path = log_path.clone();
         let enforcement = enforcement.clone();
         let argv_text = argv_text.clone();
         let cwd = cwd.clone();
         shell.audit_reopen = Some(Box::new(move || {
-            let mut child = with_high_fds(|| FileSink::open(&path, redactor.clone()))
+            let mut child = fork_base
+                .fork_session(redactor.clone())
                 .map_err(|e| e.to_string())?;
             child.record(audit::session_event(
                 &policy,
@@ -341,8 +354,47 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         shell.run_lines(if interactive { "interactive" } else { "stdin" })
     };
     shell.status = status;
-    shell.run_exit_trap();
-    status
+    shell.run_exit_trap()
+}
+
+/// Enter guard-sh's own Landlock domain (see
+/// [`landlock::restrict_guard_sh`]) once the policy is loaded and the audit
+/// session has started, so that its own redirections are held to the
+/// writable roots. `enforcement` is what the session record said. Under
+/// `sandbox = "required"` a failure ends guard-sh (`Err(126)`); under best
+/// effort it, or a machine without Landlock, is one warning on stderr.
+fn confine_self(policy: &Policy, enforcement: &str, sink: &mut FileSink) -> Result<(), i32> {
+    if policy.sandbox.mode == SandboxMode::Off {
+        return Ok(());
+    }
+    if enforcement == "none" {
+        say(&format!(
+            "warning: Landlock is not available ({}); commands run without kernel confinement",
+            if landlock::disabled_by_env() {
+                format!("{}=off", landlock::LANDLOCK_ENV)
+            } else {
+                "this kernel does not offer it".to_string()
+            }
+        ));
+        return Ok(());
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let Err(e) = landlock::restrict_guard_sh(policy, &cwd) else {
+        return Ok(());
+    };
+    let message = format!("sandbox: cannot confine guard-sh itself: {e}");
+    // The record is best effort: the outcome below does not depend on it.
+    let _ = sink.record(Event::Error {
+        message: message.clone(),
+    });
+    if policy.sandbox.mode == SandboxMode::Required {
+        say(&message);
+        return Err(126);
+    }
+    say(&format!(
+        "warning: {message}; its own redirections are not confined"
+    ));
+    Ok(())
 }
 
 /// Run `f` with descriptors 0–9 taken, so whatever it opens lands at 10 or

@@ -57,18 +57,7 @@ impl Fixture {
     /// Build `arm` into `out` with `--token-env`; returns the printed definition.
     fn build(&self, arm: &str, out: &Path, extra: &[&str]) -> Value {
         let out_s = out.to_string_lossy().into_owned();
-        let mut args = vec![
-            arm,
-            "--host",
-            HOST,
-            "--repo",
-            "o/r",
-            "--token-env",
-            "FORGE_TOKEN",
-            "--out",
-            &out_s,
-        ];
-        args.extend_from_slice(extra);
+        let args = build_args(arm, "FORGE_TOKEN", &out_s, extra);
         let o = self.run(&args);
         assert!(
             o.status.success(),
@@ -78,6 +67,28 @@ impl Fixture {
         assert!(!String::from_utf8_lossy(&o.stderr).contains(TOKEN));
         serde_json::from_slice(&o.stdout).expect("definition JSON on stdout")
     }
+}
+
+/// `ARM --host HOST --repo o/r --token-env VAR --out OUT`, then `extra`.
+fn build_args<'a>(
+    arm: &'a str,
+    token_env: &'a str,
+    out: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        arm,
+        "--host",
+        HOST,
+        "--repo",
+        "o/r",
+        "--token-env",
+        token_env,
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    args
 }
 
 fn stub(dir: &Path, name: &str) {
@@ -416,17 +427,12 @@ fn foreign_non_empty_out_folder_is_refused() {
     let out = f.out("mine");
     std::fs::create_dir(&out).expect("mkdir");
     std::fs::write(out.join("precious.txt"), "x").expect("write");
-    let o = f.run(&[
+    let o = f.run(&build_args(
         "tea",
-        "--host",
-        HOST,
-        "--repo",
-        "o/r",
-        "--token-env",
         "FORGE_TOKEN",
-        "--out",
         out.to_str().unwrap_or_default(),
-    ]);
+        &[],
+    ));
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not made by arm-build"));
     assert_eq!(
@@ -469,28 +475,8 @@ fn token_never_appears_on_stderr() {
             "--out",
             &out_s,
         ],
-        vec![
-            "tea",
-            "--host",
-            HOST,
-            "--repo",
-            "o/r",
-            "--token-env",
-            "FORGE_TOKEN",
-            "--out",
-            &out_s,
-        ],
-        vec![
-            "gitea-mcp",
-            "--host",
-            HOST,
-            "--repo",
-            "o/r",
-            "--token-env",
-            "FORGE_TOKEN",
-            "--out",
-            &out_s,
-        ],
+        build_args("tea", "FORGE_TOKEN", &out_s, &[]),
+        build_args("gitea-mcp", "FORGE_TOKEN", &out_s, &[]),
     ];
     for args in cases {
         let o = f.run(&args);
@@ -507,17 +493,12 @@ fn token_never_appears_on_stderr() {
 fn token_env_naming_an_unset_variable_is_error_exit_2() {
     let f = Fixture::new();
     let out = f.out("t");
-    let o = f.run(&[
+    let o = f.run(&build_args(
         "tea",
-        "--host",
-        HOST,
-        "--repo",
-        "o/r",
-        "--token-env",
         "NO_SUCH_VAR_X",
-        "--out",
         out.to_str().unwrap_or_default(),
-    ]);
+        &[],
+    ));
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("NO_SUCH_VAR_X is not set"));
 }
@@ -761,4 +742,53 @@ fn list_names_the_four_shipped_arms() {
         .map(|l| l.split('\t').next().unwrap_or_default())
         .collect();
     assert_eq!(names, ["gitea-axi", "gitea-mcp", "raw-api", "tea"]);
+}
+
+/// Runs `line` the way a harness would after `arm-build`: the shell path and
+/// the environment from the definition, in the arm's working folder.
+fn run_in_built_arm(definition: &Value, home: &Path, cwd: &Path, line: &str) -> Output {
+    let sh = &definition["shell"];
+    let mut cmd = Command::new(s(&sh["path"]));
+    cmd.env_clear().env("HOME", home).arg("-c").arg(line);
+    for (k, v) in sh["env"].as_object().expect("shell env object") {
+        cmd.env(k, s(v));
+    }
+    cmd.current_dir(cwd).output().expect("run guard-sh")
+}
+
+#[test]
+fn built_tea_arm_runs_its_stub_tool_and_denies_curl_through_guard_sh() {
+    let f = Fixture::new();
+    let curl_marker = f.root.path().join("curl-ran");
+    std::fs::write(
+        f.stubs.join("curl"),
+        format!("#!/bin/sh\n: > {}\n", curl_marker.display()),
+    )
+    .expect("write curl stub");
+    let out = f.out("t");
+    let d = f.build("tea", &out, &[]);
+    let home = f.root.path().join("home");
+    std::fs::create_dir(&home).expect("mkdir home");
+
+    let ok = run_in_built_arm(&d, &home, &out.join("work"), "tea issues list");
+    assert_eq!(
+        String::from_utf8_lossy(&ok.stdout),
+        "tea issues list\n",
+        "stderr: {}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert_eq!(ok.status.code(), Some(0));
+
+    let denied = run_in_built_arm(&d, &home, &out.join("work"), "curl http://127.0.0.1:9/");
+    assert_eq!(denied.status.code(), Some(126));
+    let err = String::from_utf8_lossy(&denied.stderr);
+    assert!(err.contains("guard-sh: denied"), "{err}");
+    assert!(err.contains("curl"), "{err}");
+    assert!(denied.stdout.is_empty());
+    assert!(!curl_marker.exists(), "the curl stub ran");
+
+    let log = std::fs::read_to_string(s(&d["shell"]["env"]["GUARD_SH_AUDIT"])).expect("audit log");
+    assert!(log.contains("tea issues list"), "{log}");
+    assert!(log.contains("curl http://127.0.0.1:9/"), "{log}");
+    assert!(!log.contains(TOKEN), "token in the audit log");
 }

@@ -261,3 +261,49 @@ fn syntax_error_reports_line_and_column_with_status_2() {
     assert_eq!(status, 2);
     assert!(err.starts_with("guard-sh: syntax error at 2:"), "{err}");
 }
+
+#[test]
+fn a_later_function_called_from_a_body_is_checked_and_a_foreign_one_refused() {
+    let s = setup();
+    let (status, out, err) = run(&s, "f() { g; }; g() { tool in-g; }; f");
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(out, "");
+    assert_eq!(ran(&s), "tool|in-g\n");
+    std::fs::remove_file(&s.log).expect("rm log");
+    let (status, _, err) = run(&s, "tool first; f() { g; }; g() { evil; }; f");
+    assert_eq!(status, 126);
+    assert!(err.contains("denied: \"evil\""), "{err}");
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn a_top_level_call_before_the_definition_is_not_a_function_call() {
+    let s = setup();
+    let (status, _, err) = run(&s, "tool first; g; g() { :; }");
+    assert_eq!(status, 126);
+    assert!(err.contains("denied: \"g\""), "{err}");
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn trap_reset_form_is_not_shell_text_but_a_trap_action_is_checked() {
+    let s = setup();
+    let (status, out, err) = run(&s, "trap 'echo x' INT; trap - INT; trap -p");
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(out, "");
+    let (status, _, _) = run(&s, "tool first; trap -- 'evil' EXIT");
+    assert_eq!(status, 126);
+    assert_eq!(ran(&s), "");
+}
+
+#[test]
+fn kill_reaches_only_this_shell_and_its_jobs() {
+    let s = setup();
+    let (status, out, err) = run(&s, "kill -0 $PPID; echo \"st $?\"");
+    assert_eq!(status, 0);
+    assert_eq!(out, "st 1\n");
+    assert!(err.contains("not a job of this shell"), "{err}");
+    let (status, out, _) = run(&s, "sleep 5 & kill $!; wait $!; echo \"st $?\"");
+    assert_eq!(status, 0);
+    assert_eq!(out, "st 143\n");
+}

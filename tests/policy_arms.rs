@@ -285,9 +285,19 @@ fn audit_redacts_the_token_by_hash_and_logs_outside_writable_roots() {
     let p = compile(&arms_dir(), "raw-api", &inputs(&stubs, out.path())).expect("compile");
     assert_eq!(
         p.audit.redact_sha256,
-        vec![guard_sh::policy::load::sha256_hex(TOKEN.as_bytes())]
+        vec![format!(
+            "{}:{}",
+            TOKEN.len(),
+            guard_sh::policy::load::sha256_hex(TOKEN.as_bytes())
+        )]
     );
     assert!(p.audit.redact.is_empty());
+    // What the compiler emits is what the writer's redactor reads.
+    let redactor = guard_sh::audit::Redactor::from_policy(&p.audit).expect("redactor");
+    assert_eq!(
+        redactor.redact(&format!("x{TOKEN}y")).as_deref(),
+        Some("x[REDACTED]y")
+    );
     let log = p.audit.path.clone().expect("audit path");
     assert!(p.sandbox.writable.iter().all(|w| !log.starts_with(w)));
     assert!(p.sandbox.protected.iter().any(|x| log.starts_with(x)));
@@ -305,20 +315,33 @@ fn copy_arms(to: &Path) {
     }
 }
 
-#[test]
-fn rule_whose_deny_example_does_not_hold_fails_the_build() {
+/// Compiles the shipped tea arm after `edit` changed its TOML text; the
+/// edit must change something, or the test would prove nothing.
+fn compile_edited_tea(edit: impl Fn(&str) -> String) -> Result<Policy, PolicyError> {
     let arms = tempfile::tempdir().expect("tempdir");
     copy_arms(arms.path());
     let tea = std::fs::read_to_string(arms.path().join("tea.toml")).expect("read");
-    let broken = tea.replace(
-        r#"["tea", "--debug", "api", "/user"],"#,
-        r#"["tea", "issues", "api"],"#,
-    );
-    assert_ne!(tea, broken);
-    std::fs::write(arms.path().join("tea.toml"), broken).expect("write");
+    let edited = edit(&tea);
+    assert_ne!(tea, edited, "the edit did not apply");
+    std::fs::write(arms.path().join("tea.toml"), edited).expect("write");
     let stubs = all_stubs();
     let out = tempfile::tempdir().expect("tempdir");
-    let err = compile(arms.path(), "tea", &inputs(&stubs, out.path())).err();
+    compile(arms.path(), "tea", &inputs(&stubs, out.path()))
+}
+
+fn error_text(r: Result<Policy, PolicyError>) -> String {
+    r.err().map(|e| e.to_string()).unwrap_or_default()
+}
+
+#[test]
+fn rule_whose_deny_example_does_not_hold_fails_the_build() {
+    let err = compile_edited_tea(|t| {
+        t.replace(
+            r#"["tea", "--debug", "api", "/user"],"#,
+            r#"["tea", "issues", "api"],"#,
+        )
+    })
+    .err();
     assert!(matches!(err, Some(PolicyError::Example { .. })), "{err:?}");
     let text = err.map(|e| e.to_string()).unwrap_or_default();
     assert!(
@@ -329,20 +352,9 @@ fn rule_whose_deny_example_does_not_hold_fails_the_build() {
 
 #[test]
 fn unknown_field_in_arm_is_error_naming_file_and_field() {
-    let arms = tempfile::tempdir().expect("tempdir");
-    copy_arms(arms.path());
-    let tea = std::fs::read_to_string(arms.path().join("tea.toml")).expect("read");
-    std::fs::write(
-        arms.path().join("tea.toml"),
-        tea.replace("helpers = [\"git\"]", "helper = [\"git\"]"),
-    )
-    .expect("write");
-    let stubs = all_stubs();
-    let out = tempfile::tempdir().expect("tempdir");
-    let text = compile(arms.path(), "tea", &inputs(&stubs, out.path()))
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let text = error_text(compile_edited_tea(|t| {
+        t.replace("helpers = [\"git\"]", "helper = [\"git\"]")
+    }));
     assert!(
         text.contains("tea.toml") && text.contains("helper"),
         "{text}"
@@ -351,20 +363,9 @@ fn unknown_field_in_arm_is_error_naming_file_and_field() {
 
 #[test]
 fn rule_missing_its_data_is_error_naming_the_field() {
-    let arms = tempfile::tempdir().expect("tempdir");
-    copy_arms(arms.path());
-    let tea = std::fs::read_to_string(arms.path().join("tea.toml")).expect("read");
-    std::fs::write(
-        arms.path().join("tea.toml"),
-        tea.replacen("name = \"api\"", "letter = \"a\"", 1),
-    )
-    .expect("write");
-    let stubs = all_stubs();
-    let out = tempfile::tempdir().expect("tempdir");
-    let text = compile(arms.path(), "tea", &inputs(&stubs, out.path()))
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let text = error_text(compile_edited_tea(|t| {
+        t.replacen("name = \"api\"", "letter = \"a\"", 1)
+    }));
     assert!(text.contains("tool.deny[0].letter"), "{text}");
 }
 

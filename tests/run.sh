@@ -7,9 +7,10 @@ cd "$(dirname "$0")/.."
 # System tools the tests use: bash and dash (peers), strace (execve oracle),
 # jq and column (harmless utilities arm-build resolves; column is in
 # bsdextrautils); curl, node, python3 and gzip are the programs the Landlock
-# tests try to reach. Each entry is TOOL:DEBIAN_PACKAGE.
+# tests try to reach; npm installs the agent harnesses for tests/e2e/run.sh.
+# Each entry is TOOL:DEBIAN_PACKAGE.
 missing=()
-for entry in bash:bash dash:dash strace:strace jq:jq column:bsdextrautils curl:curl node:nodejs python3:python3 gzip:gzip; do
+for entry in bash:bash dash:dash strace:strace jq:jq column:bsdextrautils curl:curl node:nodejs python3:python3 gzip:gzip npm:npm; do
     command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
 done
 if [ "${#missing[@]}" -gt 0 ]; then

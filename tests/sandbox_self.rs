@@ -135,3 +135,83 @@ fn guard_sh_connects_only_to_the_union_of_rule_ports() {
     assert_eq!(to_a, Ok(()));
     assert_eq!(to_b, Err(Some(libc::EACCES)));
 }
+
+#[test]
+fn forked_audit_session_records_through_the_open_descriptor_after_restriction() {
+    use guard_sh::audit::verify::{VerifyOptions, verify_logs};
+    use guard_sh::audit::{AuditSink, Event, FileSink, Redactor, session_event};
+
+    let arm = Arm::new();
+    let tool = arm.stub("tool", "#!/bin/sh\ntrue\n");
+    let policy = arm.policy(commands(&rule(&tool, &[], &[], &[])));
+    let log = arm.path("arm/audit.log");
+    let redactor = Redactor::from_policy(&policy.audit).expect("redactor");
+    let mut parent = FileSink::open(&log, redactor.clone()).expect("open log");
+    let session = |mode: &str| session_event(&policy, "landlock", &["guard-sh".into()], mode, "/w");
+    parent.record(session("command")).expect("parent session");
+    let before = fds_on(&log);
+    let base = parent.fork_session(redactor.clone()).expect("fork base");
+    let added: Vec<i32> = fds_on(&log).difference(&before).copied().collect();
+    assert_eq!(added.len(), 1, "one duplicate: {added:?}");
+    assert!(
+        added[0] >= 10,
+        "the copy lands above the agent's descriptors: {added:?}"
+    );
+    // SAFETY: F_GETFD on a descriptor this process holds.
+    let flags = unsafe { libc::fcntl(added[0], libc::F_GETFD) };
+    assert_eq!(
+        flags & libc::FD_CLOEXEC,
+        libc::FD_CLOEXEC,
+        "programs never inherit it"
+    );
+    let parent_session = parent.session_id().to_string();
+    let child_record = session("subshell");
+    let log_path = log.clone();
+
+    let (_, (reopen, forked)) = in_confined_thread(policy.clone(), arm.path("work"), move || {
+        let reopen = FileSink::open(&log_path, redactor.clone()).map(|_| ());
+        let forked = base.fork_session(redactor).and_then(|mut child| {
+            child.append(&child_record)?;
+            child.append(&Event::Error {
+                message: "from the copy".into(),
+            })?;
+            Ok(child.session_id().to_string())
+        });
+        (
+            reopen.map_err(|e| e.to_string()),
+            forked.map_err(|e| e.to_string()),
+        )
+    });
+    parent
+        .record(Event::Error {
+            message: "from the parent".into(),
+        })
+        .expect("parent goes on");
+
+    let reopen = reopen.expect_err("the confined process cannot open the log by path");
+    assert!(reopen.contains("Permission denied"), "{reopen}");
+    let child_session = forked.expect("the copy records through the duplicate");
+    assert_ne!(child_session, parent_session, "a fresh session id");
+    let report = verify_logs(&[log], VerifyOptions { allow_empty: true });
+    assert!(
+        report.findings.iter().all(|f| f.kind.exit_code() != 3),
+        "{:#?}",
+        report.findings
+    );
+    let records: Vec<(String, u64)> = report
+        .sessions
+        .iter()
+        .map(|s| (s.id.clone(), s.records))
+        .collect();
+    assert_eq!(records, vec![(parent_session, 2), (child_session, 2)]);
+}
+
+/// The descriptors of this process that are open on `path`.
+fn fds_on(path: &std::path::Path) -> std::collections::BTreeSet<i32> {
+    std::fs::read_dir("/proc/self/fd")
+        .expect("fd folder")
+        .filter_map(|e| e.ok())
+        .filter(|e| std::fs::read_link(e.path()).is_ok_and(|t| t == path))
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect()
+}

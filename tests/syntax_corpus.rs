@@ -5,18 +5,20 @@
 //! whether a line reader should read on).
 //!
 //! Every accepted input is also checked to print back (`to_source`) to
-//! text that parses to the same tree, and — when `/usr/bin/bash` exists —
-//! to be accepted by `bash -n`, so guard-sh never accepts what bash would
+//! text that parses to the same tree, and to be accepted by `bash -n`
+//! (a missing bash fails the test), so guard-sh never accepts what bash would
 //! reject. All failures are collected and reported together.
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use guard_sh::syntax::sexp::to_sexp;
 use guard_sh::syntax::{parse, to_source, without_spans};
 use serde::Deserialize;
+
+mod syntax_support;
+use syntax_support::bash_accepts;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -34,8 +36,6 @@ struct Case {
     #[serde(default)]
     differs_from_bash: Option<String>,
 }
-
-const BASH: &str = "/usr/bin/bash";
 
 fn load_cases() -> Vec<(String, Case)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/syntax");
@@ -56,26 +56,7 @@ fn load_cases() -> Vec<(String, Case)> {
     out
 }
 
-/// `bash -n` on `src`: `Ok(())` when bash accepts it, else bash's stderr.
-fn bash_accepts(src: &[u8]) -> Result<(), String> {
-    use std::io::Write;
-    let mut child = Command::new(BASH)
-        .args(["--norc", "--noprofile", "-n"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(src).unwrap();
-    let out = child.wait_with_output().unwrap();
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
-}
-
-fn check(case: &Case, input: &str, have_bash: bool) -> Result<(), String> {
+fn check(case: &Case, input: &str) -> Result<(), String> {
     let src = input.as_bytes();
     match (parse(src), &case.sexp, &case.error) {
         (Ok(list), Some(want), None) => {
@@ -101,7 +82,7 @@ fn check(case: &Case, input: &str, have_bash: bool) -> Result<(), String> {
                     ));
                 }
             }
-            if have_bash && case.differs_from_bash.is_none() {
+            if case.differs_from_bash.is_none() {
                 bash_accepts(src).map_err(|e| format!("accepted, but bash -n says: {e}"))?;
                 bash_accepts(&printed).map_err(|e| {
                     format!(
@@ -134,10 +115,6 @@ fn check(case: &Case, input: &str, have_bash: bool) -> Result<(), String> {
 
 #[test]
 fn corpus_cases_parse_as_expected() {
-    let have_bash = Path::new(BASH).exists();
-    if !have_bash && std::env::var_os("GUARD_SH_REQUIRE_BASH").is_some() {
-        panic!("{BASH} is missing and GUARD_SH_REQUIRE_BASH is set");
-    }
     let cases = load_cases();
     assert!(
         cases.len() >= 50,
@@ -150,7 +127,7 @@ fn corpus_cases_parse_as_expected() {
         assert!(!case.inputs.is_empty(), "{file}: {}: no inputs", case.name);
         for input in &case.inputs {
             inputs += 1;
-            if let Err(why) = check(case, input, have_bash) {
+            if let Err(why) = check(case, input) {
                 failures.push(format!("{file}: {}: {input:?}: {why}", case.name));
             }
         }

@@ -5,40 +5,12 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
 use guard_sh::syntax::sexp::to_sexp;
 use guard_sh::syntax::{parse, to_source, without_spans};
 use proptest::prelude::*;
 
-const BASH: &str = "/usr/bin/bash";
-
-/// `bash -n` on `src`: `Ok` when bash accepts it (or bash is missing and
-/// `GUARD_SH_REQUIRE_BASH` is unset).
-fn bash_accepts(src: &[u8]) -> Result<(), String> {
-    if !Path::new(BASH).exists() {
-        if std::env::var_os("GUARD_SH_REQUIRE_BASH").is_some() {
-            return Err(format!("{BASH} is missing"));
-        }
-        return Ok(());
-    }
-    let mut child = Command::new(BASH)
-        .args(["--norc", "--noprofile", "-n"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(src).unwrap();
-    let out = child.wait_with_output().unwrap();
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
-}
+mod syntax_support;
+use syntax_support::{bash_accepts, shellish};
 
 /// Literal text safe in any word position (no reserved words, no `{`/`}`).
 fn literal() -> impl Strategy<Value = String> {
@@ -242,64 +214,6 @@ fn script() -> impl Strategy<Value = String> {
     prop::collection::vec(item, 1..4).prop_map(|v| v.concat())
 }
 
-/// Fragments of agents' lines, for strings that mostly fail to parse.
-fn shellish() -> impl Strategy<Value = String> {
-    let atoms = prop::sample::select(vec![
-        "echo",
-        " ",
-        " ",
-        "x",
-        "$x",
-        "${x:-y}",
-        "${#x}",
-        "$(",
-        ")",
-        "`",
-        "'",
-        "\"",
-        "\\",
-        "|",
-        "||",
-        "&&",
-        ";",
-        "&",
-        "\n",
-        "<",
-        ">",
-        ">>",
-        "2>&1",
-        "<<EOF\n",
-        "EOF\n",
-        "<<'E'\n",
-        "E\n",
-        "$((1+2))",
-        "((",
-        "{",
-        "}",
-        "(",
-        "if ",
-        "then ",
-        "fi",
-        "for i in a; do ",
-        "done",
-        "case $x in a) ",
-        ";;",
-        "esac",
-        "#",
-        "*",
-        "~",
-        "=",
-        "<(",
-        "$'\\x41'",
-        "!",
-        "f() ",
-        "while ",
-        "else ",
-        ";&",
-    ]);
-    prop::collection::vec(atoms, 0..30).prop_map(|v| v.concat())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -321,7 +235,7 @@ proptest! {
     }
 
     #[test]
-    fn shell_like_text_guard_sh_accepts_bash_accepts(src in shellish()) {
+    fn shell_like_text_guard_sh_accepts_bash_accepts(src in shellish(30)) {
         if let Ok(list) = parse(src.as_bytes()) {
             bash_accepts(src.as_bytes()).map_err(|e| TestCaseError::fail(format!(
                 "guard-sh accepts {src:?} as {} but bash rejects it: {e}", to_sexp(&list))))?;

@@ -8,6 +8,9 @@ use guard_sh::policy::{POLICY_FORMAT, Policy};
 use guard_sh::syntax::{self, to_source, without_spans};
 use proptest::prelude::*;
 
+mod syntax_support;
+use syntax_support::shellish;
+
 /// A small policy for the guard side of the properties.
 fn policy() -> Policy {
     let json = serde_json::json!({
@@ -24,70 +27,6 @@ fn policy() -> Policy {
     serde_json::from_value(json).unwrap()
 }
 
-/// Fragments agents' lines are made of, so generated strings reach deep
-/// into the grammar instead of failing at the first byte.
-fn shellish() -> impl Strategy<Value = String> {
-    let atoms = prop::sample::select(vec![
-        "tea",
-        "cat",
-        "curl",
-        " ",
-        " ",
-        "x",
-        "$x",
-        "${x:-y}",
-        "${#x}",
-        "$(",
-        ")",
-        "`",
-        "'",
-        "\"",
-        "\\",
-        "|",
-        "||",
-        "&&",
-        ";",
-        "&",
-        "\n",
-        "<",
-        ">",
-        ">>",
-        "2>&1",
-        "<<EOF\n",
-        "EOF\n",
-        "<<'E'\n",
-        "E\n",
-        "$((1+2))",
-        "((",
-        "{",
-        "}",
-        "(",
-        "if ",
-        "then ",
-        "fi",
-        "for i in a; do ",
-        "done",
-        "case $x in a) ",
-        ";;",
-        "esac",
-        "#",
-        "*",
-        "?",
-        "[a]",
-        "~",
-        "=",
-        "eval ",
-        "<(",
-        ">(",
-        "$'\\x41'",
-        "!",
-        "f() ",
-        "while ",
-        "until ",
-    ]);
-    prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -97,12 +36,12 @@ proptest! {
     }
 
     #[test]
-    fn parser_and_guard_never_panic_on_shell_like_text(text in shellish()) {
+    fn parser_and_guard_never_panic_on_shell_like_text(text in shellish(40)) {
         let _ = guard_sh::guard::check_source(&policy(), text.as_bytes());
     }
 
     #[test]
-    fn accepted_text_prints_back_to_the_same_tree(text in shellish()) {
+    fn accepted_text_prints_back_to_the_same_tree(text in shellish(40)) {
         if let Ok(list) = syntax::parse(text.as_bytes()) {
             let printed = to_source(&list);
             let reparsed = syntax::parse(&printed).map_err(|e| {
@@ -115,7 +54,7 @@ proptest! {
     }
 
     #[test]
-    fn printing_does_not_change_the_verdict(text in shellish()) {
+    fn printing_does_not_change_the_verdict(text in shellish(40)) {
         let policy = policy();
         if let Ok(list) = syntax::parse(text.as_bytes()) {
             let printed = to_source(&list);

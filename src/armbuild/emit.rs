@@ -26,6 +26,8 @@ pub struct RuntimeInputs<'a> {
     pub tmp_dir: &'a Path,
     /// Shell arms: the variables the harness sets for itself (SHELL, guard-sh's).
     pub shell_env: Option<&'a BTreeMap<String, String>>,
+    /// Shell arms: guard-sh under the file name `bash`, Codex's login shell.
+    pub codex_shell: Option<&'a Path>,
     /// MCP arms: the server.
     pub mcp: Option<&'a ResolvedMcp>,
 }
@@ -208,9 +210,15 @@ pub fn codex_config(inputs: &RuntimeInputs) -> Result<String, BuildError> {
         what: "Codex config",
         message: e.to_string(),
     })?;
-    let head = match inputs.shell_env.and_then(|e| e.get("SHELL")) {
+    let head = match inputs.codex_shell {
         Some(shell) => format!(
-            "# Codex config fragment from arm-build. Codex runs `$SHELL -lc CMD`: start it with SHELL={shell}\n"
+            "# Codex config fragment from arm-build. Codex ignores $SHELL: it runs\n\
+             # `LOGIN_SHELL -lc CMD`, LOGIN_SHELL being the user's passwd entry, used only\n\
+             # when its file is named bash or zsh. Run Codex as a user whose login shell is\n\
+             # {}\n\
+             # (guard-sh under the name bash). The model can still name another shell in\n\
+             # exec_command's `shell` argument (e.g. \"sh\" runs /bin/sh): verify the trial.\n",
+            shell.display()
         ),
         None => "# Codex config fragment from arm-build (no shell: only the MCP server's tools).\n"
             .to_string(),

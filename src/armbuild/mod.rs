@@ -174,6 +174,16 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         }
         None => None,
     };
+    // Codex takes its shell from the user's passwd entry and only when the
+    // file is named `bash` (or `zsh`); this link is that login shell.
+    let codex_shell = guard.as_ref().map(|g| {
+        let at = runtimes.join("codex").join("bash");
+        links.push(crate::policy::compile::Link {
+            at: at.clone(),
+            target: g.clone(),
+        });
+        at
+    });
     let writable: Vec<PathBuf> = compiled
         .policy
         .commands
@@ -234,6 +244,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         work_dir: &l.work,
         tmp_dir: &l.tmp,
         shell_env: shell_env.as_ref(),
+        codex_shell: codex_shell.as_deref(),
         mcp,
     };
     layout::write_file(
@@ -267,6 +278,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
                 "guardSh": guard,
                 "binDir": l.bin,
                 "workDir": l.work,
+                "codexLoginShell": codex_shell,
                 "env": env,
             })
         }

@@ -193,6 +193,20 @@ impl Redactor {
     }
 }
 
+/// The `audit.redact_sha256` entry for `secret`: `LEN:HEX`, which finds the
+/// secret anywhere (even glued to other text or containing `/` or `=`, as
+/// base64 tokens do). A secret shorter than [`MIN_SECRET_LEN`] gets `HEX`
+/// alone: it is then found only as a whole whitespace-separated word, since
+/// redacting every window of so few bytes would also hit ordinary text.
+pub fn hashed_entry(secret: &[u8]) -> String {
+    let digest = hex::encode(Sha256::digest(secret));
+    if secret.len() >= MIN_SECRET_LEN {
+        format!("{}:{digest}", secret.len())
+    } else {
+        digest
+    }
+}
+
 /// Parse `HEX` or `LEN:HEX`.
 fn parse_hashed(entry: &str) -> Result<HashedSecret, AuditError> {
     let bad =
@@ -347,6 +361,28 @@ mod tests {
         let s = v.to_string();
         assert!(!s.contains(TOKEN), "{s}");
         assert_eq!(s.matches(REDACTED).count(), 3);
+    }
+
+    #[test]
+    fn hashed_entry_of_a_token_redacts_it_glued_and_with_slashes() {
+        let token = "gT9/xK2+aQ7=Lm4_pZ8~rW1-bN6.cV3/yH5+eJ0=";
+        let r = Redactor::new(&[], &[hashed_entry(token.as_bytes())]).expect("valid");
+        let text = format!("x{token}y -H 'Authorization: token {token}' u=a/{token}");
+        let out = r.redact(&text).expect("changed");
+        assert_eq!(
+            out,
+            "x[REDACTED]y -H 'Authorization: token [REDACTED]' u=a/[REDACTED]"
+        );
+    }
+
+    #[test]
+    fn hashed_entry_of_a_short_token_is_hex_only_and_still_redacts_whole_tokens() {
+        let entry = hashed_entry(b"t0k");
+        assert!(!entry.contains(':'), "{entry}");
+        let r = Redactor::new(&[], &[entry]).expect("valid");
+        // Pieces shorter than MIN_SECRET_LEN are not hashed: only a whole run.
+        assert_eq!(r.redact("echo t0k").as_deref(), Some("echo [REDACTED]"));
+        assert_eq!(r.redact("curl -u me:t0k x"), None);
     }
 
     proptest! {

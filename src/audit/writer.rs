@@ -7,9 +7,9 @@
 //!   out in a single `write(2)`; on a local filesystem the kernel appends it
 //!   whole, so records of concurrent sessions never interleave. A short write
 //!   is an error (and leaves a torn line the verifier reports).
-//! - Before each write the file is checked with `fstat` and `stat`: if it was
-//!   unlinked (`st_nlink == 0`) or the path now names another file (moved or
-//!   replaced), recording fails rather than writing where nobody will look.
+//! - Before each write the path is checked with `stat`: if it is gone
+//!   (removed, moved away) or names another file (replaced), recording fails
+//!   rather than writing where nobody will look.
 //! - Every string is redacted ([`Redactor`]) before serialization.
 //! - The first record must be [`Event::Session`]; later ones must not be.
 //! - After a failure that may have left bytes in the file (short write, file
@@ -24,6 +24,7 @@ use super::{AuditError, AuditSink, Event, Redactor};
 use serde_json::Value;
 use std::fs::{DirBuilder, File, OpenOptions};
 use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -78,6 +79,35 @@ impl FileSink {
             next_seq: 0,
             prev: ZERO_HASH.to_string(),
             broken: None,
+        })
+    }
+
+    /// A sink for a new session on the same open log file: the descriptor
+    /// is duplicated (so `O_APPEND` and the file's identity carry over and
+    /// the path is never opened again), the copy placed at 10 or above and
+    /// close-on-exec, and the session id, sequence and hash chain start
+    /// afresh. A forked copy of the shell records through one of these, so
+    /// it needs no right to open the log and never interleaves its records
+    /// with the parent's chain.
+    pub fn fork_session(&self, redactor: Redactor) -> Result<FileSink, AuditError> {
+        let io = |e: std::io::Error| AuditError::io(&self.path, e);
+        // SAFETY: F_DUPFD_CLOEXEC on a descriptor this sink owns; the result
+        // is checked before it is wrapped.
+        let fd = unsafe { libc::fcntl(self.file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
+        if fd < 0 {
+            return Err(io(std::io::Error::last_os_error()));
+        }
+        // SAFETY: `fd` was just returned by fcntl and nothing else owns it.
+        let file = unsafe { File::from_raw_fd(fd) };
+        Ok(FileSink {
+            file,
+            path: self.path.clone(),
+            identity: self.identity,
+            redactor,
+            session: new_session_id()?,
+            next_seq: 0,
+            prev: ZERO_HASH.to_string(),
+            broken: self.broken.clone(),
         })
     }
 
@@ -145,19 +175,17 @@ impl FileSink {
         Ok(line)
     }
 
-    /// Fail if the file we hold is no longer the log at `path`.
+    /// Fail if the file we hold is no longer the log at `path`. One `stat`
+    /// of the path suffices: if it still names our device and inode, the file
+    /// is linked there (so not removed) and is the one we append to.
     fn check_file(&mut self) -> Result<(), AuditError> {
-        let meta = self
-            .file
-            .metadata()
-            .map_err(|e| AuditError::io(&self.path, e))?;
-        if meta.nlink() == 0 {
-            return Err(self.poison("the log file was removed".into()));
-        }
         match std::fs::metadata(&self.path) {
             Ok(now) if (now.dev(), now.ino()) == self.identity => Ok(()),
             Ok(_) => Err(self.poison("the log file was moved or replaced".into())),
-            Err(e) => Err(self.poison(format!("the log path is gone: {e}"))),
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                Err(self.poison("the log file was removed (or moved away)".into()))
+            }
+            Err(e) => Err(self.poison(format!("the log path is unusable: {e}"))),
         }
     }
 

@@ -170,6 +170,14 @@ impl System for FakeSystem {
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ECHILD))
     }
 
+    fn wait_unless_trapped(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {
+        self.wait(pid).map(Some)
+    }
+
+    fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {
+        self.wait(pid).map(Some)
+    }
+
     fn pipe(&mut self) -> io::Result<(Fd, Fd)> {
         let n = self.next_pipe;
         self.next_pipe += 1;

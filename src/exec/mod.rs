@@ -113,6 +113,11 @@ pub trait System {
     fn exit_child(&mut self, status: i32) -> !;
     /// Wait for `pid` to end.
     fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus>;
+    /// Wait for `pid` to end, or `None` as soon as a signal with a `trap`
+    /// action arrives (the `wait` builtin).
+    fn wait_unless_trapped(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>>;
+    /// Has `pid` ended? Reaps it if so, without blocking.
+    fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>>;
     fn pipe(&mut self) -> io::Result<(Fd, Fd)>;
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<Fd>;
     fn close(&mut self, fd: Fd) -> io::Result<()>;

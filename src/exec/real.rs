@@ -92,6 +92,109 @@ fn reset_signals() {
     }
 }
 
+/// Block every signal; returns the mask to put back.
+fn block_all_signals() -> libc::sigset_t {
+    // SAFETY: building full and empty signal sets and changing this
+    // (single) thread's mask.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::sigprocmask(libc::SIG_BLOCK, &all, &mut old);
+        old
+    }
+}
+
+fn restore_signal_mask(mask: &libc::sigset_t) {
+    // SAFETY: `mask` came from sigprocmask.
+    unsafe {
+        libc::sigprocmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
+    }
+}
+
+/// How a `waitpid` status ended, if it did (stops are not endings).
+fn decode(status: libc::c_int) -> Option<ExitStatus> {
+    if libc::WIFEXITED(status) {
+        Some(ExitStatus::Exited(libc::WEXITSTATUS(status)))
+    } else if libc::WIFSIGNALED(status) {
+        Some(ExitStatus::Signaled(libc::WTERMSIG(status)))
+    } else {
+        None
+    }
+}
+
+/// Wait for `pid`, forwarding an untrapped SIGTERM/SIGHUP the shell got to
+/// it; with `stop_on_trap`, return `None` as soon as a trapped signal
+/// arrived. The signals are blocked while the flags are read and only
+/// unblocked inside `ppoll`, so one arriving between the check and the
+/// sleep still wakes it (SIGCHLD wakes it when a child ends).
+fn wait_loop(pid: Pid, stop_on_trap: bool) -> io::Result<Option<ExitStatus>> {
+    use crate::interp::signals;
+    signals::wake_on_child_exit();
+    let old = block_shell_signals();
+    let mut forwarded = false;
+    let result = loop {
+        if !forwarded {
+            if let Some(signal) = signals::pending_termination() {
+                // Forward a termination request to the job we wait for.
+                // SAFETY: signalling our own child.
+                unsafe {
+                    libc::kill(pid, signal);
+                }
+                forwarded = true;
+            }
+        }
+        if stop_on_trap && signals::trap_pending() {
+            break Ok(None);
+        }
+        let mut status = 0;
+        // SAFETY: waitpid on a child pid with a valid status pointer.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            break Err(e);
+        }
+        if r == pid {
+            if let Some(ended) = decode(status) {
+                break Ok(Some(ended));
+            }
+        }
+        // SAFETY: sleeping until a signal arrives, with the caller's mask
+        // (the signals blocked above unblocked only for the sleep).
+        unsafe {
+            libc::ppoll(std::ptr::null_mut(), 0, std::ptr::null(), &old);
+        }
+    };
+    restore_mask(&old);
+    result
+}
+
+/// Block SIGCHLD and the signals the shell handles; returns the old mask.
+fn block_shell_signals() -> libc::sigset_t {
+    // SAFETY: building a signal set and changing this thread's mask.
+    unsafe {
+        let mut block: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut block);
+        libc::sigaddset(&mut block, libc::SIGCHLD);
+        for (_, s) in crate::interp::signals::TRAPPABLE {
+            libc::sigaddset(&mut block, *s);
+        }
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigprocmask(libc::SIG_BLOCK, &block, &mut old);
+        old
+    }
+}
+
+fn restore_mask(old: &libc::sigset_t) {
+    // SAFETY: putting back a mask saved by `block_shell_signals`.
+    unsafe {
+        libc::sigprocmask(libc::SIG_SETMASK, old, std::ptr::null_mut());
+    }
+}
+
 impl System for RealSystem {
     fn spawn(
         &mut self,
@@ -132,9 +235,17 @@ impl System for RealSystem {
                 return Err(SpawnError::Os(e));
             }
         };
+        // Signals stay blocked across fork until the child has put back the
+        // default dispositions: one sent to the new pid in between (`cmd &
+        // kill $!`) is then delivered with its default action instead of
+        // reaching a copy of guard-sh's handler and being lost.
+        let saved_mask = block_all_signals();
         // SAFETY: guard-sh is single-threaded; the child below only makes
         // async-signal-safe calls before execve or _exit.
         let pid = unsafe { libc::fork() };
+        if pid != 0 {
+            restore_signal_mask(&saved_mask);
+        }
         if pid < 0 {
             let e = io::Error::last_os_error();
             for fd in [release_r, release_w, error_r, error_w] {
@@ -236,13 +347,20 @@ impl System for RealSystem {
     }
 
     fn fork_shell(&mut self, pgroup: ProcessGroup) -> io::Result<Forked> {
+        // Signals are held across the fork so the copy forgets only what the
+        // shell had received before it, never one sent to the copy itself.
+        let old = block_shell_signals();
         // SAFETY: guard-sh is single-threaded, so the child may go on
         // running ordinary Rust code.
-        let pid = check(unsafe { libc::fork() })?;
-        if pid == 0 {
+        let forked = check(unsafe { libc::fork() });
+        if let Ok(0) = forked {
+            crate::interp::signals::forget_received();
+            restore_mask(&old);
             join_group(pgroup);
             return Ok(Forked::Child);
         }
+        restore_mask(&old);
+        let pid = forked?;
         // SAFETY: setpgid on our own child.
         unsafe {
             match pgroup {
@@ -266,30 +384,24 @@ impl System for RealSystem {
 
     fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus> {
         loop {
-            let mut status = 0;
-            // SAFETY: waitpid on a child pid with a valid status pointer.
-            let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    if let Some(signal) = crate::interp::signals::pending_termination() {
-                        // Forward a termination request to the job we wait for.
-                        // SAFETY: signalling our own child.
-                        unsafe {
-                            libc::kill(pid, signal);
-                        }
-                    }
-                    continue;
-                }
-                return Err(e);
-            }
-            if libc::WIFEXITED(status) {
-                return Ok(ExitStatus::Exited(libc::WEXITSTATUS(status)));
-            }
-            if libc::WIFSIGNALED(status) {
-                return Ok(ExitStatus::Signaled(libc::WTERMSIG(status)));
+            if let Some(status) = wait_loop(pid, false)? {
+                return Ok(status);
             }
         }
+    }
+
+    fn wait_unless_trapped(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {
+        wait_loop(pid, true)
+    }
+
+    fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {
+        let mut status = 0;
+        // SAFETY: waitpid on a child pid with a valid status pointer.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(if r == 0 { None } else { decode(status) })
     }
 
     fn pipe(&mut self) -> io::Result<(Fd, Fd)> {

@@ -29,7 +29,7 @@ pub fn check_list_with(
     known_functions: impl IntoIterator<Item = Vec<u8>>,
 ) -> Verdict {
     let mut walker = walk::Walker::new(policy, known_functions);
-    walker.list(list);
+    walker.line(list);
     walker.finish()
 }
 

@@ -26,6 +26,12 @@ pub struct Walker<'p> {
     policy: &'p Policy,
     /// Functions known to exist (defined earlier in the session or in this line).
     functions: HashSet<Vec<u8>>,
+    /// Every function this line defines anywhere: a function body runs at
+    /// call time, when a definition later in the line may exist (its body
+    /// is checked too; an undefined name still meets the dynamic check).
+    later: HashSet<Vec<u8>>,
+    /// Depth of function bodies being walked.
+    body_depth: u32,
     reached: Vec<Reached>,
     eval_depth: usize,
 }
@@ -35,6 +41,8 @@ impl<'p> Walker<'p> {
         Walker {
             policy,
             functions: known_functions.into_iter().collect(),
+            later: HashSet::new(),
+            body_depth: 0,
             reached: Vec::new(),
             eval_depth: 0,
         }
@@ -46,6 +54,12 @@ impl<'p> Walker<'p> {
             allowed,
             commands: self.reached,
         }
+    }
+
+    /// Walk a whole line: its function definitions are collected first.
+    pub fn line(&mut self, list: &List) {
+        collect_definitions(list, &mut self.later);
+        self.list(list);
     }
 
     pub fn list(&mut self, list: &List) {
@@ -91,7 +105,9 @@ impl<'p> Walker<'p> {
             Command::Compound(compound) => self.compound(compound),
             Command::FunctionDef(def) => {
                 self.functions.insert(def.name.as_bytes().to_vec());
+                self.body_depth += 1;
                 self.scoped(|w| w.compound(&def.body));
+                self.body_depth -= 1;
             }
         }
     }
@@ -198,7 +214,10 @@ impl<'p> Walker<'p> {
             );
             return;
         }
-        if functions && self.functions.contains(&name) {
+        if functions
+            && (self.functions.contains(&name)
+                || (self.body_depth > 0 && self.later.contains(&name)))
+        {
             self.push(
                 text,
                 ReachedKind::Function,
@@ -265,21 +284,17 @@ impl<'p> Walker<'p> {
                     static_value(w).is_none_or(|v| !v.starts_with(b"-") || v == b"-")
                 });
                 match action {
-                    Some(i) if args.len() > i + 1 => self.fixed_text(name, &args[i..=i], span),
+                    // `trap - SIG…` resets: `-` is not shell text.
+                    Some(i)
+                        if args.len() > i + 1
+                            && static_value(&args[i]).as_deref() != Some(b"-") =>
+                    {
+                        self.fixed_text(name, &args[i..=i], span)
+                    }
                     _ => self.push_builtin(name, span),
                 }
             }
-            "exec" => match skip_options(args, &[b"-a"], b"cl") {
-                Ok(rest) if !rest.is_empty() => self.command_words(rest, span, false),
-                Ok(_) => self.push_builtin(name, span),
-                Err(reason) => self.push(
-                    name.into(),
-                    ReachedKind::Builtin,
-                    "builtin-option",
-                    span,
-                    Err(reason),
-                ),
-            },
+            "exec" => self.wrapped_command(name, skip_options(args, &[b"-a"], b"cl"), span),
             "command" => {
                 let query = args
                     .first()
@@ -288,17 +303,7 @@ impl<'p> Walker<'p> {
                 if query {
                     return self.push_builtin(name, span);
                 }
-                match skip_options(args, &[], b"") {
-                    Ok(rest) if !rest.is_empty() => self.command_words(rest, span, false),
-                    Ok(_) => self.push_builtin(name, span),
-                    Err(reason) => self.push(
-                        name.into(),
-                        ReachedKind::Builtin,
-                        "builtin-option",
-                        span,
-                        Err(reason),
-                    ),
-                }
+                self.wrapped_command(name, skip_options(args, &[], b""), span)
             }
             "builtin" => match args.first().map(|w| (w, static_value(w))) {
                 None => self.push_builtin(name, span),
@@ -380,6 +385,24 @@ impl<'p> Walker<'p> {
                     Err(reason),
                 )
             }
+        }
+    }
+
+    /// `exec CMD …` and `command CMD …`: the wrapped command is what runs
+    /// (never a function of that name, as in bash);
+    /// with nothing after the options the builtin alone is reached; an
+    /// option the builtin does not take is refused.
+    fn wrapped_command(&mut self, name: &str, rest: Result<&[Word], String>, span: Span) {
+        match rest {
+            Ok(rest) if !rest.is_empty() => self.command_words(rest, span, false),
+            Ok(_) => self.push_builtin(name, span),
+            Err(reason) => self.push(
+                name.into(),
+                ReachedKind::Builtin,
+                "builtin-option",
+                span,
+                Err(reason),
+            ),
         }
     }
 
@@ -570,4 +593,57 @@ fn skip_options<'w>(
         ));
     }
     Ok(&args[args.len()..])
+}
+
+/// The names of the functions `list` defines, in any list or compound body
+/// (not inside substitutions, which run in a copy of the shell).
+fn collect_definitions(list: &List, names: &mut HashSet<Vec<u8>>) {
+    for item in &list.items {
+        let pipelines =
+            std::iter::once(&item.and_or.first).chain(item.and_or.rest.iter().map(|(_, p)| p));
+        for pipeline in pipelines {
+            for element in &pipeline.elements {
+                match &element.command {
+                    Command::Simple(_) => {}
+                    Command::FunctionDef(def) => {
+                        names.insert(def.name.as_bytes().to_vec());
+                        collect_compound(&def.body, names);
+                    }
+                    Command::Compound(c) => collect_compound(c, names),
+                }
+            }
+        }
+    }
+}
+
+fn collect_compound(compound: &CompoundCommand, names: &mut HashSet<Vec<u8>>) {
+    match &compound.kind {
+        CompoundKind::BraceGroup(list) | CompoundKind::Subshell(list) => {
+            collect_definitions(list, names)
+        }
+        CompoundKind::If {
+            branches,
+            else_body,
+        } => {
+            for (condition, body) in branches {
+                collect_definitions(condition, names);
+                collect_definitions(body, names);
+            }
+            if let Some(body) = else_body {
+                collect_definitions(body, names);
+            }
+        }
+        CompoundKind::Loop {
+            condition, body, ..
+        } => {
+            collect_definitions(condition, names);
+            collect_definitions(body, names);
+        }
+        CompoundKind::For { body, .. } => collect_definitions(body, names),
+        CompoundKind::Case { arms, .. } => {
+            for arm in arms {
+                collect_definitions(&arm.body, names);
+            }
+        }
+    }
 }

@@ -104,6 +104,8 @@ impl Shell<'_> {
                 self.run_and_or(&item.and_or)?
             };
             self.status = status;
+            self.safe_point()?;
+            status = self.status;
         }
         Ok(status)
     }
@@ -168,6 +170,9 @@ impl Shell<'_> {
             status
         };
         self.status = status;
+        if status != 0 && !p.negated && self.errexit_off == 0 && fires_err_trap(p) {
+            self.run_err_trap()?;
+        }
         Ok(status)
     }
 
@@ -296,9 +301,15 @@ impl Shell<'_> {
         pgroup: ProcessGroup,
         close_in_child: Option<Fd>,
     ) -> Result<Started, Flow> {
-        if let Command::Simple(sc) = command {
+        // A member whose expansion has effects is expanded in its own copy of
+        // the shell, as bash does (below, with compound members).
+        let pure = match command {
+            Command::Simple(sc) => super::pure::expansion_is_pure(sc, self.opts.nounset),
+            _ => false,
+        };
+        if let (Command::Simple(sc), true) = (command, pure) {
             let Some((argv, assigns)) = self.expand_simple(sc)? else {
-                return Ok(Started::Done(self.status));
+                return self.fork_element(command, pgroup, close_in_child);
             };
             let external = !argv.is_empty()
                 && !self.functions.contains_key(&lossy(&argv[0]))
@@ -318,9 +329,6 @@ impl Shell<'_> {
                 if let Some(fd) = close_in_child {
                     let _ = sh.sys.close(fd);
                 }
-                if argv.is_empty() {
-                    return sh.run_assignments_only(sc);
-                }
                 sh.with_redirects(&sc.redirects, |sh| {
                     sh.xtrace(&assigns, &argv);
                     sh.dispatch(&argv, &assigns, true)
@@ -328,6 +336,16 @@ impl Shell<'_> {
             })?;
             return Ok(Started::Running(pid, t0, false));
         }
+        self.fork_element(command, pgroup, close_in_child)
+    }
+
+    /// Run a pipeline member entirely in a forked copy of the shell.
+    fn fork_element(
+        &mut self,
+        command: &Command,
+        pgroup: ProcessGroup,
+        close_in_child: Option<Fd>,
+    ) -> Result<Started, Flow> {
         let t0 = Instant::now();
         let pid = self.fork_run(pgroup, |sh| {
             if let Some(fd) = close_in_child {
@@ -365,9 +383,11 @@ impl Shell<'_> {
                 self.in_child = true;
                 self.interactive = false;
                 self.jobs.clear();
-                if was_interactive {
-                    super::signals::child_defaults();
-                }
+                self.done_jobs.clear();
+                super::signals::child_defaults(was_interactive);
+                // A subshell keeps only ignored signals; caught ones, EXIT
+                // and ERR start unset (bash without `set -E`).
+                self.traps.retain(|_, action| action.is_empty());
                 if let Some(reopen) = &self.audit_reopen {
                     self.child_audit = Some(match reopen() {
                         Ok(sink) => sink,
@@ -379,6 +399,9 @@ impl Shell<'_> {
                     Err(Flow::Exit(s) | Flow::Abort(s) | Flow::Return(s)) => s,
                     Err(Flow::Break(_) | Flow::Continue(_)) => self.status,
                 };
+                self.status = status;
+                self.run_exit_trap();
+                let status = self.status;
                 self.sys.exit_child(status)
             }
             Ok(Forked::Parent(pid)) => Ok(pid),
@@ -1007,6 +1030,21 @@ impl Shell<'_> {
         }
         self.assign(name, value)
     }
+}
+
+/// Does a failing `p` run the ERR trap? bash runs it for a simple command,
+/// a subshell or a pipeline; the commands inside other compound commands
+/// run it themselves.
+fn fires_err_trap(p: &Pipeline) -> bool {
+    p.elements.len() > 1
+        || matches!(
+            &p.elements[0].command,
+            Command::Simple(_)
+                | Command::Compound(CompoundCommand {
+                    kind: CompoundKind::Subshell(_),
+                    ..
+                })
+        )
 }
 
 /// `NAME=…` or `NAME+=…` at the start of a word's literal text.

@@ -15,10 +15,13 @@ mod brace;
 mod builtins;
 mod exec;
 mod expand;
+mod jobs;
 mod pattern;
+mod pure;
 mod redirect;
 mod session;
 pub mod signals;
+mod traps;
 mod vars;
 
 pub use vars::{Var, Vars};
@@ -104,7 +107,12 @@ pub struct Shell<'a> {
     pub aliases: BTreeMap<String, Vec<u8>>,
     pub traps: BTreeMap<String, Vec<u8>>,
     pub last_bg: Option<Pid>,
+    /// Background jobs and process substitutions not yet reaped.
     pub jobs: Vec<Pid>,
+    /// Statuses of background jobs that ended before `wait` asked for them.
+    pub done_jobs: BTreeMap<Pid, i32>,
+    /// A trap action is running (ERR does not fire inside one).
+    pub in_trap: bool,
     pub pipestatus: Vec<i32>,
     pub interactive: bool,
     /// This process is a forked copy of the shell.
@@ -175,6 +183,8 @@ impl<'a> Shell<'a> {
             traps: BTreeMap::new(),
             last_bg: None,
             jobs: Vec::new(),
+            done_jobs: BTreeMap::new(),
+            in_trap: false,
             pipestatus: vec![0],
             interactive: false,
             in_child: false,

@@ -1,54 +1,132 @@
 //! Signal dispositions of the shell itself. An interactive shell ignores
-//! the keyboard signals (the foreground job gets them); any shell turns
-//! SIGTERM/SIGHUP into a request that ends the job it is waiting for and
-//! then the shell.
+//! the keyboard signals (the foreground job gets them); any shell turns an
+//! untrapped SIGTERM/SIGHUP into a request that ends the job it is waiting
+//! for and then the shell. A signal with a `trap` action is only recorded by
+//! the handler; the action runs later at a safe point (between commands),
+//! never inside the handler.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-static PENDING: AtomicI32 = AtomicI32::new(0);
+/// Signals received and not yet handled, one bit per signal number.
+static RECEIVED: AtomicU64 = AtomicU64::new(0);
+/// Signals that have a `trap` action.
+static TRAPPED: AtomicU64 = AtomicU64::new(0);
+static INTERACTIVE: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_termination(signal: libc::c_int) {
-    PENDING.store(signal, Ordering::SeqCst);
+/// The signals whose `trap` action guard-sh runs.
+pub const TRAPPABLE: &[(&str, i32)] = &[
+    ("HUP", libc::SIGHUP),
+    ("INT", libc::SIGINT),
+    ("QUIT", libc::SIGQUIT),
+    ("USR1", libc::SIGUSR1),
+    ("USR2", libc::SIGUSR2),
+    ("PIPE", libc::SIGPIPE),
+    ("ALRM", libc::SIGALRM),
+    ("TERM", libc::SIGTERM),
+];
+
+/// The number of a trappable signal named without `SIG`.
+pub fn number(name: &str) -> Option<i32> {
+    TRAPPABLE.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 
-/// A SIGTERM/SIGHUP that arrived, if any.
+fn bit(signal: i32) -> u64 {
+    1u64 << (signal as u32 & 63)
+}
+
+extern "C" fn on_signal(signal: libc::c_int) {
+    RECEIVED.fetch_or(bit(signal), Ordering::SeqCst);
+}
+
+fn catch(signal: i32) {
+    // SAFETY: installing a handler that only updates an atomic, without
+    // SA_RESTART so a blocking wait or read is interrupted.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_signal as *const () as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        action.sa_flags = 0;
+        libc::sigaction(signal, &action, std::ptr::null_mut());
+    }
+}
+
+fn set_disposition(signal: i32, disposition: libc::sighandler_t) {
+    // SAFETY: setting a signal's disposition to SIG_DFL or SIG_IGN.
+    unsafe {
+        libc::signal(signal, disposition);
+    }
+}
+
+/// The disposition the shell has for `signal` when no trap is set.
+fn shell_default(signal: i32) {
+    if signal == libc::SIGTERM || signal == libc::SIGHUP {
+        catch(signal);
+    } else if INTERACTIVE.load(Ordering::SeqCst)
+        && (signal == libc::SIGINT || signal == libc::SIGQUIT)
+    {
+        set_disposition(signal, libc::SIG_IGN);
+    } else {
+        set_disposition(signal, libc::SIG_DFL);
+    }
+}
+
+/// An untrapped SIGTERM/SIGHUP that arrived, if any.
 pub fn pending_termination() -> Option<i32> {
-    match PENDING.load(Ordering::SeqCst) {
-        0 => None,
-        s => Some(s),
+    let pending = RECEIVED.load(Ordering::SeqCst) & !TRAPPED.load(Ordering::SeqCst);
+    [libc::SIGTERM, libc::SIGHUP]
+        .into_iter()
+        .find(|s| pending & bit(*s) != 0)
+}
+
+/// Did a trapped signal arrive that has not been handled yet?
+pub fn trap_pending() -> bool {
+    RECEIVED.load(Ordering::SeqCst) & TRAPPED.load(Ordering::SeqCst) != 0
+}
+
+/// Take the trapped signals that arrived, lowest number first.
+pub fn take_trapped() -> Vec<i32> {
+    let trapped = TRAPPED.load(Ordering::SeqCst);
+    let taken = RECEIVED.fetch_and(!trapped, Ordering::SeqCst) & trapped;
+    (1..64).filter(|s| taken & bit(*s) != 0).collect()
+}
+
+/// What `trap` asks for one signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disposition {
+    /// `trap ACTION SIG`: record it, run ACTION at the next safe point.
+    Catch,
+    /// `trap '' SIG`
+    Ignore,
+    /// `trap - SIG`
+    Default,
+}
+
+/// Apply a `trap` for `signal`.
+pub fn set(signal: i32, disposition: Disposition) {
+    match disposition {
+        Disposition::Catch => {
+            TRAPPED.fetch_or(bit(signal), Ordering::SeqCst);
+            catch(signal);
+        }
+        Disposition::Ignore => {
+            TRAPPED.fetch_and(!bit(signal), Ordering::SeqCst);
+            set_disposition(signal, libc::SIG_IGN);
+        }
+        Disposition::Default => {
+            TRAPPED.fetch_and(!bit(signal), Ordering::SeqCst);
+            RECEIVED.fetch_and(!bit(signal), Ordering::SeqCst);
+            shell_default(signal);
+        }
     }
 }
 
 /// Install the shell's handlers. `interactive` also ignores SIGINT,
 /// SIGQUIT, SIGTSTP, SIGTTIN and SIGTTOU.
 pub fn install(interactive: bool) {
-    // SAFETY: installing a handler that only stores to an atomic, without
-    // SA_RESTART so a blocking wait is interrupted.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_termination as *const () as usize;
-        libc::sigemptyset(&mut action.sa_mask);
-        action.sa_flags = 0;
-        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
-        libc::sigaction(libc::SIGHUP, &action, std::ptr::null_mut());
-        if interactive {
-            for s in [
-                libc::SIGINT,
-                libc::SIGQUIT,
-                libc::SIGTSTP,
-                libc::SIGTTIN,
-                libc::SIGTTOU,
-            ] {
-                libc::signal(s, libc::SIG_IGN);
-            }
-        }
-    }
-}
-
-/// Default dispositions in a forked copy of an interactive shell.
-pub fn child_defaults() {
-    // SAFETY: resetting dispositions to their defaults.
-    unsafe {
+    INTERACTIVE.store(interactive, Ordering::SeqCst);
+    catch(libc::SIGTERM);
+    catch(libc::SIGHUP);
+    if interactive {
         for s in [
             libc::SIGINT,
             libc::SIGQUIT,
@@ -56,7 +134,77 @@ pub fn child_defaults() {
             libc::SIGTTIN,
             libc::SIGTTOU,
         ] {
-            libc::signal(s, libc::SIG_DFL);
+            set_disposition(s, libc::SIG_IGN);
         }
     }
+}
+
+/// In a forked copy of the shell: caught signals go back to the shell's
+/// defaults (a subshell does not inherit trap actions), and an interactive
+/// shell's ignored keyboard signals to their defaults.
+pub fn child_defaults(was_interactive: bool) {
+    let trapped = TRAPPED.swap(0, Ordering::SeqCst);
+    INTERACTIVE.store(false, Ordering::SeqCst);
+    for (_, s) in TRAPPABLE {
+        if trapped & bit(*s) != 0 {
+            shell_default(*s);
+        }
+    }
+    if was_interactive {
+        for s in [
+            libc::SIGINT,
+            libc::SIGQUIT,
+            libc::SIGTSTP,
+            libc::SIGTTIN,
+            libc::SIGTTOU,
+        ] {
+            set_disposition(s, libc::SIG_DFL);
+        }
+    }
+}
+
+/// End this process by `signal` (after the EXIT trap ran), so the parent
+/// sees the same death as for bash. Falls back to `128+signal`.
+pub fn die_by(signal: i32) -> i32 {
+    set_disposition(signal, libc::SIG_DFL);
+    // SAFETY: unblocking and raising a signal in the calling process.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, signal);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(signal);
+    }
+    128 + signal
+}
+
+extern "C" fn on_child(_signal: libc::c_int) {}
+
+/// Make a child's end interrupt a sleep in `ppoll` (SIGCHLD is ignored by
+/// default). SA_RESTART keeps other calls from failing with EINTR.
+pub fn wake_on_child_exit() {
+    static DONE: AtomicBool = AtomicBool::new(false);
+    if DONE.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    // SAFETY: installing a handler that does nothing.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_child as *const () as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        action.sa_flags = libc::SA_RESTART | libc::SA_NOCLDSTOP;
+        libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut());
+    }
+}
+
+/// In a new forked copy (signals still held): what the shell received
+/// before the fork is the shell's to handle, not the copy's.
+pub fn forget_received() {
+    RECEIVED.store(0, Ordering::SeqCst);
+}
+
+/// The lowest trapped signal that arrived and is not handled yet.
+pub fn first_trapped_pending() -> Option<i32> {
+    let pending = RECEIVED.load(Ordering::SeqCst) & TRAPPED.load(Ordering::SeqCst);
+    (1..64).find(|s| pending & bit(*s) != 0)
 }

@@ -8,7 +8,6 @@
 
 use super::error::PolicyError;
 use super::examples::check_examples;
-use super::load::sha256_hex;
 use super::model::*;
 use super::source::{self, ArmFile, HarmlessFile, RuleSource};
 use super::template::Vars;
@@ -408,7 +407,8 @@ impl Compiler {
             },
             audit: AuditPolicy {
                 path: Some(layout.audit_log.clone()),
-                redact_sha256: vec![sha256_hex(self.token.as_bytes())],
+                // `LEN:HEX`, so the guard-sh writer finds the token wherever it sits.
+                redact_sha256: vec![crate::audit::redact::hashed_entry(self.token.as_bytes())],
                 redact: Vec::new(),
             },
         };

@@ -144,11 +144,16 @@ impl SandboxError {
 pub fn probe() -> Enforcement {
     static PROBED: OnceLock<Enforcement> = OnceLock::new();
     *PROBED.get_or_init(|| {
-        if std::env::var_os(LANDLOCK_ENV).is_some_and(|v| v == "off") {
+        if disabled_by_env() {
             return Enforcement::None;
         }
         kernel_abi().map_or(Enforcement::None, |abi| Enforcement::Landlock { abi })
     })
+}
+
+/// Whether `GUARD_SH_LANDLOCK=off` disables Landlock for this process.
+pub fn disabled_by_env() -> bool {
+    std::env::var_os(LANDLOCK_ENV).is_some_and(|v| v == "off")
 }
 
 /// `landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)`,

@@ -235,6 +235,32 @@ pub enum SpecialParam {
     Flags,
 }
 
+impl Parameter {
+    /// The name as written after `$` (`HOME`, `1`, `?`).
+    pub fn name(&self) -> String {
+        match self {
+            Parameter::Named(n) => n.clone(),
+            Parameter::Positional(n) => n.to_string(),
+            Parameter::Special(sp) => sp.symbol().to_string(),
+        }
+    }
+}
+
+impl SpecialParam {
+    /// The one character that names it after `$`.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            SpecialParam::Status => "?",
+            SpecialParam::Count => "#",
+            SpecialParam::AtSign => "@",
+            SpecialParam::Star => "*",
+            SpecialParam::Pid => "$",
+            SpecialParam::LastBackground => "!",
+            SpecialParam::Flags => "-",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum ParamOp {
     /// `$x`, `${x}`

@@ -383,20 +383,7 @@ impl Writer {
     }
 
     fn param(&mut self, p: &ParamExpansion, ctx: Ctx) {
-        let name = match &p.param {
-            Parameter::Named(n) => n.clone(),
-            Parameter::Positional(n) => n.to_string(),
-            Parameter::Special(sp) => match sp {
-                SpecialParam::Status => "?",
-                SpecialParam::Count => "#",
-                SpecialParam::AtSign => "@",
-                SpecialParam::Star => "*",
-                SpecialParam::Pid => "$",
-                SpecialParam::LastBackground => "!",
-                SpecialParam::Flags => "-",
-            }
-            .to_string(),
-        };
+        let name = p.param.name();
         if !p.braced {
             self.s("$");
             self.s(&name);

@@ -286,20 +286,7 @@ fn part(out: &mut String, p: &WordPart) {
 }
 
 fn param(out: &mut String, pe: &ParamExpansion) {
-    let name = match &pe.param {
-        Parameter::Named(n) => n.clone(),
-        Parameter::Positional(n) => n.to_string(),
-        Parameter::Special(sp) => match sp {
-            SpecialParam::Status => "?",
-            SpecialParam::Count => "#",
-            SpecialParam::AtSign => "@",
-            SpecialParam::Star => "*",
-            SpecialParam::Pid => "$",
-            SpecialParam::LastBackground => "!",
-            SpecialParam::Flags => "-",
-        }
-        .to_string(),
-    };
+    let name = pe.param.name();
     let with_word = |out: &mut String, op: String, w: &Word| {
         out.push_str(&format!("(${{ {name} {op} "));
         word(out, w);

@@ -112,6 +112,17 @@ pub fn run_confined(
     unsafe {
         cmd.pre_exec(move || confinement.enforce().map_err(|e| e.into_io()));
     }
+    // A stub written by a parallel test can be "text file busy" for a
+    // moment (a sibling's fork still holds the write descriptor until it
+    // execs); only that error is retried.
+    for _ in 0..20 {
+        match cmd.output() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            other => return other.expect("spawn confined program"),
+        }
+    }
     cmd.output().expect("spawn confined program")
 }
 

@@ -131,6 +131,7 @@ impl Shell<'_> {
             "unalias" => self.unalias(args),
             "trap" => self.trap(args),
             "wait" => self.wait_builtin(args),
+            "kill" => self.kill_builtin(args),
             "umask" => self.umask_builtin(args),
             "export" => self.export(args),
             "readonly" => self.readonly(args),
@@ -535,78 +536,6 @@ impl Shell<'_> {
         Ok(status)
     }
 
-    fn trap(&mut self, args: &[Vec<u8>]) -> Status {
-        if args.is_empty() || args[0] == b"-p" {
-            let mut out = Vec::new();
-            for (sig, action) in &self.traps {
-                out.extend_from_slice(
-                    format!("trap -- {} {sig}\n", quote_always(action)).as_bytes(),
-                );
-            }
-            return Ok(self.write_out(&out, "trap"));
-        }
-        if args[0] == b"-l" {
-            return Ok(self.write_out(
-                b" 1) SIGHUP\t 2) SIGINT\t 3) SIGQUIT\t15) SIGTERM\n",
-                "trap",
-            ));
-        }
-        let (action, signals) = if args.len() == 1 {
-            (None, args)
-        } else if args[0] == b"-" {
-            (None, &args[1..])
-        } else {
-            (Some(args[0].clone()), &args[1..])
-        };
-        for sig in signals {
-            let Some(name) = signal_name(sig) else {
-                self.error(&format!(
-                    "trap: {}: invalid signal specification",
-                    lossy(sig)
-                ));
-                return Ok(1);
-            };
-            match &action {
-                Some(text) => {
-                    self.traps.insert(name, text.clone());
-                }
-                None => {
-                    self.traps.remove(&name);
-                }
-            }
-        }
-        Ok(0)
-    }
-
-    /// Run the EXIT trap once (top-level shell exit).
-    pub fn run_exit_trap(&mut self) {
-        if let Some(action) = self.traps.remove("EXIT") {
-            let saved = self.status;
-            let _ = self.run_guarded(&action, "trap");
-            self.status = saved;
-        }
-    }
-
-    fn wait_builtin(&mut self, args: &[Vec<u8>]) -> Status {
-        let pids: Vec<i32> = if args.is_empty() {
-            std::mem::take(&mut self.jobs)
-        } else {
-            args.iter().filter_map(|a| lossy(a).parse().ok()).collect()
-        };
-        let mut status = 0;
-        for pid in pids {
-            self.jobs.retain(|p| *p != pid);
-            status = match self.sys.wait(pid) {
-                Ok(s) => s.code(),
-                Err(_) => 127,
-            };
-        }
-        if args.is_empty() {
-            status = 0;
-        }
-        Ok(status)
-    }
-
     fn umask_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         match args.iter().find(|a| !a.starts_with(b"-")) {
             None => {
@@ -634,28 +563,6 @@ impl Shell<'_> {
 /// Always single-quote (alias and trap listings).
 fn quote_always(v: &[u8]) -> String {
     format!("'{}'", lossy(v).replace('\'', "'\\''"))
-}
-
-fn signal_name(sig: &[u8]) -> Option<String> {
-    let s = lossy(sig).to_uppercase();
-    let s = s.strip_prefix("SIG").unwrap_or(&s).to_string();
-    let name = match s.as_str() {
-        "0" | "EXIT" => "EXIT",
-        "1" | "HUP" => "HUP",
-        "2" | "INT" => "INT",
-        "3" | "QUIT" => "QUIT",
-        "15" | "TERM" => "TERM",
-        "ERR" => "ERR",
-        "DEBUG" => "DEBUG",
-        "RETURN" => "RETURN",
-        "USR1" | "10" => "USR1",
-        "USR2" | "12" => "USR2",
-        "PIPE" | "13" => "PIPE",
-        "ALRM" | "14" => "ALRM",
-        "CHLD" | "17" => "CHLD",
-        _ => return None,
-    };
-    Some(name.to_string())
 }
 
 /// Lexical `.`/`..` removal for logical `cd`.

@@ -1,0 +1,201 @@
+//! `trap` and the points where trap actions run. A trap action is shell
+//! text: it is parsed and guarded like any line each time it runs
+//! ([`Shell::run_guarded`]). Signals are only recorded by their handler
+//! ([`super::signals`]); their actions run at a safe point, after the
+//! command that was running when the signal came has finished (the `wait`
+//! builtin returns early instead). EXIT runs when the shell (or a subshell)
+//! ends, ERR after a failing command where `set -e` would act.
+
+use super::signals::{self, Disposition};
+use super::{Flow, Shell, Status};
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Conditions that are stored and listed but never fire.
+const STORED_ONLY: &[&str] = &["DEBUG", "RETURN", "CHLD"];
+
+/// The canonical name of a trap condition (`INT`, `EXIT`, …).
+fn condition_name(spec: &[u8]) -> Option<String> {
+    let text = lossy(spec).to_uppercase();
+    let bare = text.strip_prefix("SIG").unwrap_or(&text);
+    if let Ok(n) = bare.parse::<i32>() {
+        if n == 0 {
+            return Some("EXIT".into());
+        }
+        if n == libc::SIGCHLD {
+            return Some("CHLD".into());
+        }
+        return signals::TRAPPABLE
+            .iter()
+            .find(|(_, s)| *s == n)
+            .map(|(name, _)| (*name).to_string());
+    }
+    let known = ["EXIT", "ERR"].contains(&bare)
+        || STORED_ONLY.contains(&bare)
+        || signals::number(bare).is_some();
+    known.then(|| bare.to_string())
+}
+
+/// Listing order: EXIT, signals by number, then DEBUG, ERR, RETURN (bash's).
+fn order(name: &str) -> i32 {
+    match name {
+        "EXIT" => 0,
+        "CHLD" => libc::SIGCHLD,
+        "DEBUG" => 100,
+        "ERR" => 101,
+        "RETURN" => 102,
+        other => signals::number(other).unwrap_or(99),
+    }
+}
+
+/// How bash lists a condition (`SIGINT`, `EXIT`).
+fn listed(name: &str) -> String {
+    if signals::number(name).is_some() || name == "CHLD" {
+        format!("SIG{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+fn quote_always(v: &[u8]) -> String {
+    format!("'{}'", lossy(v).replace('\'', "'\\''"))
+}
+
+impl Shell<'_> {
+    /// The `trap` builtin.
+    pub(super) fn trap(&mut self, args: &[Vec<u8>]) -> Status {
+        let args = match args.first().map(Vec::as_slice) {
+            Some(b"--") => &args[1..],
+            _ => args,
+        };
+        if args.first().map(Vec::as_slice) == Some(b"-l") {
+            let mut out = String::new();
+            for (name, n) in signals::TRAPPABLE {
+                out.push_str(&format!("{n:2}) SIG{name}\n"));
+            }
+            return Ok(self.write_out(out.as_bytes(), "trap"));
+        }
+        if args.is_empty() || args[0] == b"-p" {
+            let wanted: Vec<String> = args
+                .iter()
+                .skip(1)
+                .filter_map(|a| condition_name(a))
+                .collect();
+            let mut names: Vec<&String> = self
+                .traps
+                .keys()
+                .filter(|k| wanted.is_empty() || wanted.contains(k))
+                .collect();
+            names.sort_by_key(|n| order(n));
+            let mut out = String::new();
+            for name in names {
+                out.push_str(&format!(
+                    "trap -- {} {}\n",
+                    quote_always(&self.traps[name]),
+                    listed(name)
+                ));
+            }
+            return Ok(self.write_out(out.as_bytes(), "trap"));
+        }
+        let (action, specs) = if args.len() == 1 || args[0] == b"-" {
+            (None, if args[0] == b"-" { &args[1..] } else { args })
+        } else {
+            (Some(args[0].clone()), &args[1..])
+        };
+        let mut status = 0;
+        for spec in specs {
+            let Some(name) = condition_name(spec) else {
+                self.error(&format!(
+                    "trap: {}: invalid signal specification",
+                    lossy(spec)
+                ));
+                status = 1;
+                continue;
+            };
+            let disposition = match &action {
+                Some(text) if text.is_empty() => Disposition::Ignore,
+                Some(_) => Disposition::Catch,
+                None => Disposition::Default,
+            };
+            if let Some(n) = signals::number(&name) {
+                signals::set(n, disposition);
+            }
+            match &action {
+                Some(text) => {
+                    self.traps.insert(name, text.clone());
+                }
+                None => {
+                    self.traps.remove(&name);
+                }
+            }
+        }
+        Ok(status)
+    }
+
+    /// Run a trap action with `$?` kept; `exit` in it ends the shell, a
+    /// denial aborts the line.
+    fn run_trap_action(&mut self, action: &[u8]) -> Result<(), Flow> {
+        let saved = self.status;
+        let was = std::mem::replace(&mut self.in_trap, true);
+        let r = self.run_guarded(action, "trap");
+        self.in_trap = was;
+        self.status = saved;
+        match r {
+            Err(flow @ (Flow::Exit(_) | Flow::Abort(_))) => Err(flow),
+            _ => Ok(()),
+        }
+    }
+
+    /// Between commands: end the shell on an untrapped SIGTERM/SIGHUP, run
+    /// the actions of trapped signals that arrived, and reap finished
+    /// background jobs.
+    pub(super) fn safe_point(&mut self) -> Result<(), Flow> {
+        if let Some(signal) = signals::pending_termination() {
+            return Err(Flow::Exit(128 + signal));
+        }
+        self.reap_jobs();
+        if !signals::trap_pending() {
+            return Ok(());
+        }
+        for signal in signals::take_trapped() {
+            let name = signals::TRAPPABLE
+                .iter()
+                .find(|(_, s)| *s == signal)
+                .map(|(n, _)| (*n).to_string());
+            let action = name.and_then(|n| self.traps.get(&n).cloned());
+            if let Some(action) = action.filter(|a| !a.is_empty()) {
+                self.run_trap_action(&action)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// After a failing command where `set -e` would act: the ERR action
+    /// (not inside functions or another trap action: no `set -E`).
+    pub(super) fn run_err_trap(&mut self) -> Result<(), Flow> {
+        if self.in_trap || self.func_depth > 0 {
+            return Ok(());
+        }
+        match self.traps.get("ERR").cloned() {
+            Some(action) if !action.is_empty() => self.run_trap_action(&action),
+            _ => Ok(()),
+        }
+    }
+
+    /// Run the EXIT trap once, when the shell or a subshell ends; returns
+    /// the final status (`exit N` in the action changes it). A shell ended
+    /// by an untrapped SIGTERM/SIGHUP then dies by that signal, as bash does.
+    pub fn run_exit_trap(&mut self) -> i32 {
+        if let Some(action) = self.traps.remove("EXIT") {
+            if let Err(Flow::Exit(s)) = self.run_trap_action(&action) {
+                self.status = s;
+            }
+        }
+        if let Some(signal) = signals::pending_termination() {
+            return signals::die_by(signal);
+        }
+        self.status
+    }
+}

@@ -1,0 +1,1 @@
+echo ${y:=3} | cat; echo "[$y]"; x=1 | cat; echo "[$x]"

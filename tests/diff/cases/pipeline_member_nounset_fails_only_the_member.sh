@@ -1,0 +1,1 @@
+set -u; echo $nope | cat; echo "next $?"

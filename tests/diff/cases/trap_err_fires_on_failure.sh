@@ -1,0 +1,4 @@
+trap 'echo "err at status $?"' ERR
+false
+echo next
+true

@@ -1,0 +1,1 @@
+trap "echo err \$?" ERR; { true; false; }; echo a; f() { false; echo in; }; f; (false); echo b; if false; then :; fi; false || true; ! false; x=$(false); echo c; false | true; true | false; for i in 1; do false; done; echo d

@@ -1,0 +1,1 @@
+set -e; trap "echo err" ERR; false; echo never

@@ -1,0 +1,1 @@
+trap 'exit 5' EXIT; exit 1

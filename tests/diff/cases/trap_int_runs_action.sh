@@ -1,0 +1,3 @@
+trap 'echo caught INT' INT
+kill -INT $$
+echo "goes on $?"

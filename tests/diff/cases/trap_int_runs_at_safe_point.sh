@@ -1,0 +1,1 @@
+trap "echo int" INT; kill -INT $$; echo after

@@ -1,0 +1,3 @@
+trap 'echo caught TERM; exit 9' TERM
+kill -TERM $$
+echo "not reached"

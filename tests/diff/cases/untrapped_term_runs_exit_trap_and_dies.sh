@@ -1,0 +1,1 @@
+trap "echo bye" EXIT; kill -TERM $$; echo never

@@ -1,0 +1,4 @@
+(sleep 0.2; echo slow) &
+(echo fast) &
+wait
+echo "after wait $?"

@@ -1,0 +1,325 @@
+//! Claude Code, as shipped on npm, runs its Bash tool through guard-sh when
+//! started with the configs arm-build writes; a trial configured with a
+//! shell path Claude Code ignores is caught by the verifier.
+
+use crate::support::{Arm, Listener, MockServer, STUB_TEA_OUTPUT, npm_install, sessions_with_line};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// The pinned Claude Code release these tests were checked against.
+pub const VERSION: &str = "2.1.332";
+
+fn claude() -> std::path::PathBuf {
+    npm_install(
+        "@anthropic-ai/claude-code",
+        VERSION,
+        "node_modules/@anthropic-ai/claude-code/bin/claude.exe",
+    )
+}
+
+/// One `claude -p` run whose fake model asks for `cmd` once.
+struct Trial {
+    arm: Arm,
+    mock: MockServer,
+    records: Vec<Value>,
+}
+
+impl Trial {
+    fn run(cmd: &str) -> Trial {
+        let arm = Arm::build();
+        let settings = arm.out.join("runtimes/claude-code/settings.json");
+        Trial::run_with(arm, cmd, &settings)
+    }
+
+    /// Run with `settings` in place of the arm's settings file.
+    fn run_with(arm: Arm, cmd: &str, settings: &Path) -> Trial {
+        let claude = claude();
+        let mock = MockServer::start("mock_anthropic.py", arm.root.path(), cmd);
+        let flags_file = arm.out.join("runtimes/claude-code/flags.json");
+        let flags: Vec<String> =
+            serde_json::from_str(&std::fs::read_to_string(&flags_file).expect("read flags.json"))
+                .expect("flags.json is a JSON array of strings");
+        let arm_settings = arm.out.join("runtimes/claude-code/settings.json");
+        let flags: Vec<String> = flags
+            .into_iter()
+            .map(|f| {
+                if Path::new(&f) == arm_settings {
+                    settings.to_string_lossy().into_owned()
+                } else {
+                    f
+                }
+            })
+            .collect();
+        let started = Instant::now();
+        let out = Command::new("timeout")
+            .arg("120")
+            .arg(&claude)
+            .args(["-p", "run the command"])
+            .args(&flags)
+            .current_dir(arm.work_dir())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &arm.home)
+            .env("ANTHROPIC_BASE_URL", mock.url())
+            .env("ANTHROPIC_API_KEY", "e2e-dummy-key")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .output()
+            .expect("run claude");
+        eprintln!("claude -p took {:?}", started.elapsed());
+        assert!(
+            out.status.success(),
+            "claude -p failed ({:?}): {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "done",
+            "the session did not finish"
+        );
+        let records = arm.audit_records();
+        for r in records.iter().filter(|r| r["type"] == "session") {
+            eprintln!("guard-sh argv: {}", r["argv"]);
+        }
+        Trial { arm, mock, records }
+    }
+
+    /// The text of the tool_result Claude Code sent back, and its is_error.
+    fn tool_result(&self) -> (String, bool) {
+        for req in self.mock.requests() {
+            let Some(last) = req["body"]["messages"].as_array().and_then(|m| m.last()) else {
+                continue;
+            };
+            for block in last["content"].as_array().into_iter().flatten() {
+                if block["type"] != "tool_result" {
+                    continue;
+                }
+                let text = match &block["content"] {
+                    Value::String(s) => s.clone(),
+                    Value::Array(parts) => {
+                        parts.iter().filter_map(|p| p["text"].as_str()).collect()
+                    }
+                    other => other.to_string(),
+                };
+                return (text, block["is_error"] == true);
+            }
+        }
+        panic!(
+            "the fake model never received a tool_result: {:?}",
+            self.mock.requests()
+        );
+    }
+
+    fn assert_clean(&self) {
+        let (status, report) = self.arm.verify();
+        assert_eq!(status, 0, "guard-sh-audit: {report}");
+        assert_eq!(report["clean"], true);
+    }
+
+    fn assert_denied(&self, cmd: &str, name: &str) {
+        let (text, is_error) = self.tool_result();
+        assert!(is_error, "{text}");
+        assert!(text.contains("Exit code 126"), "{text}");
+        assert!(
+            text.contains(&format!("guard-sh: denied: \"{name}\"")),
+            "{text}"
+        );
+        let sessions = sessions_with_line(&self.records, cmd);
+        assert_eq!(
+            sessions.len(),
+            1,
+            "one session ran the call: {:?}",
+            self.records
+        );
+        let s = &sessions[0];
+        let verdict = s
+            .iter()
+            .find(|r| r["type"] == "verdict")
+            .expect("a verdict");
+        assert_eq!(verdict["allowed"], false);
+        assert!(
+            verdict["commands"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|c| c["name"] == name && c["allowed"] == false),
+            "{verdict}"
+        );
+        assert!(
+            !s.iter().any(|r| r["type"] == "spawn"),
+            "nothing of a denied line runs: {s:?}"
+        );
+        self.assert_clean();
+    }
+}
+
+#[test]
+#[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
+fn claude_allowed_tea_pipeline_returns_the_stub_output_and_is_audited() {
+    let cmd = "tea issues list --repo o/r | head -5";
+    let t = Trial::run(cmd);
+    assert!(t.arm.shell().contains("bash"), "{}", t.arm.shell());
+    let (text, is_error) = t.tool_result();
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        text.trim_end(),
+        format!("{STUB_TEA_OUTPUT}args: issues list --repo o/r").trim_end()
+    );
+
+    let sessions = sessions_with_line(&t.records, cmd);
+    assert_eq!(sessions.len(), 1, "{:?}", t.records);
+    let s = &sessions[0];
+    let session = s
+        .iter()
+        .find(|r| r["type"] == "session")
+        .expect("session record");
+    let argv: Vec<&str> = session["argv"]
+        .as_array()
+        .expect("argv")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(argv.first().copied(), Some(t.arm.shell().as_str()));
+    assert_eq!(argv.get(1).copied(), Some("-c"));
+    let line = argv.last().copied().unwrap_or_default();
+    assert!(
+        line.contains(&format!("eval '{cmd}'")) && line.contains("pwd -P >|"),
+        "{line}"
+    );
+    assert!(
+        s.iter()
+            .any(|r| r["type"] == "verdict" && r["allowed"] == true),
+        "{s:?}"
+    );
+    let spawns: Vec<&Value> = s
+        .iter()
+        .filter(|r| r["type"] == "spawn")
+        .map(|r| &r["argv"])
+        .collect();
+    let bin = t.arm.out.join("bin");
+    assert!(
+        spawns.contains(&&serde_json::json!([
+            "tea", "issues", "list", "--repo", "o/r"
+        ])),
+        "{spawns:?}"
+    );
+    assert!(
+        spawns.contains(&&serde_json::json!(["head", "-5"])),
+        "{spawns:?}"
+    );
+    assert!(
+        s.iter().filter(|r| r["type"] == "spawn").all(|r| r["path"]
+            .as_str()
+            .is_some_and(|p| Path::new(p).starts_with(&bin))),
+        "every spawn resolves in the arm's bin folder: {s:?}"
+    );
+    t.assert_clean();
+}
+
+#[test]
+#[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
+fn claude_denied_curl_returns_the_denial_and_never_connects() {
+    let listener = Listener::new();
+    let cmd = format!("curl http://127.0.0.1:{}/", listener.port);
+    let t = Trial::run(&cmd);
+    t.assert_denied(&cmd, "curl");
+    assert!(!listener.was_reached(), "curl reached the listener");
+}
+
+#[test]
+#[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
+fn claude_denied_python_returns_the_denial() {
+    let cmd = "python3 -c 'print(42)'";
+    let t = Trial::run(cmd);
+    // Claude Code writes each ' of CMD as '"'"' inside its eval '…'.
+    t.assert_denied("python3 -c '\"'\"'print(42)'\"'\"'", "python3");
+    assert!(!t.tool_result().0.contains("42\n"));
+}
+
+#[test]
+#[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
+fn claude_startup_snapshot_runs_under_the_guard_and_the_session_goes_on() {
+    let t = Trial::run("echo after-snapshot");
+    let snapshot = sessions_with_line(&t.records, "SNAPSHOT_FILE=");
+    assert_eq!(snapshot.len(), 1, "one snapshot call: {:?}", t.records);
+    let s = &snapshot[0];
+    let session = s.iter().find(|r| r["type"] == "session").expect("session");
+    let argv: Vec<&str> = session["argv"]
+        .as_array()
+        .expect("argv")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(argv.get(1..3), Some(&["-c", "-l"][..]), "{argv:?}");
+    // Run or refused, the guard decided it: a verdict was recorded.
+    let verdict = s
+        .iter()
+        .find(|r| r["type"] == "verdict")
+        .expect("the snapshot got a verdict");
+    if verdict["allowed"] == true {
+        // It ran: its only program is `cat`, from the arm's bin folder.
+        let spawned: Vec<&Value> = s
+            .iter()
+            .filter(|r| r["type"] == "spawn")
+            .map(|r| &r["argv"][0])
+            .collect();
+        assert!(spawned.iter().all(|n| *n == "cat"), "{spawned:?}");
+    }
+    let (text, is_error) = t.tool_result();
+    assert!(!is_error && text.trim() == "after-snapshot", "{text}");
+    let call = sessions_with_line(&t.records, "eval 'echo after-snapshot'");
+    assert_eq!(call.len(), 1, "{:?}", t.records);
+    let call_argv = &call[0]
+        .iter()
+        .find(|r| r["type"] == "session")
+        .expect("session")["argv"];
+    let line = call_argv[call_argv
+        .as_array()
+        .map_or(0, |a| a.len().saturating_sub(1))]
+    .as_str()
+    .unwrap_or_default();
+    // Claude Code made a snapshot exactly when the call sources one; when
+    // the snapshot failed, the call is the login-shell form without it.
+    let snapshot_made =
+        s.iter().any(|r| r["type"] == "exit" && r["status"] == 0) && line.starts_with("source ");
+    eprintln!("snapshot made: {snapshot_made}; call argv: {call_argv}");
+    if !snapshot_made {
+        assert!(call_argv[1] == "-c" && call_argv[2] == "-l", "{call_argv}");
+        assert!(!line.contains("source "), "{line}");
+    }
+    t.assert_clean();
+}
+
+#[test]
+#[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
+fn claude_with_a_shell_path_without_bash_is_reported_not_clean() {
+    let arm = Arm::build();
+    let guard_sh = Path::new(env!("CARGO_BIN_EXE_guard-sh"));
+    assert!(!guard_sh.to_string_lossy().contains("bash"));
+    let arm_settings = arm.out.join("runtimes/claude-code/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&arm_settings).expect("settings"))
+            .expect("JSON");
+    settings["env"]["SHELL"] = guard_sh.to_string_lossy().into();
+    settings["env"]["CLAUDE_CODE_SHELL"] = guard_sh.to_string_lossy().into();
+    let bad = arm.root.path().join("settings-without-bash.json");
+    std::fs::write(&bad, settings.to_string()).expect("write settings");
+    let t = Trial::run_with(arm, "echo fell-back", &bad);
+    // Claude Code ignored the shell and ran its command with the real bash.
+    assert_eq!(t.tool_result().0.trim(), "fell-back");
+    assert!(t.records.is_empty(), "guard-sh never ran: {:?}", t.records);
+    let (status, report) = t.arm.verify();
+    assert_eq!(status, 1, "{report}");
+    assert_eq!(report["clean"], false);
+    assert!(
+        report["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|f| f["kind"] == "no-sessions"),
+        "{report}"
+    );
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# End to end with the real agent harnesses (Claude Code, Codex CLI): installs
+# the pinned releases from npm into ~/.cache/guard-sh-e2e (or
+# $GUARD_SH_E2E_CACHE) once, then drives each against fake model servers on
+# 127.0.0.1. Without npm or the npm registry this FAILS; it never skips.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+for tool in npm python3 timeout; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "tests/e2e/run.sh: $tool is missing (Debian: apt-get install npm python3 coreutils)" >&2
+        exit 2
+    fi
+done
+start=$SECONDS
+cargo test --locked --test e2e -- --ignored
+echo "tests/e2e/run.sh: end-to-end tests passed in $((SECONDS - start)) s"

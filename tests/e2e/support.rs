@@ -1,0 +1,264 @@
+//! What every harness trial needs: the agent installed from npm into a
+//! cache folder, a freshly built `tea` arm with a stub `tea`, a fake model
+//! server on loopback, a listener that must never be reached, and the
+//! audit log read back.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+
+/// What the stub `tea` prints: the model must get exactly this back.
+pub const STUB_TEA_OUTPUT: &str = "STUB-TEA #1 first issue\nSTUB-TEA #2 second issue\n";
+
+/// Where agents are installed: `GUARD_SH_E2E_CACHE`, else `~/.cache/guard-sh-e2e`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("GUARD_SH_E2E_CACHE") {
+        return PathBuf::from(d);
+    }
+    let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
+    Path::new(&home).join(".cache/guard-sh-e2e")
+}
+
+/// One npm install at a time (the packages are large; tests share them).
+static INSTALL: Mutex<()> = Mutex::new(());
+
+/// Install `package@version` into `cache/name-version` unless there, and
+/// return the executable `rel` inside it. Fails the test (never skips)
+/// when npm or the registry cannot be reached.
+pub fn npm_install(package: &str, version: &str, rel: &str) -> PathBuf {
+    let _one = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+    let name = package.rsplit('/').next().unwrap_or(package);
+    let dir = cache_dir().join(format!("{name}-{version}"));
+    let exe = dir.join(rel);
+    if runs_version(&exe, version) {
+        return exe;
+    }
+    std::fs::create_dir_all(&dir).expect("create the e2e cache folder");
+    let out = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&dir)
+        .arg(format!("{package}@{version}"))
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("e2e: cannot run npm ({e}); install it (Debian: apt-get install npm)")
+        });
+    assert!(
+        out.status.success(),
+        "e2e: `npm install {package}@{version}` failed: is the npm registry reachable?\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        runs_version(&exe, version),
+        "e2e: {} does not report version {version} after npm install",
+        exe.display()
+    );
+    exe
+}
+
+fn runs_version(exe: &Path, version: &str) -> bool {
+    Command::new(exe)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains(version))
+        .unwrap_or(false)
+}
+
+/// A built `tea` arm in a temp folder, with a home for the agent.
+pub struct Arm {
+    pub root: tempfile::TempDir,
+    pub out: PathBuf,
+    pub home: PathBuf,
+    pub definition: Value,
+}
+
+impl Arm {
+    /// `arm-build tea` with stub `tea`/`git` first on PATH, and the guard-sh
+    /// built with these tests (its `guard-bash` sits next to arm-build).
+    pub fn build() -> Arm {
+        let root = tempfile::tempdir().expect("tempdir");
+        let stubs = root.path().join("stubs");
+        std::fs::create_dir(&stubs).expect("mkdir stubs");
+        let tea = format!(
+            "#!/bin/sh\nprintf '{}'\necho \"args: $*\"\n",
+            STUB_TEA_OUTPUT.replace('\n', "\\n")
+        );
+        for (name, body) in [("tea", tea.as_str()), ("git", "#!/bin/sh\nexit 0\n")] {
+            let p = stubs.join(name);
+            std::fs::write(&p, body).expect("write stub");
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        let out = root.path().join("arm");
+        let home = root.path().join("home");
+        std::fs::create_dir(&home).expect("mkdir home");
+        let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+            .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
+            .args(["--token-env", "E2E_TOKEN", "--out"])
+            .arg(&out)
+            .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
+            .env("E2E_TOKEN", "e2e-token-0123456789")
+            .output()
+            .expect("run arm-build");
+        assert!(
+            o.status.success(),
+            "arm-build: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let definition: Value = serde_json::from_slice(&o.stdout).expect("arm definition");
+        Arm {
+            root,
+            out,
+            home,
+            definition,
+        }
+    }
+
+    pub fn work_dir(&self) -> PathBuf {
+        self.out.join("work")
+    }
+
+    pub fn audit_log(&self) -> PathBuf {
+        self.out.join("audit/audit.jsonl")
+    }
+
+    /// The `SHELL` arm-build chose: it must contain `bash`.
+    pub fn shell(&self) -> String {
+        self.definition["shell"]["path"]
+            .as_str()
+            .expect("shell.path")
+            .to_string()
+    }
+
+    /// Every record of the audit log (none if it does not exist).
+    pub fn audit_records(&self) -> Vec<Value> {
+        read_json_lines(&self.audit_log())
+    }
+
+    /// `guard-sh-audit --json LOG`: exit status and report.
+    pub fn verify(&self) -> (i32, Value) {
+        let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+            .arg("--json")
+            .arg(self.audit_log())
+            .output()
+            .expect("run guard-sh-audit");
+        let report = serde_json::from_slice(&o.stdout).expect("audit report JSON");
+        (o.status.code().unwrap_or(-1), report)
+    }
+}
+
+/// Parse a JSON Lines file; a missing file has no lines.
+pub fn read_json_lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("bad JSON line in {}: {e}: {l}", path.display()))
+        })
+        .collect()
+}
+
+/// A fake model server (a Python script in this folder) on 127.0.0.1.
+pub struct MockServer {
+    child: Child,
+    pub port: u16,
+    pub log: PathBuf,
+}
+
+impl MockServer {
+    /// Start `script` with a free port; `cmd` is the shell command the fake
+    /// model asks for.
+    pub fn start(script: &str, dir: &Path, cmd: &str) -> MockServer {
+        MockServer::start_with(script, dir, cmd, &[])
+    }
+
+    /// [`MockServer::start`] with more variables for the script.
+    pub fn start_with(script: &str, dir: &Path, cmd: &str, env: &[(&str, &str)]) -> MockServer {
+        let log = dir.join(format!("{script}.log"));
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/e2e")
+            .join(script);
+        let mut child = Command::new("python3")
+            .arg(&path)
+            .arg("0")
+            .arg(&log)
+            .current_dir(dir)
+            .env("MOCK_CMD", cmd)
+            .env("MOCK_CMD_FILE", dir.join("no-such-cmd-file"))
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start python3 mock server");
+        let mut first = String::new();
+        let stdout = child.stdout.take().expect("mock stdout");
+        BufReader::new(stdout)
+            .read_line(&mut first)
+            .expect("mock port line");
+        let port = first
+            .trim()
+            .strip_prefix("PORT ")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("mock server did not report its port: {first:?}"));
+        MockServer { child, port, log }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Every request the server logged.
+    pub fn requests(&self) -> Vec<Value> {
+        read_json_lines(&self.log)
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A loopback listener the agent's `curl` is pointed at: it must never see
+/// a connection.
+pub struct Listener {
+    inner: TcpListener,
+    pub port: u16,
+}
+
+impl Listener {
+    pub fn new() -> Listener {
+        let inner = TcpListener::bind("127.0.0.1:0").expect("bind listener");
+        inner.set_nonblocking(true).expect("nonblocking");
+        let port = inner.local_addr().expect("addr").port();
+        Listener { inner, port }
+    }
+
+    /// Whether anything connected (the backlog holds it even unaccepted).
+    pub fn was_reached(&self) -> bool {
+        self.inner.accept().is_ok()
+    }
+}
+
+/// The audit sessions whose line text contains `needle`, each as its records.
+pub fn sessions_with_line<'a>(records: &'a [Value], needle: &str) -> Vec<Vec<&'a Value>> {
+    let ids: Vec<&str> = records
+        .iter()
+        .filter(|r| r["type"] == "line" && r["text"].as_str().is_some_and(|t| t.contains(needle)))
+        .filter_map(|r| r["session"].as_str())
+        .collect();
+    let mut out = Vec::new();
+    for id in ids {
+        let s: Vec<&Value> = records.iter().filter(|r| r["session"] == id).collect();
+        if !out
+            .iter()
+            .any(|o: &Vec<&Value>| o.first().map(|r| r["session"] == id).unwrap_or(false))
+        {
+            out.push(s);
+        }
+    }
+    out
+}

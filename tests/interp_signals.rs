@@ -1,0 +1,140 @@
+//! Signals and statuses through the guard-sh binary: a child killed by a
+//! signal is `128+N`, SIGTERM/SIGHUP to guard-sh end its foreground job and
+//! then guard-sh itself (by the same signal), and no child is left a zombie.
+
+mod common;
+
+use std::os::unix::process::ExitStatusExt;
+use std::time::{Duration, Instant};
+
+/// The pids of guard-sh's children that are zombies (state `Z` in /proc).
+fn zombie_children(parent: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid …: comm may hold spaces, so split after ')'.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r.to_string()) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 1 && fields[0] == "Z" && fields[1] == parent.to_string() {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Start guard-sh on `line` with piped output.
+fn start(arm: &common::TestArm, work: &std::path::Path, line: &str) -> std::process::Child {
+    common::guard_cmd(arm, work)
+        .args(["-c", line])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn guard-sh")
+}
+
+fn wait_for_file(path: &std::path::Path) {
+    let t0 = Instant::now();
+    while !path.exists() && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(path.exists(), "{} never appeared", path.display());
+}
+
+fn signal(pid: u32, sig: i32) {
+    // SAFETY: signalling a child this test started.
+    unsafe {
+        libc::kill(pid as i32, sig);
+    }
+}
+
+#[test]
+fn a_child_killed_by_a_signal_gives_128_plus_n() {
+    let arm = common::test_arm(&[], None);
+    let work = tempfile::tempdir().expect("work");
+    let out = common::run_guard(
+        &arm,
+        work.path(),
+        &[
+            "-c",
+            "sleep 5 & kill -KILL $!; wait $!; echo \"$?\"; (kill -TERM $BASHPID); echo \"$?\"",
+        ],
+    );
+    assert_eq!(common::text(&out.stdout), "137\n143\n");
+}
+
+#[test]
+fn sigterm_ends_the_foreground_job_and_guard_sh_dies_by_it() {
+    let arm = common::test_arm(&[], None);
+    let work = tempfile::tempdir().expect("work");
+    let ready = work.path().join("ready");
+    let child = start(
+        &arm,
+        work.path(),
+        "trap 'echo exit-trap' EXIT; touch ready; sleep 100; echo after",
+    );
+    wait_for_file(&ready);
+    std::thread::sleep(Duration::from_millis(100));
+    let t0 = Instant::now();
+    signal(child.id(), libc::SIGTERM);
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "the job was not ended"
+    );
+    assert_eq!(out.status.signal(), Some(libc::SIGTERM));
+    assert_eq!(common::text(&out.stdout), "exit-trap\n");
+}
+
+#[test]
+fn sighup_ends_a_pipeline_and_guard_sh() {
+    let arm = common::test_arm(&[], None);
+    let work = tempfile::tempdir().expect("work");
+    let ready = work.path().join("ready");
+    let child = start(
+        &arm,
+        work.path(),
+        "touch ready; sleep 100 | sleep 100; echo after",
+    );
+    wait_for_file(&ready);
+    std::thread::sleep(Duration::from_millis(100));
+    let t0 = Instant::now();
+    signal(child.id(), libc::SIGHUP);
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "the pipeline was not ended"
+    );
+    assert_eq!(out.status.signal(), Some(libc::SIGHUP));
+    assert_eq!(common::text(&out.stdout), "");
+}
+
+#[test]
+fn no_zombie_children_after_wait_or_a_killed_pipeline() {
+    let arm = common::test_arm(&[], None);
+    let work = tempfile::tempdir().expect("work");
+    let ready = work.path().join("ready");
+    // Background jobs waited for, jobs that ended on their own, and a
+    // pipeline killed by a signal; then guard-sh idles so /proc can be read.
+    let child = start(
+        &arm,
+        work.path(),
+        "sleep 0.1 & sleep 0.1 & wait; sleep 0.1 & sleep 0.3; true; \
+         (kill -TERM $BASHPID) | sleep 0.1; cat <(echo x) >/dev/null; touch ready; sleep 3",
+    );
+    wait_for_file(&ready);
+    std::thread::sleep(Duration::from_millis(300));
+    let zombies = zombie_children(child.id());
+    signal(child.id(), libc::SIGTERM);
+    let _ = child.wait_with_output();
+    assert_eq!(zombies, Vec::<u32>::new());
+}
