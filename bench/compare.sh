@@ -58,15 +58,16 @@ AUDIT=$TMP/audit.jsonl
 GS="$GUARD_SH --policy $TMP/arm/policy.json --audit $AUDIT"
 cp "$ROOT/bench/agent.sh" "$TMP/agent.sh"
 
-# Every shell finds programs only in the arm's bin folder.
-export PATH=$BIN
-DASH=$(PATH=/usr/bin:/bin command -v dash)
-BASH_BIN=$(PATH=/usr/bin:/bin command -v bash)
+DASH=$(command -v dash)
+BASH_BIN=$(command -v bash)
+HYPERFINE=$(command -v hyperfine)
 TIME=/usr/bin/time
+# Every shell finds programs only in the arm's bin folder.
+in_arm() { PATH=$BIN "$@"; }
 
 # Same output from all three, or the comparison means nothing.
 for sh in "$GS" "$DASH" "$BASH_BIN"; do
-    $sh "$TMP/agent.sh" >"$TMP/out.$(basename "${sh%% *}")" 2>&1
+    in_arm $sh "$TMP/agent.sh" >"$TMP/out.$(basename "${sh%% *}")" 2>&1
 done
 if ! cmp -s "$TMP/out.guard-sh" "$TMP/out.bash" || ! cmp -s "$TMP/out.dash" "$TMP/out.bash"; then
     echo "the agent script's output differs between the shells:" >&2
@@ -80,7 +81,7 @@ enforcement=$(jq -r 'select(.event == "session" or .type == "session") | .enforc
 hf() { # NAME CMD_GUARD CMD_DASH CMD_BASH
     local name=$1
     shift
-    hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS" \
+    in_arm "$HYPERFINE" -N --style none --warmup "$WARMUP" --runs "$RUNS" \
         --export-json "$TMP/$name.json" "$@" >/dev/null
 }
 median() { jq -r ".results[$2].median" "$TMP/$1.json"; }
@@ -93,7 +94,7 @@ hf script "$GS $TMP/agent.sh" "$DASH $TMP/agent.sh" "$BASH_BIN $TMP/agent.sh"
 echo "timing (3) cat | wc -c over $BIG_MB MiB..." >&2
 BIG=$TMP/big
 truncate -s "${BIG_MB}M" "$BIG" # sparse: no disk space, reads at memory speed
-got=$($GS -c "cat $BIG | wc -c")
+got=$(in_arm $GS -c "cat $BIG | wc -c")
 [ "$got" -eq $((BIG_MB * 1048576)) ] || {
     echo "guard-sh counted $got bytes" >&2
     exit 1
@@ -105,7 +106,7 @@ echo "measuring (4) peak RSS, $RUNS runs each..." >&2
 rss() { # median KiB of `time -f %M` over RUNS runs of the command
     local i
     for ((i = 0; i < RUNS; i++)); do
-        "$TIME" -f %M -o "$TMP/rss" "$@" >/dev/null 2>&1
+        in_arm "$TIME" -f %M -o "$TMP/rss" "$@" >/dev/null 2>&1
         cat "$TMP/rss"
     done | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
