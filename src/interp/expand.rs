@@ -787,20 +787,7 @@ fn replace(v: &[u8], pat: &[PatByte], rep: &[u8], mode: ReplaceMode) -> Vec<u8> 
 }
 
 fn param_text(p: &Parameter) -> String {
-    match p {
-        Parameter::Named(n) => n.clone(),
-        Parameter::Positional(n) => n.to_string(),
-        Parameter::Special(s) => match s {
-            SpecialParam::Status => "?",
-            SpecialParam::Count => "#",
-            SpecialParam::AtSign => "@",
-            SpecialParam::Star => "*",
-            SpecialParam::Pid => "$",
-            SpecialParam::LastBackground => "!",
-            SpecialParam::Flags => "-",
-        }
-        .to_string(),
-    }
+    p.name()
 }
 
 /// A user's home folder from the password database.
