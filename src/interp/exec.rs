@@ -548,34 +548,21 @@ impl Shell<'_> {
     fn run_loop(&mut self, until: bool, condition: &List, body: &List) -> Status {
         let mut status = 0;
         loop {
-            let c = match self.with_errexit_off(true, |sh| sh.run_list(condition)) {
-                Ok(c) => c,
-                Err(Flow::Break(n)) => {
-                    return if n > 1 {
-                        Err(Flow::Break(n - 1))
-                    } else {
-                        Ok(status)
-                    };
-                }
-                Err(Flow::Continue(n)) if n > 1 => return Err(Flow::Continue(n - 1)),
-                Err(Flow::Continue(_)) => continue,
-                Err(e) => return Err(e),
+            let c = match loop_step(
+                self.with_errexit_off(true, |sh| sh.run_list(condition)),
+                status,
+            ) {
+                LoopStep::Ran(c) => c,
+                LoopStep::Again => continue,
+                LoopStep::Leave(result) => return result,
             };
             if (c == 0) == until {
                 return Ok(status);
             }
-            match self.run_list(body) {
-                Ok(s) => status = s,
-                Err(Flow::Break(n)) => {
-                    return if n > 1 {
-                        Err(Flow::Break(n - 1))
-                    } else {
-                        Ok(status)
-                    };
-                }
-                Err(Flow::Continue(n)) if n > 1 => return Err(Flow::Continue(n - 1)),
-                Err(Flow::Continue(_)) => {}
-                Err(e) => return Err(e),
+            match loop_step(self.run_list(body), status) {
+                LoopStep::Ran(s) => status = s,
+                LoopStep::Again => {}
+                LoopStep::Leave(result) => return result,
             }
         }
     }
@@ -584,18 +571,10 @@ impl Shell<'_> {
         let mut status = 0;
         for value in values {
             self.assign(variable, value)?;
-            match self.run_list(body) {
-                Ok(s) => status = s,
-                Err(Flow::Break(n)) => {
-                    return if n > 1 {
-                        Err(Flow::Break(n - 1))
-                    } else {
-                        Ok(status)
-                    };
-                }
-                Err(Flow::Continue(n)) if n > 1 => return Err(Flow::Continue(n - 1)),
-                Err(Flow::Continue(_)) => {}
-                Err(e) => return Err(e),
+            match loop_step(self.run_list(body), status) {
+                LoopStep::Ran(s) => status = s,
+                LoopStep::Again => {}
+                LoopStep::Leave(result) => return result,
             }
         }
         Ok(status)
@@ -1062,4 +1041,26 @@ fn looks_like_assignment(word: &Word) -> bool {
 fn is_executable(path: &std::path::Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// What a loop does after one run of its condition or body.
+enum LoopStep {
+    /// It ran to the end with this status.
+    Ran(i32),
+    /// `continue` (of this loop): on to the next round.
+    Again,
+    /// `break`, an outer `break N`/`continue N`, or another flow: the loop
+    /// ends with this result (`status` is the loop's status so far).
+    Leave(Status),
+}
+
+fn loop_step(result: Status, status: i32) -> LoopStep {
+    match result {
+        Ok(s) => LoopStep::Ran(s),
+        Err(Flow::Break(n)) if n > 1 => LoopStep::Leave(Err(Flow::Break(n - 1))),
+        Err(Flow::Break(_)) => LoopStep::Leave(Ok(status)),
+        Err(Flow::Continue(n)) if n > 1 => LoopStep::Leave(Err(Flow::Continue(n - 1))),
+        Err(Flow::Continue(_)) => LoopStep::Again,
+        Err(e) => LoopStep::Leave(Err(e)),
+    }
 }
