@@ -129,57 +129,49 @@ fn sequence(inner: &[Item<'_>]) -> Option<Vec<Vec<u8>>> {
         } else {
             0
         };
-        let mut out = Vec::new();
-        let mut n = a;
-        loop {
-            if out.len() >= MAX_WORDS {
-                break;
-            }
-            let s = if n < 0 {
-                format!("-{:0w$}", -n, w = width.saturating_sub(1))
-            } else {
-                format!("{n:0width$}")
-            };
-            out.push(s.into_bytes());
-            if n == b {
-                break;
-            }
-            if a < b {
-                n += step;
-                if n > b {
-                    break;
+        let out = range_terms(a, b, step, MAX_WORDS)
+            .into_iter()
+            .map(|n| {
+                if n < 0 {
+                    format!("-{:0w$}", n.unsigned_abs(), w = width.saturating_sub(1))
+                } else {
+                    format!("{n:0width$}")
                 }
-            } else {
-                n -= step;
-                if n < b {
-                    break;
-                }
-            }
-        }
+                .into_bytes()
+            })
+            .collect();
         return Some(out);
     }
     let (a, b) = (pieces[0].as_bytes(), pieces[1].as_bytes());
     if a.len() == 1 && b.len() == 1 && a[0].is_ascii_alphabetic() && b[0].is_ascii_alphabetic() {
         let (a, b) = (i64::from(a[0]), i64::from(b[0]));
-        let mut out = Vec::new();
-        let mut n = a;
-        loop {
-            out.push(vec![n as u8]);
-            if a <= b {
-                n += step;
-                if n > b {
-                    break;
-                }
-            } else {
-                n -= step;
-                if n < b {
-                    break;
-                }
-            }
-        }
+        let out = range_terms(a, b, step, MAX_WORDS)
+            .into_iter()
+            .map(|n| vec![n as u8])
+            .collect();
         return Some(out);
     }
     None
+}
+
+/// The terms from `a` towards `b` by `step` (> 0), at most `limit` of them;
+/// a step that would pass `b` or overflow ends the range.
+fn range_terms(a: i64, b: i64, step: i64, limit: usize) -> Vec<i64> {
+    let mut out = Vec::new();
+    let mut n = a;
+    while out.len() < limit {
+        out.push(n);
+        let next = if a <= b {
+            n.checked_add(step).filter(|m| *m <= b)
+        } else {
+            n.checked_sub(step).filter(|m| *m >= b)
+        };
+        match next {
+            Some(m) => n = m,
+            None => break,
+        }
+    }
+    out
 }
 
 #[cfg(test)]
