@@ -6,7 +6,6 @@ use crate::support::{Arm, Listener, MockServer, STUB_TEA_OUTPUT, npm_install, se
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
 
 /// The pinned Claude Code release these tests were checked against.
 pub const VERSION: &str = "2.1.332";
@@ -52,38 +51,21 @@ impl Trial {
                 }
             })
             .collect();
-        let started = Instant::now();
-        let out = Command::new("timeout")
-            .arg("120")
-            .arg(&claude)
-            .args(["-p", "run the command"])
-            .args(&flags)
-            .current_dir(arm.work_dir())
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", &arm.home)
-            .env("ANTHROPIC_BASE_URL", mock.url())
-            .env("ANTHROPIC_API_KEY", "e2e-dummy-key")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .output()
-            .expect("run claude");
-        eprintln!("claude -p took {:?}", started.elapsed());
-        assert!(
-            out.status.success(),
-            "claude -p failed ({:?}): {}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+        let records = arm.run_trial(
+            "claude -p",
+            Command::new("timeout")
+                .arg("120")
+                .arg(&claude)
+                .args(["-p", "run the command"])
+                .args(&flags)
+                .current_dir(arm.work_dir())
+                .env_clear()
+                .env("PATH", "/usr/bin:/bin")
+                .env("HOME", &arm.home)
+                .env("ANTHROPIC_BASE_URL", mock.url())
+                .env("ANTHROPIC_API_KEY", "e2e-dummy-key")
+                .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
         );
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout).trim(),
-            "done",
-            "the session did not finish"
-        );
-        let records = arm.audit_records();
-        for r in records.iter().filter(|r| r["type"] == "session") {
-            eprintln!("guard-sh argv: {}", r["argv"]);
-        }
         Trial { arm, mock, records }
     }
 

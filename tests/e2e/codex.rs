@@ -12,7 +12,6 @@ use serde_json::Value;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 /// The pinned Codex CLI release these tests were checked against.
 pub const VERSION: &str = "0.171.0";
@@ -93,42 +92,25 @@ impl Trial {
             }
             None => Command::new("env"),
         };
-        let started = Instant::now();
-        let out = command
-            .args(["timeout", "120"])
-            .arg(&codex)
-            .args([
-                "exec",
-                "--skip-git-repo-check",
-                "-s",
-                "danger-full-access",
-                "run the command",
-            ])
-            .current_dir(arm.work_dir())
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", arm.root.path().join("home"))
-            .env("CODEX_HOME", &home)
-            .env("SHELL", arm.shell())
-            .output()
-            .expect("run codex");
-        eprintln!("codex exec took {:?}", started.elapsed());
-        assert!(
-            out.status.success(),
-            "codex exec failed ({:?}): {}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+        let records = arm.run_trial(
+            "codex exec",
+            command
+                .args(["timeout", "120"])
+                .arg(&codex)
+                .args([
+                    "exec",
+                    "--skip-git-repo-check",
+                    "-s",
+                    "danger-full-access",
+                    "run the command",
+                ])
+                .current_dir(arm.work_dir())
+                .env_clear()
+                .env("PATH", "/usr/bin:/bin")
+                .env("HOME", arm.root.path().join("home"))
+                .env("CODEX_HOME", &home)
+                .env("SHELL", arm.shell()),
         );
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout).trim(),
-            "done",
-            "the session did not finish"
-        );
-        let records = arm.audit_records();
-        for r in records.iter().filter(|r| r["type"] == "session") {
-            eprintln!("guard-sh argv: {}", r["argv"]);
-        }
         Trial { arm, mock, records }
     }
 

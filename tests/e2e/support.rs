@@ -132,6 +132,33 @@ impl Arm {
             .to_string()
     }
 
+    /// Run one harness trial (`what` names it in messages): it must exit 0
+    /// with the fake model's final `done`; returns the audit log's records.
+    pub fn run_trial(&self, what: &str, command: &mut Command) -> Vec<Value> {
+        let started = std::time::Instant::now();
+        let out = command
+            .output()
+            .unwrap_or_else(|e| panic!("run {what}: {e}"));
+        eprintln!("{what} took {:?}", started.elapsed());
+        assert!(
+            out.status.success(),
+            "{what} failed ({:?}): {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "done",
+            "the session did not finish"
+        );
+        let records = self.audit_records();
+        for r in records.iter().filter(|r| r["type"] == "session") {
+            eprintln!("guard-sh argv: {}", r["argv"]);
+        }
+        records
+    }
+
     /// Every record of the audit log (none if it does not exist).
     pub fn audit_records(&self) -> Vec<Value> {
         read_json_lines(&self.audit_log())
