@@ -447,10 +447,9 @@ impl Shell<'_> {
                 all.extend(self.positional.iter().cloned());
                 let count = all.len() as i64;
                 let off = self.arith_word(offset)?;
-                let start = if off < 0 {
-                    (count + off).max(0)
-                } else {
-                    off.min(count)
+                // An offset before the first item gives nothing, as in bash.
+                let Some(start) = substring_start(off, count) else {
+                    return Ok(Some(Vec::new()));
                 };
                 let end = match length {
                     Some(len) => {
@@ -459,7 +458,7 @@ impl Shell<'_> {
                             self.error(&format!("{len}: substring expression < 0"));
                             return Err(Flow::Abort(1));
                         }
-                        (start + len).min(count)
+                        start.saturating_add(len).min(count)
                     }
                     None => count,
                 };
@@ -580,10 +579,9 @@ impl Shell<'_> {
                 let chars = char_bounds(&v);
                 let count = chars.len() as i64 - 1;
                 let off = self.arith_word(offset)?;
-                let start = if off < 0 {
-                    (count + off).max(0)
-                } else {
-                    off.min(count)
+                // An offset before the first character gives the empty string, as in bash.
+                let Some(start) = substring_start(off, count) else {
+                    return Ok(Vec::new());
                 };
                 let end = match length {
                     Some(len) => {
@@ -596,7 +594,7 @@ impl Shell<'_> {
                             }
                             end
                         } else {
-                            (start + len).min(count)
+                            start.saturating_add(len).min(count)
                         }
                     }
                     None => count,
@@ -807,5 +805,17 @@ fn home_of(user: Option<&[u8]>) -> Option<Vec<u8>> {
             return None;
         }
         Some(CStr::from_ptr((*pw).pw_dir).to_bytes().to_vec())
+    }
+}
+
+/// Where `${x:off}` starts in `count` items: a negative offset counts from
+/// the end; one that reaches before the first item is `None` (the result is
+/// empty); a start past the end is `count`.
+fn substring_start(off: i64, count: i64) -> Option<i64> {
+    if off < 0 {
+        let start = count.saturating_add(off);
+        (start >= 0).then_some(start)
+    } else {
+        Some(off.min(count))
     }
 }
