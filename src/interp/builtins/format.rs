@@ -186,6 +186,9 @@ pub struct Printed {
     pub errors: Vec<String>,
 }
 
+/// The largest field width or precision `printf` builds (1 MiB).
+const MAX_FIELD: usize = 1 << 20;
+
 /// `printf FORMAT [ARG…]`, reusing the format while arguments remain.
 pub fn printf(format: &[u8], args: &[Vec<u8>]) -> Printed {
     let mut p = Printed {
@@ -354,7 +357,11 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) 
                 i += 1;
             }
             if i > start {
-                width = String::from_utf8_lossy(&format[start..i]).parse().ok();
+                width = Some(
+                    String::from_utf8_lossy(&format[start..i])
+                        .parse()
+                        .unwrap_or(usize::MAX),
+                );
             }
         }
         let mut precision: Option<usize> = None;
@@ -368,12 +375,24 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) 
                 while i < format.len() && format[i].is_ascii_digit() {
                     i += 1;
                 }
-                precision = Some(
+                precision = Some(if i > start {
                     String::from_utf8_lossy(&format[start..i])
                         .parse()
-                        .unwrap_or(0),
-                );
+                        .unwrap_or(usize::MAX)
+                } else {
+                    0
+                });
             }
+        }
+        // A field is built in memory: past this size the line is refused
+        // rather than allocating gigabytes (bash would try).
+        if let Some(size) = width.into_iter().chain(precision).find(|n| *n > MAX_FIELD) {
+            p.errors.push(if size == usize::MAX {
+                format!("field width or precision above {MAX_FIELD}")
+            } else {
+                format!("{size}: field width or precision above {MAX_FIELD}")
+            });
+            return true;
         }
         // Length modifiers are accepted and ignored.
         while i < format.len() && matches!(format[i], b'l' | b'h' | b'j' | b'z' | b't' | b'L') {
@@ -422,9 +441,13 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) 
                     b'X' => format!("{:X}", n as u64),
                     _ => format!("{:o}", n as u64),
                 };
+                if precision == Some(0) && n == 0 && !(alt && conv == b'o') {
+                    // C's rule: no digits at all for zero at precision 0.
+                    digits.clear();
+                }
                 if let Some(prec) = precision {
-                    while digits.len() < prec {
-                        digits.insert(0, '0');
+                    if digits.len() < prec {
+                        digits.insert_str(0, &"0".repeat(prec - digits.len()));
                     }
                 }
                 if alt && n != 0 {
@@ -534,6 +557,27 @@ mod tests {
     fn pf(format: &str, args: &[&str]) -> String {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
         String::from_utf8_lossy(&printf(format.as_bytes(), &args).out).into_owned()
+    }
+
+    #[test]
+    fn printf_refuses_a_field_larger_than_it_builds_instead_of_allocating_it() {
+        for (format, args) in [
+            ("%*d|", vec!["9223372036854775807", "1"]),
+            ("%99999999999d|", vec!["1"]),
+            ("%.99999999999999999999999d|", vec!["1"]),
+            ("%.*s|", vec!["2000000", "x"]),
+        ] {
+            let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+            let printed = printf(format.as_bytes(), &args);
+            assert!(printed.out.is_empty(), "{format}");
+            assert_eq!(printed.errors.len(), 1, "{format}: {:?}", printed.errors);
+            assert!(
+                printed.errors[0].contains("above 1048576"),
+                "{:?}",
+                printed.errors
+            );
+        }
+        assert_eq!(pf("%*d|", &["1048576", "1"]).len(), 1_048_577);
     }
 
     #[test]
