@@ -68,3 +68,23 @@ fn function_defined_on_every_path_before_the_call_is_still_allowed() {
         assert!(v.allowed, "{line:?} was refused: {:?}", v.first_denial());
     }
 }
+
+#[test]
+fn replace_first_of_an_empty_pattern_prints_back_as_itself() {
+    use guard_sh::syntax::{parse, to_source, without_spans};
+    for line in [
+        "echo ${X/}",
+        "echo} ${X:-${Y:-}} z${X_n/} ${X%.*} \u{a4}{X/b//_}",
+        "echo ${X//} ${X/a/} ${X/#} ${X/%/b}",
+    ] {
+        let tree = parse(line.as_bytes()).unwrap();
+        let printed = to_source(&tree);
+        let again = parse(&printed).unwrap_or_else(|e| panic!("{}", e.render(&printed)));
+        assert_eq!(
+            without_spans(&again),
+            without_spans(&tree),
+            "{line:?} printed as {:?}",
+            String::from_utf8_lossy(&printed)
+        );
+    }
+}

@@ -440,8 +440,13 @@ impl Writer {
                     ReplaceMode::Suffix => "/%",
                 });
                 self.word(pattern, Ctx::Raw);
-                self.s("/");
-                self.word(replacement, Ctx::Raw);
+                // `${X/}` (first match of nothing) must not print as `${X//}`,
+                // which replaces every match.
+                let empty_first = *mode == ReplaceMode::First && pattern.parts.is_empty();
+                if !(empty_first && replacement.parts.is_empty()) {
+                    self.s("/");
+                    self.word(replacement, Ctx::Raw);
+                }
             }
             ParamOp::Substring { offset, length } => {
                 self.s(":");
