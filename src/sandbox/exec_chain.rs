@@ -14,13 +14,27 @@
 //! `PATH` is unset), so the same lookup is done here. Anything `env` is told
 //! with options (`env -S …`, `env A=B prog`) is not guessed: such helpers
 //! must be listed in the rule's `exec_allow`.
+//!
+//! A [`Resolver`] remembers what it has read, so one computation over many
+//! programs (guard-sh's own domain covers every rule) opens each distinct
+//! file once: the loader that 38 tools share is read once, not 38 times.
+//! Each file is opened once, named by the descriptor the kernel opened
+//! (`/proc/self/fd/N`, the path of the very file read), and classified from
+//! one read of its first [`HEAD_SIZE`] bytes.
 
+use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Linux reads this many bytes of a script's `#!` line (`BINPRM_BUF_SIZE`).
 const SHEBANG_MAX: usize = 256;
+
+/// One read of this many bytes holds the ELF header and the program headers
+/// of every ordinary binary (linkers put them right after the header).
+const HEAD_SIZE: usize = 4096;
 
 /// Linux follows at most this many interpreter levels (`binfmt` recursion).
 const MAX_DEPTH: usize = 5;
@@ -47,72 +61,168 @@ pub enum Format {
 /// resolves a relative `#!` interpreter against the caller's cwd);
 /// `search_path` is the `PATH` the program gets (see the module docs).
 ///
-/// Errors only if `path` itself cannot be read; an interpreter that does not
-/// exist is left out (the `execve` will fail on its own, and allowing a
+/// Errors if `path` or an interpreter that exists cannot be read; an
+/// interpreter that does not exist is left out (the `execve` will fail on its own, and allowing a
 /// missing file grants nothing).
 pub fn resolve(path: &Path, cwd: &Path, search_path: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
-    let mut chain = Vec::new();
-    let first = std::fs::canonicalize(cwd.join(path))?;
-    walk(&first, cwd, search_path, 0, &mut chain)?;
-    Ok(chain)
+    Resolver::new().resolve(path, cwd, search_path)
 }
 
-fn walk(
-    file: &Path,
-    cwd: &Path,
-    search_path: &[PathBuf],
-    depth: usize,
-    chain: &mut Vec<PathBuf>,
-) -> io::Result<()> {
-    if depth > MAX_DEPTH || chain.iter().any(|seen| seen == file) {
-        return Ok(());
+/// [`resolve`] with a memory: each distinct file is opened and read once
+/// per `Resolver`. Keep one for one computation (a domain being built), not
+/// longer: files may change between computations.
+#[derive(Debug, Default)]
+pub struct Resolver {
+    /// A path as named (joined with the cwd) → its canonical path; None
+    /// when it names nothing (a missing interpreter).
+    named: HashMap<PathBuf, Option<PathBuf>>,
+    /// Canonical path → what the kernel does with the file.
+    formats: HashMap<PathBuf, Format>,
+    /// Files opened and read so far.
+    reads: usize,
+}
+
+impl Resolver {
+    /// A resolver that has read nothing yet.
+    pub fn new() -> Resolver {
+        Resolver::default()
     }
-    chain.push(file.to_path_buf());
-    let next = match read_format(file)? {
-        Format::Elf {
-            interp: Some(interp),
-        } => vec![interp],
-        Format::Elf { interp: None } | Format::Other => Vec::new(),
-        Format::Script { interpreter, arg } => {
-            let mut next = vec![interpreter.clone()];
-            if is_env(&interpreter)
-                && let Some(program) = arg.as_deref().and_then(|a| env_program(a, search_path))
-            {
-                next.push(program);
+
+    /// How many files this resolver has opened and read.
+    pub fn files_read(&self) -> usize {
+        self.reads
+    }
+
+    /// As [`resolve`], reusing what this resolver has read before.
+    pub fn resolve(
+        &mut self,
+        path: &Path,
+        cwd: &Path,
+        search_path: &[PathBuf],
+    ) -> io::Result<Vec<PathBuf>> {
+        let named = cwd.join(path);
+        let Some(first) = self.lookup(&named)? else {
+            // Missing: realpath's own error says why.
+            std::fs::canonicalize(&named)?;
+            return Err(io::Error::from(io::ErrorKind::NotFound));
+        };
+        let mut chain = Vec::new();
+        self.walk(&first, cwd, search_path, 0, &mut chain)?;
+        Ok(chain)
+    }
+
+    /// The canonical path of `named` (its format now cached), None when it
+    /// names nothing; an error when it exists but cannot be read.
+    fn lookup(&mut self, named: &Path) -> io::Result<Option<PathBuf>> {
+        if let Some(known) = self.named.get(named) {
+            return Ok(known.clone());
+        }
+        let found = match open_for_reading(named) {
+            Ok(file) => {
+                let real =
+                    descriptor_path(&file).map_or_else(|| std::fs::canonicalize(named), Ok)?;
+                if !self.formats.contains_key(&real) {
+                    self.reads += 1;
+                    let format = classify(&file)?;
+                    self.formats.insert(real.clone(), format);
+                }
+                Some(real)
             }
-            next
-        }
-    };
-    for candidate in next {
-        // A missing interpreter grants nothing; skip it rather than fail.
-        if let Ok(real) = std::fs::canonicalize(cwd.join(&candidate)) {
-            walk(&real, cwd, search_path, depth + 1, chain)?;
-        }
+            // What realpath cannot find is missing; anything else that
+            // exists but cannot be read is an error, as before the cache.
+            Err(e) => match std::fs::canonicalize(named) {
+                Err(_) => None,
+                Ok(_) => return Err(e),
+            },
+        };
+        self.named.insert(named.to_path_buf(), found.clone());
+        Ok(found)
     }
-    Ok(())
+
+    /// Add `file` (canonical, format cached) and its interpreters to `chain`.
+    fn walk(
+        &mut self,
+        file: &Path,
+        cwd: &Path,
+        search_path: &[PathBuf],
+        depth: usize,
+        chain: &mut Vec<PathBuf>,
+    ) -> io::Result<()> {
+        if depth > MAX_DEPTH || chain.iter().any(|seen| seen == file) {
+            return Ok(());
+        }
+        chain.push(file.to_path_buf());
+        let next = match self.formats.get(file) {
+            Some(Format::Elf {
+                interp: Some(interp),
+            }) => vec![interp.clone()],
+            Some(Format::Script { interpreter, arg }) => {
+                let mut next = vec![interpreter.clone()];
+                if is_env(interpreter)
+                    && let Some(program) = arg.as_deref().and_then(|a| env_program(a, search_path))
+                {
+                    next.push(program);
+                }
+                next
+            }
+            Some(Format::Elf { interp: None } | Format::Other) | None => Vec::new(),
+        };
+        for candidate in next {
+            // A missing interpreter grants nothing; skip it rather than fail.
+            if let Some(real) = self.lookup(&cwd.join(&candidate))? {
+                self.walk(&real, cwd, search_path, depth + 1, chain)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Open read-only without blocking on a FIFO (a regular file ignores
+/// `O_NONBLOCK`).
+fn open_for_reading(path: &Path) -> io::Result<File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// The canonical path of the file `file` is open on, as the kernel names
+/// it; None when it cannot tell (no `/proc`, a deleted file, a path outside
+/// this process's root), and the caller falls back to `realpath`.
+fn descriptor_path(file: &File) -> Option<PathBuf> {
+    let link = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+    let text = link.as_os_str().as_encoded_bytes();
+    (text.starts_with(b"/") && !text.ends_with(b" (deleted)")).then_some(link)
 }
 
 /// Read the first bytes of `file` and classify them as the kernel would.
 pub fn read_format(file: &Path) -> io::Result<Format> {
-    let mut f = File::open(file)?;
-    let mut head = [0u8; SHEBANG_MAX];
-    let n = read_up_to(&mut f, &mut head)?;
-    let head = &head[..n];
+    classify(&open_for_reading(file)?)
+}
+
+/// Classify an open file from one read of its head (more reads only for an
+/// ELF file whose program headers lie beyond it).
+fn classify(f: &File) -> io::Result<Format> {
+    let mut head = vec![0u8; HEAD_SIZE];
+    let n = read_at_up_to(f, &mut head, 0)?;
+    head.truncate(n);
     if head.starts_with(b"#!") {
-        return Ok(parse_shebang(&head[2..]));
+        let line = &head[2..n.min(SHEBANG_MAX)];
+        return Ok(parse_shebang(line));
     }
     if head.starts_with(b"\x7fELF") {
         return Ok(Format::Elf {
-            interp: elf_interp(&mut f)?,
+            interp: elf_interp(f, &head)?,
         });
     }
     Ok(Format::Other)
 }
 
-fn read_up_to(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+/// `pread` until `buf` is full or the file ends; returns the bytes read.
+fn read_at_up_to(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
-        match f.read(&mut buf[filled..]) {
+        match f.read_at(&mut buf[filled..], offset.saturating_add(filled as u64)) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -183,8 +293,10 @@ fn is_executable_file(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// `PT_INTERP` of an ELF file (32 or 64 bit, either byte order).
-fn elf_interp(f: &mut File) -> io::Result<Option<PathBuf>> {
+/// `PT_INTERP` of an ELF file (32 or 64 bit, either byte order). `head` is
+/// the file's first bytes; the program headers and the interpreter path are
+/// taken from it when they lie inside, else read at their offsets.
+fn elf_interp(f: &File, head: &[u8]) -> io::Result<Option<PathBuf>> {
     const PT_INTERP: u32 = 3;
     let bad = |what: &str| {
         io::Error::new(
@@ -192,11 +304,14 @@ fn elf_interp(f: &mut File) -> io::Result<Option<PathBuf>> {
             format!("malformed ELF file: {what}"),
         )
     };
-    let mut ident = [0u8; 64];
-    f.seek(SeekFrom::Start(0))?;
-    if read_up_to(f, &mut ident)? < 52 {
+    if head.len() < 52 {
         return Err(bad("header too short"));
     }
+    // A 64-bit header cut short reads as zeros past the end, as it did
+    // when the header was read into a zeroed buffer.
+    let mut ident = [0u8; 64];
+    let known = head.len().min(ident.len());
+    ident[..known].copy_from_slice(&head[..known]);
     let wide = match ident[4] {
         1 => false,
         2 => true,
@@ -240,10 +355,27 @@ fn elf_interp(f: &mut File) -> io::Result<Option<PathBuf>> {
     if phentsize < min_entry || phnum > 0xffff {
         return Err(bad("program header size"));
     }
-    let mut entry = vec![0u8; usize::try_from(phentsize).map_err(|_| bad("program header size"))?];
+    let entry_len = usize::try_from(phentsize).map_err(|_| bad("program header size"))?;
+    // The bytes at `offset..offset+len`: from `head` when inside it, else
+    // one read at that offset (short only at the end of the file).
+    let bytes_at = |offset: u64, len: usize| -> io::Result<Vec<u8>> {
+        let inside = usize::try_from(offset)
+            .ok()
+            .and_then(|start| Some(start..start.checked_add(len)?))
+            .and_then(|range| head.get(range));
+        match inside {
+            Some(bytes) => Ok(bytes.to_vec()),
+            None => {
+                let mut buf = vec![0u8; len];
+                let n = read_at_up_to(f, &mut buf, offset)?;
+                buf.truncate(n);
+                Ok(buf)
+            }
+        }
+    };
     for i in 0..phnum {
-        f.seek(SeekFrom::Start(phoff.saturating_add(i * phentsize)))?;
-        if read_up_to(f, &mut entry)? < entry.len() {
+        let entry = bytes_at(phoff.saturating_add(i * phentsize), entry_len)?;
+        if entry.len() < entry_len {
             return Err(bad("truncated program headers"));
         }
         if num(&entry[0..4]) as u32 != PT_INTERP {
@@ -258,9 +390,8 @@ fn elf_interp(f: &mut File) -> io::Result<Option<PathBuf>> {
         if !(2..=4096).contains(&size) {
             return Err(bad("interpreter path length"));
         }
-        let mut path = vec![0u8; size as usize];
-        f.seek(SeekFrom::Start(offset))?;
-        if read_up_to(f, &mut path)? < path.len() {
+        let mut path = bytes_at(offset, size as usize)?;
+        if path.len() < size as usize {
             return Err(bad("truncated interpreter path"));
         }
         let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
@@ -316,5 +447,176 @@ mod tests {
             matches!(&format, Format::Elf { interp: Some(i) } if i.to_string_lossy().contains("ld-linux")),
             "{format:?}"
         );
+    }
+
+    /// A little-endian ELF64 file: header, program headers at `phoff`
+    /// (a `PT_LOAD`, then a `PT_INTERP` naming `interp`), the path right
+    /// after them.
+    fn crafted_elf(phoff: u64, interp: &str) -> Vec<u8> {
+        let mut file = vec![0u8; 64];
+        file[..4].copy_from_slice(b"\x7fELF");
+        file[4] = 2; // 64-bit
+        file[5] = 1; // little-endian
+        file[6] = 1; // version
+        file[32..40].copy_from_slice(&phoff.to_le_bytes());
+        file[54..56].copy_from_slice(&56u16.to_le_bytes());
+        file[56..58].copy_from_slice(&2u16.to_le_bytes());
+        let start = usize::try_from(phoff).expect("small offset");
+        file.resize(start, 0);
+        let path_at = phoff + 2 * 56;
+        let mut load = vec![0u8; 56];
+        load[0..4].copy_from_slice(&1u32.to_le_bytes());
+        let mut interp_entry = vec![0u8; 56];
+        interp_entry[0..4].copy_from_slice(&3u32.to_le_bytes());
+        interp_entry[8..16].copy_from_slice(&path_at.to_le_bytes());
+        let size = interp.len() as u64 + 1;
+        interp_entry[32..40].copy_from_slice(&size.to_le_bytes());
+        file.extend_from_slice(&load);
+        file.extend_from_slice(&interp_entry);
+        file.extend_from_slice(interp.as_bytes());
+        file.push(0);
+        file
+    }
+
+    #[test]
+    fn program_headers_inside_the_first_read_give_the_interpreter() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let elf = dir.path().join("near");
+        std::fs::write(&elf, crafted_elf(64, "/opt/loader/ld.so"))?;
+        assert_eq!(
+            read_format(&elf)?,
+            Format::Elf {
+                interp: Some("/opt/loader/ld.so".into())
+            }
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn program_headers_beyond_the_first_read_are_read_at_their_offset() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let elf = dir.path().join("far");
+        let phoff = (HEAD_SIZE as u64) * 2 + 8;
+        std::fs::write(&elf, crafted_elf(phoff, "/opt/loader/ld.so"))?;
+        assert_eq!(
+            read_format(&elf)?,
+            Format::Elf {
+                interp: Some("/opt/loader/ld.so".into())
+            }
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn program_headers_straddling_the_first_read_are_read_whole() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let elf = dir.path().join("straddle");
+        // The PT_INTERP entry starts 20 bytes before the end of the head.
+        let phoff = HEAD_SIZE as u64 - 56 - 20;
+        std::fs::write(&elf, crafted_elf(phoff, "/opt/loader/ld.so"))?;
+        assert_eq!(
+            read_format(&elf)?,
+            Format::Elf {
+                interp: Some("/opt/loader/ld.so".into())
+            }
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn program_headers_past_the_end_of_the_file_are_an_error() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let elf = dir.path().join("cut");
+        let mut bytes = crafted_elf(HEAD_SIZE as u64 * 2, "/opt/loader/ld.so");
+        bytes.truncate(HEAD_SIZE * 2 + 80);
+        std::fs::write(&elf, bytes)?;
+        let err = read_format(&elf).expect_err("truncated");
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert!(
+            err.to_string().contains("truncated program headers"),
+            "{err}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn crafted_binary_with_far_headers_chains_to_its_interpreter() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let loader = dir.path().join("ld.so");
+        std::fs::write(&loader, b"not an executable")?;
+        let elf = dir.path().join("far");
+        let phoff = HEAD_SIZE as u64 + 100;
+        std::fs::write(&elf, crafted_elf(phoff, &loader.to_string_lossy()))?;
+        let chain = resolve(&elf, dir.path(), &[])?;
+        assert_eq!(
+            chain,
+            vec![
+                std::fs::canonicalize(&elf)?,
+                std::fs::canonicalize(&loader)?
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn resolver_reads_the_shared_loader_once_for_many_programs() -> io::Result<()> {
+        let mut resolver = Resolver::new();
+        let t = resolver.resolve(Path::new("/bin/true"), Path::new("/"), &[])?;
+        assert_eq!(resolver.files_read(), 2, "program and loader: {t:?}");
+        let f = resolver.resolve(Path::new("/bin/false"), Path::new("/"), &[])?;
+        assert_eq!(resolver.files_read(), 3, "only the new program: {f:?}");
+        assert_eq!(t, resolve(Path::new("/bin/true"), Path::new("/"), &[])?);
+        assert_eq!(f, resolve(Path::new("/bin/false"), Path::new("/"), &[])?);
+        assert_eq!(t[1], f[1], "one loader");
+        Ok(())
+    }
+
+    #[test]
+    fn resolver_reads_a_file_named_through_two_links_once() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let script = dir.path().join("script");
+        std::fs::write(&script, "#!/bin/sh\ntrue\n")?;
+        std::os::unix::fs::symlink(&script, dir.path().join("a"))?;
+        std::os::unix::fs::symlink("script", dir.path().join("b"))?;
+        let mut resolver = Resolver::new();
+        let a = resolver.resolve(Path::new("a"), dir.path(), &[])?;
+        let read_for_a = resolver.files_read();
+        let b = resolver.resolve(Path::new("b"), dir.path(), &[])?;
+        assert_eq!(resolver.files_read(), read_for_a, "nothing read again");
+        assert_eq!(a, b);
+        assert_eq!(a[0], std::fs::canonicalize(&script)?);
+        assert_eq!(a, resolve(&script, dir.path(), &[])?);
+        Ok(())
+    }
+
+    #[test]
+    fn resolver_remembers_a_missing_interpreter_as_missing() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        for name in ["one", "two"] {
+            std::fs::write(dir.path().join(name), "#!/nonexistent/interp\n")?;
+        }
+        let mut resolver = Resolver::new();
+        let one = resolver.resolve(Path::new("one"), dir.path(), &[])?;
+        let two = resolver.resolve(Path::new("two"), dir.path(), &[])?;
+        assert_eq!(one, vec![std::fs::canonicalize(dir.path().join("one"))?]);
+        assert_eq!(two, vec![std::fs::canonicalize(dir.path().join("two"))?]);
+        assert_eq!(resolver.files_read(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn folder_is_an_error_so_callers_can_grant_it_whole() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let mut resolver = Resolver::new();
+        assert!(resolver.resolve(dir.path(), dir.path(), &[]).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn missing_program_keeps_the_not_found_error() {
+        let err = Resolver::new()
+            .resolve(Path::new("/nonexistent/dir/tool"), Path::new("/"), &[])
+            .expect_err("missing");
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
     }
 }

@@ -45,7 +45,7 @@
 //! [`Enforcement::None`], so nothing is enforced (and `required` refuses).
 //! It is read once per process, at the first probe.
 
-use super::exec_chain;
+use super::exec_chain::Resolver;
 use crate::policy::{CommandRule, Policy, SandboxMode};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath,
@@ -234,13 +234,15 @@ impl Confinement {
             return Ok(Confinement::none());
         };
         let mut grants = Grants::default();
-        let chain =
-            exec_chain::resolve(exe, cwd, &rule.path_env).map_err(|source| SandboxError::Open {
+        let mut resolver = Resolver::new();
+        let chain = resolver
+            .resolve(exe, cwd, &rule.path_env)
+            .map_err(|source| SandboxError::Open {
                 path: exe.to_path_buf(),
                 source,
             })?;
         grants.execute.extend(chain);
-        grants.add_rule(rule, cwd);
+        grants.add_rule(rule, cwd, &mut resolver);
         grants.add_writable(&policy.sandbox.writable, cwd);
         check_protected(policy, &grants.write, cwd)?;
         grants.add_devices();
@@ -354,10 +356,10 @@ fn add_path(
 impl Grants {
     /// A rule's helpers (each with its own start-up chain), its writable
     /// folders and its ports.
-    fn add_rule(&mut self, rule: &CommandRule, cwd: &Path) {
+    fn add_rule(&mut self, rule: &CommandRule, cwd: &Path, resolver: &mut Resolver) {
         for helper in &rule.exec_allow {
             let helper = cwd.join(helper);
-            match exec_chain::resolve(&helper, cwd, &rule.path_env) {
+            match resolver.resolve(&helper, cwd, &rule.path_env) {
                 Ok(chain) => self.execute.extend(chain),
                 // A folder of helpers (e.g. git's libexec folder): all of it.
                 Err(_) if helper.is_dir() => {
@@ -388,14 +390,15 @@ fn check_protected(
     writable: &BTreeSet<PathBuf>,
     cwd: &Path,
 ) -> Result<(), SandboxError> {
+    // Each side resolved once, not once per pair.
+    let roots: Vec<(&PathBuf, PathBuf)> = writable.iter().map(|r| (r, real_path(r))).collect();
     for protected in &policy.sandbox.protected {
         let protected_real = real_path(&cwd.join(protected));
-        for root in writable {
-            let root_real = real_path(root);
-            if protected_real.starts_with(&root_real) || root_real.starts_with(&protected_real) {
+        for (root, root_real) in &roots {
+            if protected_real.starts_with(root_real) || root_real.starts_with(&protected_real) {
                 return Err(SandboxError::ProtectedWritable {
                     protected: protected.clone(),
-                    writable: root.clone(),
+                    writable: (*root).clone(),
                 });
             }
         }
@@ -444,11 +447,14 @@ pub fn prepare_guard_sh(policy: &Policy, cwd: &Path) -> Result<Confinement, Sand
         return Ok(Confinement::none());
     };
     let mut grants = Grants::default();
+    // One resolver for every rule: the tools share their loader and often
+    // their helpers, and each distinct file is read once.
+    let mut resolver = Resolver::new();
     for rule in policy.commands.values() {
-        if let Ok(chain) = exec_chain::resolve(&rule.path, cwd, &rule.path_env) {
+        if let Ok(chain) = resolver.resolve(&rule.path, cwd, &rule.path_env) {
             grants.execute.extend(chain);
         }
-        grants.add_rule(rule, cwd);
+        grants.add_rule(rule, cwd, &mut resolver);
     }
     grants.add_writable(&policy.sandbox.writable, cwd);
     check_protected(policy, &grants.write, cwd)?;
