@@ -9,6 +9,13 @@ use super::model::{POLICY_FORMAT, Policy};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
+/// The one field read when the policy does not parse: every other field
+/// is skipped.
+#[derive(serde::Deserialize)]
+struct FormatProbe {
+    format: Option<serde_json::Value>,
+}
+
 impl Policy {
     /// Load a compiled policy (`policy.json` from arm-build).
     pub fn load(path: &Path) -> Result<Policy, PolicyError> {
@@ -22,8 +29,17 @@ impl Policy {
             path: path.to_path_buf(),
             message: e.to_string(),
         };
-        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(json_err)?;
-        let format = value.get("format").ok_or_else(|| PolicyError::Json {
+        // One parse on the usual path. When it fails, or the version is
+        // another, the version is read alone, so a policy of another format
+        // is refused for that reason rather than for a field it has.
+        let parsed = serde_json::from_slice::<Policy>(bytes);
+        if let Ok(policy) = &parsed
+            && policy.format == POLICY_FORMAT
+        {
+            return parsed.map_err(json_err);
+        }
+        let probe: FormatProbe = serde_json::from_slice(bytes).map_err(json_err)?;
+        let format = probe.format.ok_or_else(|| PolicyError::Json {
             path: path.to_path_buf(),
             message: "missing field `format`".into(),
         })?;
@@ -38,7 +54,7 @@ impl Policy {
                 expected: POLICY_FORMAT,
             });
         }
-        serde_json::from_value(value).map_err(json_err)
+        parsed.map_err(json_err)
     }
 
     /// The JSON arm-build writes (pretty, with a final newline).
@@ -127,6 +143,41 @@ mod tests {
         let mut v = serde_json::to_value(sample())?;
         v["surprise"] = 1.into();
         assert!(Policy::from_json(Path::new("p.json"), v.to_string().as_bytes()).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn format_as_text_is_refused_as_not_a_number() -> Result<(), Box<dyn std::error::Error>> {
+        let mut v = serde_json::to_value(sample())?;
+        v["format"] = "1".into();
+        let err = Policy::from_json(Path::new("p.json"), v.to_string().as_bytes()).err();
+        let text = err.map(|e| e.to_string()).unwrap_or_default();
+        assert!(text.contains("`format` is not a number"), "{text}");
+        Ok(())
+    }
+
+    #[test]
+    fn other_format_version_with_valid_fields_is_refused() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let mut p = sample();
+        p.format = POLICY_FORMAT + 1;
+        let err = Policy::from_json(Path::new("p.json"), p.to_json()?.as_bytes()).err();
+        assert!(
+            matches!(err, Some(PolicyError::Format { found, .. }) if found == POLICY_FORMAT + 1),
+            "{err:?}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn wrong_field_type_in_current_format_names_the_field() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let mut v = serde_json::to_value(sample())?;
+        v["arm"] = 3.into();
+        let err = Policy::from_json(Path::new("p.json"), v.to_string().as_bytes()).err();
+        assert!(matches!(err, Some(PolicyError::Json { .. })), "{err:?}");
+        let text = err.map(|e| e.to_string()).unwrap_or_default();
+        assert!(text.contains("invalid type"), "{text}");
         Ok(())
     }
 
