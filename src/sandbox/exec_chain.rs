@@ -20,7 +20,9 @@
 //! file once: the loader that 38 tools share is read once, not 38 times.
 //! Each file is opened once, named by the descriptor the kernel opened
 //! (`/proc/self/fd/N`, the path of the very file read), and classified from
-//! one read of its first [`HEAD_SIZE`] bytes.
+//! one read of its first [`HEAD_SIZE`] bytes; the descriptor stays open for
+//! the resolver's life ([`Resolver::opened`]), so the Landlock rule is made
+//! on the file that was read.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -78,6 +80,9 @@ pub struct Resolver {
     named: HashMap<PathBuf, Option<PathBuf>>,
     /// Canonical path → what the kernel does with the file.
     formats: HashMap<PathBuf, Format>,
+    /// Canonical path → the descriptor it was read through, kept so the
+    /// sandbox can grant that very file without opening it again.
+    opened: HashMap<PathBuf, File>,
     /// Files opened and read so far.
     reads: usize,
 }
@@ -91,6 +96,12 @@ impl Resolver {
     /// How many files this resolver has opened and read.
     pub fn files_read(&self) -> usize {
         self.reads
+    }
+
+    /// The open descriptor of `real`, a canonical path this resolver has
+    /// returned in a chain (None for any other path).
+    pub fn opened(&self, real: &Path) -> Option<&File> {
+        self.opened.get(real)
     }
 
     /// As [`resolve`], reusing what this resolver has read before.
@@ -125,6 +136,7 @@ impl Resolver {
                     self.reads += 1;
                     let format = classify(&file)?;
                     self.formats.insert(real.clone(), format);
+                    self.opened.insert(real.clone(), file);
                 }
                 Some(real)
             }
@@ -601,6 +613,23 @@ mod tests {
         assert_eq!(one, vec![std::fs::canonicalize(dir.path().join("one"))?]);
         assert_eq!(two, vec![std::fs::canonicalize(dir.path().join("two"))?]);
         assert_eq!(resolver.files_read(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn resolver_keeps_the_descriptor_of_each_file_in_a_chain() -> io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let mut resolver = Resolver::new();
+        let chain = resolver.resolve(Path::new("/bin/true"), Path::new("/"), &[])?;
+        for real in &chain {
+            let file = resolver.opened(real).expect("descriptor kept");
+            assert_eq!(
+                file.metadata()?.ino(),
+                std::fs::metadata(real)?.ino(),
+                "{real:?}"
+            );
+        }
+        assert!(resolver.opened(Path::new("/bin/false")).is_none());
         Ok(())
     }
 

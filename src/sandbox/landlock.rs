@@ -54,8 +54,9 @@ use landlock::{
 };
 use std::collections::BTreeSet;
 use std::fmt;
+use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -246,7 +247,7 @@ impl Confinement {
         grants.add_writable(&policy.sandbox.writable, cwd);
         check_protected(policy, &grants.write, cwd)?;
         grants.add_devices();
-        Confinement::build(abi, &grants)
+        Confinement::build(abi, &grants, &resolver)
     }
 
     /// What this confinement enforces.
@@ -276,7 +277,9 @@ impl Confinement {
         Ok(())
     }
 
-    fn build(abi: u32, grants: &Grants) -> Result<Confinement, SandboxError> {
+    /// The ruleset for `grants`; execute rules on files `resolver` has
+    /// read are made on its descriptors.
+    fn build(abi: u32, grants: &Grants, resolver: &Resolver) -> Result<Confinement, SandboxError> {
         let known = ABI::from(abi as i32);
         let write_rights = WRITE_RIGHTS & AccessFs::from_write(known);
         let handled = write_rights | AccessFs::Execute;
@@ -294,10 +297,11 @@ impl Confinement {
         }
         let mut created: RulesetCreated = ruleset.create()?;
         for path in &grants.execute {
-            created = add_path(created, path, AccessFs::Execute.into(), file_rights)?;
+            let opened = resolver.opened(path);
+            created = add_path(created, path, opened, AccessFs::Execute.into(), file_rights)?;
         }
         for path in &grants.write {
-            created = add_path(created, path, write_rights, file_rights)?;
+            created = add_path(created, path, None, write_rights, file_rights)?;
         }
         if tcp {
             for port in &grants.connect {
@@ -319,25 +323,35 @@ impl Confinement {
 }
 
 /// Add `rights` beneath `path` (a folder) or on `path` (a file: only the
-/// rights a file can carry). Missing paths are skipped: they grant nothing.
+/// rights a file can carry). `opened` is a descriptor already open on
+/// `path` (the file the exec chain read); without one, `path` is opened
+/// `O_PATH`. Missing paths are skipped: they grant nothing.
 fn add_path(
     created: RulesetCreated,
     path: &Path,
+    opened: Option<&File>,
     rights: BitFlags<AccessFs>,
     file_rights: BitFlags<AccessFs>,
 ) -> Result<RulesetCreated, SandboxError> {
-    let fd = match PathFd::new(path) {
-        Ok(fd) => fd,
-        Err(_) if !path.exists() => return Ok(created),
-        Err(e) => {
-            return Err(SandboxError::Open {
-                path: path.to_path_buf(),
-                source: io::Error::other(e.to_string()),
-            });
+    let path_fd;
+    let fd: BorrowedFd<'_> = match opened {
+        Some(file) => file.as_fd(),
+        None => {
+            path_fd = match PathFd::new(path) {
+                Ok(fd) => fd,
+                Err(_) if !path.exists() => return Ok(created),
+                Err(e) => {
+                    return Err(SandboxError::Open {
+                        path: path.to_path_buf(),
+                        source: io::Error::other(e.to_string()),
+                    });
+                }
+            };
+            path_fd.as_fd()
         }
     };
     // Judge the opened descriptor, not the name, so a swap cannot widen it.
-    let is_dir = nix::sys::stat::fstat(fd.as_fd())
+    let is_dir = nix::sys::stat::fstat(fd)
         .map_err(|e| SandboxError::Open {
             path: path.to_path_buf(),
             source: e.into(),
@@ -349,7 +363,7 @@ fn add_path(
     if rights.is_empty() {
         return Ok(created);
     }
-    // The O_PATH descriptor is closed as soon as the rule is in the ruleset.
+    // An O_PATH descriptor is closed as soon as the rule is in the ruleset.
     Ok(created.add_rule(PathBeneath::new(fd, rights))?)
 }
 
@@ -459,5 +473,5 @@ pub fn prepare_guard_sh(policy: &Policy, cwd: &Path) -> Result<Confinement, Sand
     grants.add_writable(&policy.sandbox.writable, cwd);
     check_protected(policy, &grants.write, cwd)?;
     grants.add_devices();
-    Confinement::build(abi, &grants)
+    Confinement::build(abi, &grants, &resolver)
 }
