@@ -51,7 +51,7 @@ impl Trial {
                 }
             })
             .collect();
-        let records = arm.run_trial(
+        let (records, _) = arm.run_trial(
             "claude -p",
             Command::new("timeout")
                 .arg("120")
