@@ -85,6 +85,10 @@ pub fn check_path_arguments(policy: &Policy, args: &[&[u8]]) -> Result<(), Deny>
     if policy.sandbox.protected.is_empty() {
         return Ok(());
     }
+    // Resolved once for all the arguments (and only when one may be a
+    // path), not once per argument.
+    let mut protected = None;
+    let cwd = std::env::current_dir();
     for arg in args {
         let candidates: [Option<&[u8]>; 2] = if arg.starts_with(b"--") {
             [
@@ -98,11 +102,12 @@ pub fn check_path_arguments(policy: &Policy, args: &[&[u8]]) -> Result<(), Deny>
         };
         for candidate in candidates.into_iter().flatten() {
             let path = Path::new(std::ffi::OsStr::from_bytes(candidate));
-            let absolute = match std::env::current_dir() {
+            let absolute = match &cwd {
                 Ok(cwd) if path.is_relative() => cwd.join(path),
                 _ => path.to_path_buf(),
             };
-            if protected_root(policy, &absolute).is_some() {
+            let protected = protected.get_or_insert_with(|| protected_reals(policy));
+            if protected_root_among(protected, &absolute).is_some() {
                 return Err(Deny::new(
                     "protected-path",
                     format!(
@@ -159,16 +164,29 @@ pub fn check_write_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
 /// The protected path (policy, bin folder, audit log) that `path` (absolute)
 /// lies in, after symlinks and `/proc/self/fd` links are resolved.
 fn protected_root<'p>(policy: &'p Policy, path: &Path) -> Option<&'p Path> {
-    let target = resolve_for_write(path);
+    protected_root_among(&protected_reals(policy), path)
+}
+
+/// Each protected path with its real path (itself when it does not exist).
+fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
     policy
         .sandbox
         .protected
         .iter()
-        .map(PathBuf::as_path)
-        .find(|protected| {
-            let real = std::fs::canonicalize(protected).unwrap_or_else(|_| protected.to_path_buf());
-            target.starts_with(real)
+        .map(|protected| {
+            let real = std::fs::canonicalize(protected).unwrap_or_else(|_| protected.clone());
+            (protected.as_path(), real)
         })
+        .collect()
+}
+
+/// [`protected_root`] against protected paths already resolved.
+fn protected_root_among<'p>(protected: &[(&'p Path, PathBuf)], path: &Path) -> Option<&'p Path> {
+    let target = resolve_for_write(path);
+    protected
+        .iter()
+        .find(|(_, real)| target.starts_with(real))
+        .map(|(protected, _)| *protected)
 }
 
 /// The real file a write to `path` would reach: the canonical path if it
