@@ -411,6 +411,13 @@ fn codex_runs_a_shell_the_model_names_past_guard_sh_without_the_launcher() {
         "guard-sh saw the line after all: {:?}",
         t.records
     );
+    // The trial had no launcher: the verifier, told to require one, says so.
+    let (status, report) = t.arm.verify_with(&["--require-harness"]);
+    assert_eq!(status, 1, "{report}");
+    assert!(
+        report.to_string().contains("harness-unconfined"),
+        "{report}"
+    );
 }
 
 /// `guard-sh-launch --plan`: the files the harness's domain lets it execute.
@@ -540,6 +547,8 @@ fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
         "{s:?}"
     );
     t.assert_clean();
+    let (status, report) = t.arm.verify_with(&["--require-harness"]);
+    assert_eq!(status, 0, "{report}");
     // Debian's egrep and fgrep are `#!/bin/sh` scripts: the launcher says
     // they cannot run under it rather than let the harness run sh.
     assert!(
