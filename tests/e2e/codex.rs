@@ -69,6 +69,8 @@ struct Setup<'a> {
     launch: bool,
     /// Trace every `execve` of the run into this file (`strace -f`).
     strace: Option<PathBuf>,
+    /// Codex's own sandbox (`-s`); `None`: `danger-full-access`.
+    sandbox: Option<&'a str>,
 }
 
 /// The folder of the native Codex binary the npm launcher starts.
@@ -128,7 +130,7 @@ impl Trial {
                     "exec",
                     "--skip-git-repo-check",
                     "-s",
-                    "danger-full-access",
+                    setup.sandbox.unwrap_or("danger-full-access"),
                     "run the command",
                 ])
                 .current_dir(arm.work_dir())
@@ -479,6 +481,7 @@ fn codex_under_the_launcher_cannot_run_a_shell_the_model_names() {
                 mock_env: &[("MOCK_SHELL", shell)],
                 launch: true,
                 strace: Some(trace.path().to_path_buf()),
+                ..Setup::default()
             },
         );
         let output = t.failed_call_output();
@@ -556,5 +559,50 @@ fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
             && t.stderr.contains("egrep, fgrep"),
         "{}",
         t.stderr
+    );
+}
+
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_workspace_write_sandbox_still_runs_its_commands_through_guard_sh() {
+    // The arm (and so its audit log) lives under /tmp, which workspace-write
+    // leaves writable; an audit log outside the writable roots would make
+    // guard-sh refuse every command, as in read-only mode below.
+    let cmd = "tea issues list --repo o/r | head -5";
+    let t = Trial::guarded_with(
+        cmd,
+        Setup {
+            sandbox: Some("workspace-write"),
+            ..Setup::default()
+        },
+    );
+    let (code, output) = t.tool_output();
+    assert_eq!(code, 0, "{output}");
+    assert!(output.starts_with(STUB_TEA_OUTPUT), "{output}");
+    t.session_for(cmd);
+    t.assert_clean();
+}
+
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_read_only_sandbox_makes_guard_sh_refuse_every_command_for_want_of_its_audit_log() {
+    let t = Trial::guarded_with(
+        "tea issues list --repo o/r",
+        Setup {
+            sandbox: Some("read-only"),
+            ..Setup::default()
+        },
+    );
+    let (code, output) = t.tool_output();
+    assert_eq!(code, 126, "{output}");
+    assert!(
+        output.starts_with("guard-sh: audit log unavailable:")
+            && output.contains("Read-only file system"),
+        "{output}"
+    );
+    assert!(
+        !t.records.iter().any(|r| r["type"] == "spawn"),
+        "{:?}",
+        t.records
     );
 }
