@@ -154,7 +154,11 @@ impl Trial {
     }
 
     fn guarded_with(cmd: &str, setup: Setup) -> Trial {
-        let arm = Arm::build();
+        Trial::guarded_on(Arm::build(), cmd, setup)
+    }
+
+    /// A guarded trial on an arm already built (to place files in it first).
+    fn guarded_on(arm: Arm, cmd: &str, setup: Setup) -> Trial {
         let shell = PathBuf::from(
             arm.definition["shell"]["codexLoginShell"]
                 .as_str()
@@ -388,16 +392,10 @@ fn codex_runs_a_shell_the_model_names_past_guard_sh_without_the_launcher() {
     let arm = Arm::build();
     let marker = arm.root.path().join("marker");
     let cmd = escape_line(&marker, &listener);
-    let shell = PathBuf::from(
-        arm.definition["shell"]["codexLoginShell"]
-            .as_str()
-            .expect("codexLoginShell"),
-    );
-    let t = Trial::run(
-        &cmd,
+    let t = Trial::guarded_on(
         arm,
+        &cmd,
         Setup {
-            login_shell: Some(shell),
             mock_env: &[("MOCK_SHELL", "sh")],
             ..Setup::default()
         },
@@ -468,16 +466,10 @@ fn codex_under_the_launcher_cannot_run_a_shell_the_model_names() {
         let arm = Arm::build();
         let marker = arm.root.path().join("marker");
         let cmd = escape_line(&marker, &listener);
-        let login = PathBuf::from(
-            arm.definition["shell"]["codexLoginShell"]
-                .as_str()
-                .expect("codexLoginShell"),
-        );
-        let t = Trial::run(
-            &cmd,
+        let t = Trial::guarded_on(
             arm,
+            &cmd,
             Setup {
-                login_shell: Some(login),
                 mock_env: &[("MOCK_SHELL", shell)],
                 launch: true,
                 strace: Some(trace.path().to_path_buf()),
