@@ -201,6 +201,17 @@ impl Trial {
         );
     }
 
+    /// The call was `tea issues list --repo o/r …` and returned the stub's
+    /// output with status 0.
+    fn assert_tea_list_output(&self) {
+        let (code, output) = self.tool_output();
+        assert_eq!(code, 0, "{output}");
+        assert_eq!(
+            output.trim_end(),
+            format!("{STUB_TEA_OUTPUT}args: issues list --repo o/r").trim_end()
+        );
+    }
+
     /// The output Codex reported for a call it could not start.
     fn failed_call_output(&self) -> String {
         self.mock
@@ -263,12 +274,7 @@ impl Trial {
 fn codex_allowed_tea_pipeline_returns_the_stub_output_and_is_audited() {
     let cmd = "tea issues list --repo o/r | head -5";
     let t = Trial::guarded(cmd);
-    let (code, output) = t.tool_output();
-    assert_eq!(code, 0, "{output}");
-    assert_eq!(
-        output.trim_end(),
-        format!("{STUB_TEA_OUTPUT}args: issues list --repo o/r").trim_end()
-    );
+    t.assert_tea_list_output();
     let s = t.session_for(cmd);
     assert!(
         s.iter()
@@ -529,12 +535,7 @@ fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
             ..Setup::default()
         },
     );
-    let (code, output) = t.tool_output();
-    assert_eq!(code, 0, "{output}");
-    assert_eq!(
-        output.trim_end(),
-        format!("{STUB_TEA_OUTPUT}args: issues list --repo o/r").trim_end()
-    );
+    t.assert_tea_list_output();
     let s = t.session_for(cmd);
     assert!(
         s.iter()
@@ -568,9 +569,7 @@ fn codex_workspace_write_sandbox_still_runs_its_commands_through_guard_sh() {
             ..Setup::default()
         },
     );
-    let (code, output) = t.tool_output();
-    assert_eq!(code, 0, "{output}");
-    assert!(output.starts_with(STUB_TEA_OUTPUT), "{output}");
+    t.assert_tea_list_output();
     t.session_for(cmd);
     t.assert_clean();
 }
