@@ -384,7 +384,7 @@ fn codex_with_only_shell_set_runs_real_bash_and_is_reported_not_clean() {
 /// shell runs it.
 fn escape_line(marker: &Path, listener: &Listener) -> String {
     format!(
-        "touch {}; curl -s http://127.0.0.1:{}/",
+        "touch {}; curl -s -m 2 http://127.0.0.1:{}/",
         marker.display(),
         listener.port
     )
