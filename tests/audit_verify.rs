@@ -347,3 +347,80 @@ fn broken_chain_wins_over_leak_and_json_names_both() {
         "{kinds:?}"
     );
 }
+
+fn harness_event(enforcement: &str) -> Event {
+    Event::Harness {
+        arm: "tea".into(),
+        policy_sha256: "00".repeat(32),
+        enforcement: enforcement.into(),
+        version: "0".into(),
+        cwd: "/w".into(),
+        program: "/usr/bin/codex".into(),
+        argv: vec!["codex".into(), "exec".into()],
+        pid: 1,
+        execute: vec!["/usr/bin/codex".into()],
+        left_out: Default::default(),
+    }
+}
+
+fn audit_requiring_harness(log: &Path) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+        .arg("--require-harness")
+        .arg(log)
+        .output()
+        .expect("run verifier");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn require_harness_accepts_a_confined_harness_record_and_refuses_its_absence() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    write_session(&log, "landlock-abi-4", "best-effort", normal_events());
+    let (code, out) = audit_requiring_harness(&log);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("harness-unconfined") && out.contains("no harness record"),
+        "{out}"
+    );
+
+    let mut sink = FileSink::open(&log, Redactor::none()).expect("open");
+    sink.record(harness_event("landlock-abi-4"))
+        .expect("harness record");
+    let (code, out) = audit_requiring_harness(&log);
+    assert_eq!(code, 0, "{out}");
+    // Without the option the same log is clean too: the record only adds.
+    assert_eq!(audit(&[&log]).0, 0);
+}
+
+#[test]
+fn require_harness_refuses_a_harness_that_ran_unconfined() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let mut sink = FileSink::open(&log, Redactor::none()).expect("open");
+    sink.record(harness_event("none")).expect("harness record");
+    write_session(&log, "landlock-abi-4", "best-effort", normal_events());
+    let (code, out) = audit_requiring_harness(&log);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("without kernel confinement"), "{out}");
+}
+
+#[test]
+fn the_writer_refuses_a_harness_record_inside_a_session() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let mut sink = FileSink::open(&log, Redactor::none()).expect("open");
+    sink.record(session_event(
+        &tea_policy("best-effort"),
+        "none",
+        &["guard-sh".into()],
+        "command",
+        "/w",
+    ))
+    .expect("session");
+    assert!(sink.record(harness_event("landlock-abi-4")).is_err());
+    assert_eq!(lines_of(&log).len(), 1);
+}

@@ -157,13 +157,10 @@ fn under_the_launcher_guard_sh_still_runs_the_arms_commands() {
     let f = Fixture::new();
     let shell = f.definition["shell"]["path"].as_str().expect("shell.path");
     let mut c = f.launch(&[], &["env", shell, "-c", "tea issues list | head -1"]);
-    // The arm's variables for guard-sh; the harness keeps its own PATH.
-    for (k, v) in f.definition["shell"]["env"].as_object().expect("shell.env") {
-        if k != "PATH" {
-            c.env(k, v.as_str().expect("string"));
-        }
-    }
-    let o = c.output().expect("run guard-sh-launch");
+    let o = f
+        .with_arm_env(&mut c)
+        .output()
+        .expect("run guard-sh-launch");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), "issues list\n");
 }
@@ -214,4 +211,153 @@ fn the_harness_program_must_be_given() {
         .expect("run");
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("PROGRAM"), "{}", text(&o.stderr));
+}
+
+impl Fixture {
+    fn audit_log(&self) -> PathBuf {
+        PathBuf::from(self.definition["auditLog"].as_str().expect("auditLog"))
+    }
+
+    /// `guard-sh-audit --require-harness --json`: exit status and report.
+    fn verify_requiring_harness(&self) -> (i32, Value) {
+        let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+            .args(["--require-harness", "--json"])
+            .arg(self.audit_log())
+            .output()
+            .expect("run guard-sh-audit");
+        let report = serde_json::from_slice(&o.stdout).expect("report JSON");
+        (o.status.code().unwrap_or(-1), report)
+    }
+
+    /// The arm's shell with the arm's variables, as a harness runs it.
+    fn shell_line(&self, launched: bool, line: &str) -> Output {
+        let shell = self.definition["shell"]["path"]
+            .as_str()
+            .expect("shell.path");
+        let mut c = if launched {
+            self.launch(&[], &["env", shell, "-c", line])
+        } else {
+            let mut c = Command::new("env");
+            c.args([shell, "-c", line])
+                .current_dir(self.root.path())
+                .env_clear()
+                .env("PATH", "/usr/bin:/bin");
+            c
+        };
+        self.with_arm_env(&mut c)
+            .output()
+            .expect("run the arm's shell")
+    }
+
+    /// The arm's variables for guard-sh; the harness keeps its own PATH.
+    fn with_arm_env<'c>(&self, c: &'c mut Command) -> &'c mut Command {
+        for (k, v) in self.definition["shell"]["env"]
+            .as_object()
+            .expect("shell.env")
+        {
+            if k != "PATH" {
+                c.env(k, v.as_str().expect("string"));
+            }
+        }
+        c
+    }
+}
+
+fn finding_kinds(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["kind"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_launched_trial_has_a_harness_record_and_passes_require_harness() {
+    let f = Fixture::new();
+    let o = f.shell_line(true, "tea issues list");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let records: Vec<Value> = std::fs::read_to_string(f.audit_log())
+        .expect("read the audit log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON record"))
+        .collect();
+    let harness = records
+        .iter()
+        .find(|r| r["type"] == "harness")
+        .expect("a harness record");
+    assert_eq!(harness["seq"], 0);
+    assert_eq!(
+        harness["program"],
+        real("/usr/bin/env").to_str().expect("utf-8")
+    );
+    assert!(
+        harness["enforcement"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("landlock-abi-")),
+        "{harness}"
+    );
+    assert!(
+        harness["execute"]
+            .as_array()
+            .expect("execute")
+            .iter()
+            .any(|p| p == f.root.path().join("stubs/tea").to_str().expect("utf-8")),
+        "{harness}"
+    );
+    let (status, report) = f.verify_requiring_harness();
+    assert_eq!(status, 0, "{report}");
+    assert_eq!(report["clean"], true);
+}
+
+#[test]
+fn a_trial_without_the_launcher_fails_require_harness() {
+    let f = Fixture::new();
+    let o = f.shell_line(false, "tea issues list");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (status, report) = f.verify_requiring_harness();
+    assert_eq!(status, 1, "{report}");
+    assert_eq!(finding_kinds(&report), ["harness-unconfined"], "{report}");
+    assert!(report.to_string().contains("no harness record"), "{report}");
+}
+
+#[test]
+fn a_harness_launched_without_landlock_fails_require_harness() {
+    let f = Fixture::new();
+    let shell = f.definition["shell"]["path"].as_str().expect("shell.path");
+    let mut c = f.launch(&[], &["env", shell, "-c", "true"]);
+    let o = f
+        .with_arm_env(&mut c)
+        .env("GUARD_SH_LANDLOCK", "off")
+        .output()
+        .expect("run guard-sh-launch");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (status, report) = f.verify_requiring_harness();
+    assert_eq!(status, 1, "{report}");
+    assert!(
+        finding_kinds(&report).contains(&"harness-unconfined".to_string()),
+        "{report}"
+    );
+    assert!(
+        report.to_string().contains("without kernel confinement"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_harness_whose_start_cannot_be_recorded_does_not_start() {
+    let f = Fixture::new();
+    std::fs::create_dir_all(f.audit_log()).expect("make the log path a folder");
+    let marker = f.marker();
+    let o = f
+        .launch(&[], &["touch", marker.to_str().expect("utf-8")])
+        .output()
+        .expect("run guard-sh-launch");
+    assert_eq!(o.status.code(), Some(125), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("audit log unavailable"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!marker.exists(), "the harness started");
 }

@@ -174,7 +174,10 @@ fn assert_session(arm: &Arm, kernel: Kernel, out: &Output) {
     assert_enforcement(arm, kernel, out);
     let report = verify_logs(
         &[arm.path("arm/audit.log")],
-        VerifyOptions { allow_empty: true },
+        VerifyOptions {
+            allow_empty: true,
+            ..VerifyOptions::default()
+        },
     );
     assert!(
         report.findings.iter().all(|f| f.kind.exit_code() != 3),

@@ -192,7 +192,13 @@ fn forked_audit_session_records_through_the_open_descriptor_after_restriction() 
     assert!(reopen.contains("Permission denied"), "{reopen}");
     let child_session = forked.expect("the copy records through the duplicate");
     assert_ne!(child_session, parent_session, "a fresh session id");
-    let report = verify_logs(&[log], VerifyOptions { allow_empty: true });
+    let report = verify_logs(
+        &[log],
+        VerifyOptions {
+            allow_empty: true,
+            ..VerifyOptions::default()
+        },
+    );
     assert!(
         report.findings.iter().all(|f| f.kind.exit_code() != 3),
         "{:#?}",

@@ -55,6 +55,27 @@ pub enum Event {
         #[serde(default)]
         sandbox: String,
     },
+    /// First and only record of a harness session, written by
+    /// `guard-sh-launch` after it entered the harness's domain and before it
+    /// starts the harness (see [`crate::sandbox::harness`]).
+    Harness {
+        arm: String,
+        /// SHA-256 (hex) of the policy file as pinned in `arm.json`.
+        policy_sha256: String,
+        /// `landlock-abi-N`, or `none` when the harness runs unconfined.
+        enforcement: String,
+        version: String,
+        cwd: String,
+        /// The harness program (resolved) and its argv.
+        program: String,
+        argv: Vec<String>,
+        /// The launcher's process id (the harness keeps it after exec).
+        pid: u32,
+        /// Files or folders the harness may execute.
+        execute: Vec<String>,
+        /// Code interpreters left out → the commands that need them.
+        left_out: BTreeMap<String, Vec<String>>,
+    },
     /// A line (or `eval`/`source` text) about to be parsed and checked.
     /// `origin` is one of [`TOP_LEVEL_ORIGINS`], or `eval` / `source`.
     Line { text: String, origin: String },
@@ -90,10 +111,16 @@ pub enum Event {
 }
 
 impl Event {
+    /// Whether this event opens a session (`session` or `harness`, seq 0).
+    pub fn starts_session(&self) -> bool {
+        matches!(self, Event::Session { .. } | Event::Harness { .. })
+    }
+
     /// The `type` tag this event is written with.
     pub fn kind(&self) -> &'static str {
         match self {
             Event::Session { .. } => "session",
+            Event::Harness { .. } => "harness",
             Event::Line { .. } => "line",
             Event::Verdict { .. } => "verdict",
             Event::Spawn { .. } => "spawn",

@@ -36,6 +36,7 @@ pub enum FindingKind {
     SandboxMissing,
     NoSessions,
     NoLines,
+    HarnessUnconfined,
     ChainBreak,
     Truncated,
     Corrupt,
@@ -50,7 +51,8 @@ impl FindingKind {
             | FindingKind::DeniedButExecuted
             | FindingKind::SandboxMissing
             | FindingKind::NoSessions
-            | FindingKind::NoLines => 1,
+            | FindingKind::NoLines
+            | FindingKind::HarnessUnconfined => 1,
             FindingKind::ChainBreak
             | FindingKind::Truncated
             | FindingKind::Corrupt
@@ -66,6 +68,7 @@ impl FindingKind {
             FindingKind::SandboxMissing => "sandbox-missing",
             FindingKind::NoSessions => "no-sessions",
             FindingKind::NoLines => "no-lines",
+            FindingKind::HarnessUnconfined => "harness-unconfined",
             FindingKind::ChainBreak => "chain-break",
             FindingKind::Truncated => "truncated",
             FindingKind::Corrupt => "corrupt",
@@ -85,6 +88,9 @@ pub struct Finding {
     pub line: Option<usize>,
     pub message: String,
 }
+
+/// `SessionSummary::mode` of a session opened by a `harness` record.
+pub const HARNESS_MODE: &str = "harness";
 
 /// What one session did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -128,6 +134,9 @@ pub struct Report {
 pub struct VerifyOptions {
     /// Accept a trial with no session or no line (an arm without a shell).
     pub allow_empty: bool,
+    /// Require a `harness` record with Landlock enforcement: the trial's
+    /// harness was started by `guard-sh-launch` in its domain.
+    pub require_harness: bool,
 }
 
 /// Verify the logs at `paths`, in order (a missing file counts as empty: the
@@ -266,6 +275,26 @@ impl Verifier {
                     FindingKind::NoLines,
                     "no command line was recorded in any session: the agent's commands did not go through guard-sh",
                 ));
+            }
+        }
+        if options.require_harness {
+            let harnesses: Vec<&SessionSummary> = summaries
+                .iter()
+                .filter(|s| s.mode.as_deref() == Some(HARNESS_MODE))
+                .collect();
+            let confined = harnesses.iter().any(|s| {
+                s.enforcement
+                    .as_deref()
+                    .is_some_and(|e| e.starts_with("landlock"))
+            });
+            if !confined {
+                let message = if harnesses.is_empty() {
+                    "no harness record: the agent harness was not started by guard-sh-launch, so it may have run programs past guard-sh"
+                } else {
+                    "the harness ran without kernel confinement (enforcement `none`): it may have run programs past guard-sh"
+                };
+                self.findings
+                    .push(trial_finding(FindingKind::HarnessUnconfined, message));
             }
         }
         let exit_code = self
@@ -499,7 +528,7 @@ impl<'a> SessionJudge<'a> {
                 };
                 self.find(FindingKind::ChainBreak, Some(e), None, message);
             }
-            let is_session = e.kind == "session";
+            let is_session = e.kind == "session" || e.kind == "harness";
             if is_session != (seq == 0) {
                 let message = if is_session {
                     format!("seq {seq}: a second session record")
@@ -570,6 +599,17 @@ impl<'a> SessionJudge<'a> {
                     self.summary.enforcement = Some(enforcement);
                     self.summary.mode = Some(mode);
                     self.summary.sandbox = Some(sandbox);
+                }
+                Event::Harness {
+                    arm,
+                    policy_sha256,
+                    enforcement,
+                    ..
+                } => {
+                    self.summary.arm = Some(arm);
+                    self.summary.policy_sha256 = Some(policy_sha256);
+                    self.summary.enforcement = Some(enforcement);
+                    self.summary.mode = Some(HARNESS_MODE.to_string());
                 }
                 Event::Line { origin, .. } => {
                     self.summary.lines += 1;

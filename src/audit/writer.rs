@@ -135,9 +135,9 @@ impl FileSink {
                 why: why.clone(),
             });
         }
-        let is_session = matches!(event, Event::Session { .. });
-        if is_session != (self.next_seq == 0) {
-            return Err(AuditError::Order(if is_session {
+        let is_start = event.starts_session();
+        if is_start != (self.next_seq == 0) {
+            return Err(AuditError::Order(if is_start {
                 "a session record after the session started".into()
             } else {
                 "the first record of a session must be a session record".into()

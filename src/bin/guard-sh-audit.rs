@@ -1,5 +1,6 @@
 //! `guard-sh-audit LOG... [--json]`: verify audit logs and summarize each
-//! session. Exit 0 clean, 1 leak / denied-but-executed / no sessions,
+//! session. Exit 0 clean, 1 leak / denied-but-executed / no sessions /
+//! harness not confined (with `--require-harness`),
 //! 3 log corrupt or chain broken (3 wins over 1), 2 usage error.
 
 use clap::Parser;
@@ -22,6 +23,10 @@ struct Args {
     /// Do not flag a trial without sessions or lines (an arm without a shell).
     #[arg(long)]
     allow_empty: bool,
+    /// Flag a trial whose harness was not started by guard-sh-launch with
+    /// Landlock (no `harness` record, or one with enforcement `none`).
+    #[arg(long)]
+    require_harness: bool,
 }
 
 fn main() -> ExitCode {
@@ -30,6 +35,7 @@ fn main() -> ExitCode {
         &args.logs,
         VerifyOptions {
             allow_empty: args.allow_empty,
+            require_harness: args.require_harness,
         },
     );
     let text = if args.json {

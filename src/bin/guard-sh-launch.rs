@@ -11,6 +11,7 @@
 //! not found; 2 usage error.
 
 use clap::Parser;
+use guard_sh::audit::{self, Event, FileSink, Redactor};
 use guard_sh::policy::Policy;
 use guard_sh::policy::compile::find_program;
 use guard_sh::sandbox::harness::{self, HarnessPlan, HarnessSpec};
@@ -83,24 +84,19 @@ fn run(args: &Args) -> Result<ExitCode, Failure> {
         println!("{}", plan_json(&plan, enforcement));
         return Ok(ExitCode::SUCCESS);
     }
-    for (file, commands) in &plan.left_out {
-        let names: Vec<&str> = commands.iter().map(String::as_str).collect();
-        eprintln!(
-            "guard-sh-launch: {} is left out of the harness's domain (it runs code given as -c TEXT); \
-             {} will fail with Permission denied",
-            file.display(),
-            names.join(", ")
-        );
-    }
     match abi {
-        Some(abi) => harness::prepare(abi, &plan)
-            .and_then(|domain| domain.enforce())
-            .map_err(|e| failed(e.to_string()))?,
+        Some(abi) => {
+            harness::prepare(abi, &plan)
+                .and_then(|domain| domain.enforce())
+                .map_err(|e| failed(e.to_string()))?;
+            say_left_out(&plan);
+        }
         None => eprintln!(
             "guard-sh-launch: warning: no Landlock on this system: the harness runs unconfined \
              and may start programs other than guard-sh"
         ),
     }
+    record_harness(&arm, &program, args, &cwd, enforcement, &plan)?;
     let error = std::process::Command::new(&program)
         .arg0(&args.command[0])
         .args(&args.command[1..])
@@ -113,11 +109,65 @@ fn run(args: &Args) -> Result<ExitCode, Failure> {
     Err((status, format!("{}: {error}", program.display())))
 }
 
+/// Name the interpreters the domain leaves out and who needed them.
+fn say_left_out(plan: &HarnessPlan) {
+    for (file, commands) in &plan.left_out {
+        let names: Vec<&str> = commands.iter().map(String::as_str).collect();
+        eprintln!(
+            "guard-sh-launch: {} is left out of the harness's domain (it runs code given as -c TEXT); \
+             {} will fail with Permission denied",
+            file.display(),
+            names.join(", ")
+        );
+    }
+}
+
+/// Write the `harness` record to the arm's audit log, so the verifier can
+/// tell a launched trial from one that was not. Fail closed: a harness
+/// whose start cannot be recorded does not start.
+fn record_harness(
+    arm: &ArmFolder,
+    program: &Path,
+    args: &Args,
+    cwd: &Path,
+    enforcement: Enforcement,
+    plan: &HarnessPlan,
+) -> Result<(), Failure> {
+    let redactor = Redactor::from_policy(&arm.policy.audit).map_err(|e| failed(e.to_string()))?;
+    let mut sink = FileSink::open(&arm.audit_log, redactor)
+        .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
+    let lossy = |p: &Path| p.to_string_lossy().into_owned();
+    let event = Event::Harness {
+        arm: arm.policy.arm.clone(),
+        policy_sha256: audit::policy_sha256(&arm.policy),
+        enforcement: enforcement.to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        cwd: lossy(cwd),
+        program: lossy(program),
+        argv: args
+            .command
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        pid: std::process::id(),
+        execute: plan.execute.iter().map(|p| lossy(p)).collect(),
+        left_out: plan
+            .left_out
+            .iter()
+            .map(|(file, names)| (lossy(file), names.iter().cloned().collect()))
+            .collect(),
+    };
+    sink.append(&event)
+        .map_err(|e| failed(format!("audit log unavailable: {e}")))
+}
+
 /// What the launcher needs from an arm folder.
 struct ArmFolder {
     policy: Policy,
     /// guard-sh under each name the arm uses, and the MCP server.
     programs: Vec<PathBuf>,
+    /// Where guard-sh records this arm's sessions (`auditLog`).
+    audit_log: PathBuf,
 }
 
 fn read_arm(dir: &Path) -> Result<ArmFolder, Failure> {
@@ -145,7 +195,15 @@ fn read_arm(dir: &Path) -> Result<ArmFolder, Failure> {
     .filter_map(Value::as_str)
     .map(PathBuf::from)
     .collect();
-    Ok(ArmFolder { policy, programs })
+    let audit_log = definition["auditLog"]
+        .as_str()
+        .map(PathBuf::from)
+        .ok_or_else(|| failed(format!("{}: no `auditLog`", path.display())))?;
+    Ok(ArmFolder {
+        policy,
+        programs,
+        audit_log,
+    })
 }
 
 /// `name` as `execvp` would find it: a path if it holds a `/`, else the

@@ -335,4 +335,6 @@ fn claude_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
         t.records
     );
     t.assert_clean();
+    let (status, report) = t.arm.verify_with(&["--require-harness"]);
+    assert_eq!(status, 0, "{report}");
 }

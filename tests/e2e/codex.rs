@@ -69,6 +69,8 @@ struct Setup<'a> {
     launch: bool,
     /// Trace every `execve` of the run into this file (`strace -f`).
     strace: Option<PathBuf>,
+    /// Codex's own sandbox (`-s`); `None`: `danger-full-access`.
+    sandbox: Option<&'a str>,
 }
 
 /// The folder of the native Codex binary the npm launcher starts.
@@ -128,7 +130,7 @@ impl Trial {
                     "exec",
                     "--skip-git-repo-check",
                     "-s",
-                    "danger-full-access",
+                    setup.sandbox.unwrap_or("danger-full-access"),
                     "run the command",
                 ])
                 .current_dir(arm.work_dir())
@@ -152,7 +154,11 @@ impl Trial {
     }
 
     fn guarded_with(cmd: &str, setup: Setup) -> Trial {
-        let arm = Arm::build();
+        Trial::guarded_on(Arm::build(), cmd, setup)
+    }
+
+    /// A guarded trial on an arm already built (to place files in it first).
+    fn guarded_on(arm: Arm, cmd: &str, setup: Setup) -> Trial {
         let shell = PathBuf::from(
             arm.definition["shell"]["codexLoginShell"]
                 .as_str()
@@ -192,6 +198,17 @@ impl Trial {
         panic!(
             "the fake model never received a function_call_output: {:?}",
             self.mock.requests()
+        );
+    }
+
+    /// The call was `tea issues list --repo o/r …` and returned the stub's
+    /// output with status 0.
+    fn assert_tea_list_output(&self) {
+        let (code, output) = self.tool_output();
+        assert_eq!(code, 0, "{output}");
+        assert_eq!(
+            output.trim_end(),
+            format!("{STUB_TEA_OUTPUT}args: issues list --repo o/r").trim_end()
         );
     }
 
@@ -257,12 +274,7 @@ impl Trial {
 fn codex_allowed_tea_pipeline_returns_the_stub_output_and_is_audited() {
     let cmd = "tea issues list --repo o/r | head -5";
     let t = Trial::guarded(cmd);
-    let (code, output) = t.tool_output();
-    assert_eq!(code, 0, "{output}");
-    assert_eq!(
-        output.trim_end(),
-        format!("{STUB_TEA_OUTPUT}args: issues list --repo o/r").trim_end()
-    );
+    t.assert_tea_list_output();
     let s = t.session_for(cmd);
     assert!(
         s.iter()
@@ -372,7 +384,7 @@ fn codex_with_only_shell_set_runs_real_bash_and_is_reported_not_clean() {
 /// shell runs it.
 fn escape_line(marker: &Path, listener: &Listener) -> String {
     format!(
-        "touch {}; curl -s http://127.0.0.1:{}/",
+        "touch {}; curl -s -m 2 http://127.0.0.1:{}/",
         marker.display(),
         listener.port
     )
@@ -386,16 +398,10 @@ fn codex_runs_a_shell_the_model_names_past_guard_sh_without_the_launcher() {
     let arm = Arm::build();
     let marker = arm.root.path().join("marker");
     let cmd = escape_line(&marker, &listener);
-    let shell = PathBuf::from(
-        arm.definition["shell"]["codexLoginShell"]
-            .as_str()
-            .expect("codexLoginShell"),
-    );
-    let t = Trial::run(
-        &cmd,
+    let t = Trial::guarded_on(
         arm,
+        &cmd,
         Setup {
-            login_shell: Some(shell),
             mock_env: &[("MOCK_SHELL", "sh")],
             ..Setup::default()
         },
@@ -410,6 +416,13 @@ fn codex_runs_a_shell_the_model_names_past_guard_sh_without_the_launcher() {
         sessions_with_line(&t.records, &cmd).is_empty(),
         "guard-sh saw the line after all: {:?}",
         t.records
+    );
+    // The trial had no launcher: the verifier, told to require one, says so.
+    let (status, report) = t.arm.verify_with(&["--require-harness"]);
+    assert_eq!(status, 1, "{report}");
+    assert!(
+        report.to_string().contains("harness-unconfined"),
+        "{report}"
     );
 }
 
@@ -459,19 +472,14 @@ fn codex_under_the_launcher_cannot_run_a_shell_the_model_names() {
         let arm = Arm::build();
         let marker = arm.root.path().join("marker");
         let cmd = escape_line(&marker, &listener);
-        let login = PathBuf::from(
-            arm.definition["shell"]["codexLoginShell"]
-                .as_str()
-                .expect("codexLoginShell"),
-        );
-        let t = Trial::run(
-            &cmd,
+        let t = Trial::guarded_on(
             arm,
+            &cmd,
             Setup {
-                login_shell: Some(login),
                 mock_env: &[("MOCK_SHELL", shell)],
                 launch: true,
                 strace: Some(trace.path().to_path_buf()),
+                ..Setup::default()
             },
         );
         let output = t.failed_call_output();
@@ -527,12 +535,7 @@ fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
             ..Setup::default()
         },
     );
-    let (code, output) = t.tool_output();
-    assert_eq!(code, 0, "{output}");
-    assert_eq!(
-        output.trim_end(),
-        format!("{STUB_TEA_OUTPUT}args: issues list --repo o/r").trim_end()
-    );
+    t.assert_tea_list_output();
     let s = t.session_for(cmd);
     assert!(
         s.iter()
@@ -540,6 +543,8 @@ fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
         "{s:?}"
     );
     t.assert_clean();
+    let (status, report) = t.arm.verify_with(&["--require-harness"]);
+    assert_eq!(status, 0, "{report}");
     // Debian's egrep and fgrep are `#!/bin/sh` scripts: the launcher says
     // they cannot run under it rather than let the harness run sh.
     assert!(
@@ -547,5 +552,48 @@ fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
             && t.stderr.contains("egrep, fgrep"),
         "{}",
         t.stderr
+    );
+}
+
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_workspace_write_sandbox_still_runs_its_commands_through_guard_sh() {
+    // The arm (and so its audit log) lives under /tmp, which workspace-write
+    // leaves writable; an audit log outside the writable roots would make
+    // guard-sh refuse every command, as in read-only mode below.
+    let cmd = "tea issues list --repo o/r | head -5";
+    let t = Trial::guarded_with(
+        cmd,
+        Setup {
+            sandbox: Some("workspace-write"),
+            ..Setup::default()
+        },
+    );
+    t.assert_tea_list_output();
+    t.session_for(cmd);
+    t.assert_clean();
+}
+
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_read_only_sandbox_makes_guard_sh_refuse_every_command_for_want_of_its_audit_log() {
+    let t = Trial::guarded_with(
+        "tea issues list --repo o/r",
+        Setup {
+            sandbox: Some("read-only"),
+            ..Setup::default()
+        },
+    );
+    let (code, output) = t.tool_output();
+    assert_eq!(code, 126, "{output}");
+    assert!(
+        output.starts_with("guard-sh: audit log unavailable:")
+            && output.contains("Read-only file system"),
+        "{output}"
+    );
+    assert!(
+        !t.records.iter().any(|r| r["type"] == "spawn"),
+        "{:?}",
+        t.records
     );
 }

@@ -201,8 +201,14 @@ impl Arm {
 
     /// `guard-sh-audit --json LOG`: exit status and report.
     pub fn verify(&self) -> (i32, Value) {
+        self.verify_with(&[])
+    }
+
+    /// [`Arm::verify`] with more options (e.g. `--require-harness`).
+    pub fn verify_with(&self, options: &[&str]) -> (i32, Value) {
         let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
             .arg("--json")
+            .args(options)
             .arg(self.audit_log())
             .output()
             .expect("run guard-sh-audit");
