@@ -788,24 +788,24 @@ fn param_text(p: &Parameter) -> String {
     p.name()
 }
 
-/// A user's home folder from the password database.
+/// A user's home folder (`None`: the current user's), read from
+/// `/etc/passwd` itself rather than through NSS: a statically linked
+/// guard-sh cannot load NSS modules (`getpwnam` crashed it), and the users
+/// an agent's `~name` can mean live in that file.
 fn home_of(user: Option<&[u8]>) -> Option<Vec<u8>> {
-    use std::ffi::CStr;
-    // SAFETY: getpwnam/getpwuid return a pointer into static storage or
-    // null; the fields are read at once and copied.
-    unsafe {
-        let pw = match user {
-            Some(name) => {
-                let c = std::ffi::CString::new(name).ok()?;
-                libc::getpwnam(c.as_ptr())
-            }
-            None => libc::getpwuid(libc::getuid()),
-        };
-        if pw.is_null() || (*pw).pw_dir.is_null() {
+    let passwd = std::fs::read("/etc/passwd").ok()?;
+    let uid = nix::unistd::getuid().as_raw().to_string();
+    passwd.split(|&b| b == b'\n').find_map(|entry| {
+        let fields: Vec<&[u8]> = entry.split(|&b| b == b':').collect();
+        let [name, _, entry_uid, _, _, dir, ..] = fields[..] else {
             return None;
-        }
-        Some(CStr::from_ptr((*pw).pw_dir).to_bytes().to_vec())
-    }
+        };
+        let matches = match user {
+            Some(wanted) => name == wanted,
+            None => entry_uid == uid.as_bytes(),
+        };
+        matches.then(|| dir.to_vec())
+    })
 }
 
 /// Where `${x:off}` starts in `count` items: a negative offset counts from

@@ -1,0 +1,2 @@
+echo ~root ~root/x "~root" ~root"/y"
+unset HOME; echo ~ | grep -c /
