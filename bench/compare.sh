@@ -41,10 +41,13 @@ need_packages() {
 }
 need_packages
 
+# The binaries as the README installs them: the C library linked statically.
 echo "building release binaries..." >&2
-(cd "$ROOT" && cargo build --release --quiet --bin guard-sh --bin arm-build)
-GUARD_SH=$ROOT/target/release/guard-sh
-ARM_BUILD=$ROOT/target/release/arm-build
+HOST=$(rustc -vV | sed -n 's/^host: //p')
+(cd "$ROOT" && RUSTFLAGS="-C target-feature=+crt-static" \
+    cargo build --release --quiet --target "$HOST" --bin guard-sh --bin arm-build)
+GUARD_SH=$ROOT/target/$HOST/release/guard-sh
+ARM_BUILD=$ROOT/target/$HOST/release/arm-build
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/guard-sh-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT

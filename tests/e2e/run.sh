@@ -12,5 +12,7 @@ for tool in npm python3 timeout; do
     fi
 done
 start=$SECONDS
-cargo test --locked --test e2e -- --ignored
+# The same static build as tests/run.sh (and the README's install).
+host=$(rustc -vV | sed -n 's/^host: //p')
+RUSTFLAGS="-C target-feature=+crt-static" cargo test --locked --target "$host" --test e2e -- --ignored
 echo "tests/e2e/run.sh: end-to-end tests passed in $((SECONDS - start)) s"
