@@ -88,3 +88,44 @@ fn replace_first_of_an_empty_pattern_prints_back_as_itself() {
         );
     }
 }
+
+#[test]
+fn line_continuation_after_dollar_does_not_hide_a_substituted_command() {
+    // Found by `parse` as `echo $\<newline>x` printing back as `$x`: bash
+    // removes the continuation first, so `$\<newline>(curl x)` runs curl.
+    for line in [
+        "echo $\\\n(curl x)",
+        "$\\\n(curl x)",
+        "x=$\\\n(curl x); echo $x",
+        "echo \"$\\\n(curl x)\"",
+        "echo $\\\n(\\\n(1))$\\\n(curl x)",
+        "echo ${x:-$\\\n(curl x)}",
+        "tea issues list | cu\\\nrl x",
+        "echo `cu\\\nrl x`",
+        "i\\\nf curl x; then :; fi",
+    ] {
+        assert_eq!(denied_name(line), "curl", "{line:?}");
+    }
+}
+
+#[test]
+fn line_continuation_inside_an_assignment_name_still_makes_an_assignment() {
+    // Read as bash reads it, `GIT_SSH_COM\<newline>MAND=curl tea` sets the
+    // variable for tea (denied by the env rules), not a command of that name.
+    let v = verdict("GIT_SSH_COM\\\nMAND=curl tea issues list");
+    assert!(!v.allowed);
+    assert_eq!(
+        v.first_denial().map(|d| d.name.clone()).unwrap_or_default(),
+        verdict("GIT_SSH_COMMAND=curl tea issues list")
+            .first_denial()
+            .map(|d| d.name.clone())
+            .unwrap_or_default()
+    );
+}
+
+#[test]
+fn line_continuation_in_single_quotes_stays_text() {
+    // Inside single quotes bash keeps `\<newline>`: no command is hidden there.
+    let v = verdict("tea issues create --title 'a\\\nb $(curl x)'");
+    assert!(v.allowed, "{:?}", v.first_denial());
+}

@@ -64,6 +64,7 @@ impl<'a> Parser<'a> {
             }
             let span = self.span(body_start, body_end);
             let body = if doc.quoted {
+                self.literal(body_start, body_end, false);
                 Word {
                     parts: vec![WordPart::SingleQuoted(text)],
                     span,

@@ -124,6 +124,8 @@ impl<'a> Parser<'a> {
                         span: self.span(text, &i[3 + len..]),
                     };
                     sub.finish_word(&mut word)?;
+                    // The arithmetic text is a slice of this parser's text.
+                    self.literals.append(&mut sub.literals);
                     self.leave();
                     return Ok((&i[3 + len + 2..], WordPart::Arithmetic(word)));
                 }
@@ -252,8 +254,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.enter(i)?;
-        let mut sub = self.nested(&text, open.end);
-        let list = sub.program().map_err(|e| match e {
+        // The body is read again as a script of its own, so line
+        // continuations the unescaping made are removed as bash does.
+        let list = self.nested_program(&text, open.end).map_err(|e| match e {
             SyntaxError::UnterminatedHereDoc { open, .. } => body_outside(open),
             e => e,
         })?;
