@@ -69,23 +69,71 @@ fn function_defined_on_every_path_before_the_call_is_still_allowed() {
     }
 }
 
+/// `line` parses, and prints back to text that parses to the same tree.
+fn assert_prints_back(line: &[u8]) {
+    use guard_sh::syntax::{parse, to_source, without_spans};
+    let shown = String::from_utf8_lossy(line);
+    let tree = parse(line).unwrap_or_else(|e| panic!("{shown:?}: {}", e.render(line)));
+    let printed = to_source(&tree);
+    let again = parse(&printed).unwrap_or_else(|e| {
+        panic!(
+            "{shown:?} printed as {:?}: {}",
+            String::from_utf8_lossy(&printed),
+            e.render(&printed)
+        )
+    });
+    assert_eq!(
+        without_spans(&again),
+        without_spans(&tree),
+        "{shown:?} printed as {:?}",
+        String::from_utf8_lossy(&printed)
+    );
+}
+
 #[test]
 fn replace_first_of_an_empty_pattern_prints_back_as_itself() {
-    use guard_sh::syntax::{parse, to_source, without_spans};
     for line in [
         "echo ${X/}",
         "echo} ${X:-${Y:-}} z${X_n/} ${X%.*} \u{a4}{X/b//_}",
         "echo ${X//} ${X/a/} ${X/#} ${X/%/b}",
     ] {
-        let tree = parse(line.as_bytes()).unwrap();
-        let printed = to_source(&tree);
-        let again = parse(&printed).unwrap_or_else(|e| panic!("{}", e.render(&printed)));
-        assert_eq!(
-            without_spans(&again),
-            without_spans(&tree),
-            "{line:?} printed as {:?}",
-            String::from_utf8_lossy(&printed)
-        );
+        assert_prints_back(line.as_bytes());
+    }
+}
+
+#[test]
+fn backquoted_escapes_inside_arithmetic_print_back_as_themselves() {
+    // Found by `parse`: a backslash before `'` or `(` in backticks was
+    // printed doubled, and `$((` then paired the backslashes differently
+    // and read a quote or a parenthesis that was not there.
+    for line in [
+        "$((`\\'`))",
+        "$((`\\(`))",
+        "echo $(( `echo 2 \\'` + `echo 1 \\)` ))",
+        "echo `echo \\' \\\\ \\$ \\`x\\``",
+        "echo \"`echo \\\"a\\\" \\'`\"",
+        "echo `echo 'a\\\\\nb'`",
+    ] {
+        assert_prints_back(line.as_bytes());
+    }
+    // The two inputs as found.
+    for found in [
+        [
+            &b"echo $((m$ir \xef\xff\xff\xfd===`========= $'$'\\'\\\"HOM===="[..],
+            &b"====\xff\xff\xff\xff\xff\xff\xff\x03====<===========\xe19===="[..],
+            &b"=o $'$'\\'\\\"============\xe19=====o{b $##``\xc4````\xf4``\xf4"[..],
+            &b"`:`````\"\"\\o `\x1e3`x\x1e@\x1e\xc5`d4?10:20))\n"[..],
+        ]
+        .concat(),
+        [
+            &b"e$((r   o-{pin$5 ``o-{pin$5 ```2; dr 0r\\&r\\(r   o-{pin$5 ``"[..],
+            &b"\xfc\x90\xa0 `+760>A\xd8-f$~4\xff\xff\xff88eo? &\xff`\xbf\xfc"[..],
+            &b"++D1n$`\xbf$\x1e$$\xdc$$\xdc$$$$$2$$$$$$$$$$\xb0\xb0S\xb0\xb0"[..],
+            &b"$\xdc$$$$$$$$$\xb0\xb0\xb0\xb01))\n"[..],
+        ]
+        .concat(),
+    ] {
+        assert_prints_back(&found);
     }
 }
 

@@ -348,12 +348,7 @@ impl Writer {
                 let mut inner = Writer::default();
                 inner.list(list, false);
                 self.s("`");
-                for c in inner.out {
-                    if matches!(c, b'\\' | b'`' | b'$') {
-                        self.out.push(b'\\');
-                    }
-                    self.out.push(c);
-                }
+                self.backtick_body(&inner.out, ctx == Ctx::Double);
                 self.s("`");
             }
             WordPart::Arithmetic(w) => {
@@ -370,6 +365,31 @@ impl Writer {
                 self.nested_list(list);
                 self.s(" )");
             }
+        }
+    }
+
+    /// The text of a backtick substitution, escaped so that reading it back
+    /// (`\$`, `` \` ``, `\\`, and `\"` in double quotes, stand for the
+    /// character) gives `text` again. A backslash before any other byte
+    /// stands for itself, so it is written once: `$(( … ))` finds its end
+    /// by pairing backslashes with the byte after them, and a doubled one
+    /// before `'` or `(` would pair differently from the text as read.
+    /// Before a newline it is doubled, or it would join the lines.
+    fn backtick_body(&mut self, text: &[u8], in_double: bool) {
+        for (k, &c) in text.iter().enumerate() {
+            let doubled = match c {
+                b'\\' => match text.get(k + 1) {
+                    None | Some(b'\\' | b'`' | b'$' | b'\n') => true,
+                    Some(b'"') => in_double,
+                    Some(_) => false,
+                },
+                b'`' | b'$' => true,
+                _ => false,
+            };
+            if doubled {
+                self.out.push(b'\\');
+            }
+            self.out.push(c);
         }
     }
 
