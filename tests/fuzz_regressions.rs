@@ -177,3 +177,12 @@ fn line_continuation_in_single_quotes_stays_text() {
     let v = verdict("tea issues create --title 'a\\\nb $(curl x)'");
     assert!(v.allowed, "{:?}", v.first_denial());
 }
+
+#[test]
+fn continuation_at_the_end_of_a_quoted_here_document_prints_back_as_itself() {
+    // Found by `parse`: the body printed back ends in `\<newline>` right
+    // before the delimiter line, and joining it there made the delimiter
+    // line disappear; with a quoted delimiter lines are read as written.
+    assert_prints_back(b"<<\"\"\n\xff\\\n\n\n");
+    assert_prints_back(b"cat <<'E'\nx\\\nE\n");
+}

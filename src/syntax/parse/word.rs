@@ -166,10 +166,14 @@ impl<'a> Parser<'a> {
                 self.literal(&i[1..], &i[k + 1..], false);
                 Ok((&i[k + 2..], i[1..k + 1].to_vec()))
             }
-            None => Err(SyntaxError::Unterminated {
-                what: "single quote",
-                open: self.span_at(i, 1),
-            }),
+            None => {
+                // Joining lines cannot close the quote: what follows stays.
+                self.literal(&i[1..], &i[i.len()..], false);
+                Err(SyntaxError::Unterminated {
+                    what: "single quote",
+                    open: self.span_at(i, 1),
+                })
+            }
         }
     }
 
