@@ -307,3 +307,20 @@ fn kill_reaches_only_this_shell_and_its_jobs() {
     assert_eq!(status, 0);
     assert_eq!(out, "st 143\n");
 }
+
+#[test]
+fn exec_with_options_is_refused_with_status_2_and_runs_nothing() {
+    let s = setup();
+    for line in ["exec -a name tool x", "exec -c tool x", "exec -l tool x"] {
+        let (code, _, err) = run(&s, line);
+        assert_eq!(code, 2, "{line}: {err}");
+        assert!(
+            err.contains("options are not supported by guard-sh"),
+            "{line}: {err}"
+        );
+    }
+    assert_eq!(ran(&s), "", "a tool ran");
+    let (code, _, err) = run(&s, "exec -- tool x");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(ran(&s), "tool|x\n");
+}

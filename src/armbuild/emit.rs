@@ -217,7 +217,9 @@ pub fn codex_config(inputs: &RuntimeInputs) -> Result<String, BuildError> {
              # when its file is named bash or zsh. Run Codex as a user whose login shell is\n\
              # {}\n\
              # (guard-sh under the name bash). The model can still name another shell in\n\
-             # exec_command's `shell` argument (e.g. \"sh\" runs /bin/sh): verify the trial.\n",
+             # exec_command's `shell` argument (e.g. \"sh\" runs /bin/sh): start Codex with\n\
+             # `guard-sh-launch --arm ARM_DIR --allow-exec CODEX_VENDOR_DIR -- codex …`,\n\
+             # which lets it execute nothing but the arm's shell and commands.\n",
             shell.display()
         ),
         None => "# Codex config fragment from arm-build (no shell: only the MCP server's tools).\n"

@@ -274,20 +274,44 @@ impl Confinement {
         Ok(())
     }
 
+    /// A domain that handles only the execute right: `paths` (files, or
+    /// folders and everything beneath) may be executed, nothing else is
+    /// restricted. Used for the agent harness ([`super::harness`]).
+    pub fn execute_only(abi: u32, paths: &BTreeSet<PathBuf>) -> Result<Confinement, SandboxError> {
+        let grants = Grants {
+            execute: paths.clone(),
+            ..Grants::default()
+        };
+        Confinement::build_handling(abi, &grants, false)
+    }
+
     fn build(abi: u32, grants: &Grants) -> Result<Confinement, SandboxError> {
+        Confinement::build_handling(abi, grants, true)
+    }
+
+    /// `everything`: handle writes, TCP and scopes too (else execute only).
+    fn build_handling(
+        abi: u32,
+        grants: &Grants,
+        everything: bool,
+    ) -> Result<Confinement, SandboxError> {
         let known = ABI::from(abi as i32);
         let write_rights = WRITE_RIGHTS & AccessFs::from_write(known);
-        let handled = write_rights | AccessFs::Execute;
+        let handled = if everything {
+            write_rights | AccessFs::Execute
+        } else {
+            AccessFs::Execute.into()
+        };
         let file_rights = AccessFs::from_file(known);
         let mut ruleset = Ruleset::default()
             // Ask for exactly what the probed ABI has; any refusal is an error.
             .set_compatibility(CompatLevel::HardRequirement)
             .handle_access(handled)?;
-        let tcp = abi >= 4;
+        let tcp = everything && abi >= 4;
         if tcp {
             ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
         }
-        if abi >= 6 {
+        if everything && abi >= 6 {
             ruleset = ruleset.scope(Scope::from_all(ABI::V6))?;
         }
         let mut created: RulesetCreated = ruleset.create()?;

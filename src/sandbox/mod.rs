@@ -7,6 +7,7 @@
 
 pub mod env;
 pub mod exec_chain;
+pub mod harness;
 pub mod landlock;
 pub mod pin;
 

@@ -29,11 +29,12 @@ impl Trial {
     fn run(cmd: &str) -> Trial {
         let arm = Arm::build();
         let settings = arm.out.join("runtimes/claude-code/settings.json");
-        Trial::run_with(arm, cmd, &settings)
+        Trial::run_with(arm, cmd, &settings, false)
     }
 
-    /// Run with `settings` in place of the arm's settings file.
-    fn run_with(arm: Arm, cmd: &str, settings: &Path) -> Trial {
+    /// Run with `settings` in place of the arm's settings file; `launch`:
+    /// start Claude Code under `guard-sh-launch --arm`.
+    fn run_with(arm: Arm, cmd: &str, settings: &Path, launch: bool) -> Trial {
         let claude = claude();
         let mock = MockServer::start("mock_anthropic.py", arm.root.path(), cmd);
         let flags_file = arm.out.join("runtimes/claude-code/flags.json");
@@ -51,10 +52,18 @@ impl Trial {
                 }
             })
             .collect();
-        let records = arm.run_trial(
+        let mut command = Command::new("timeout");
+        command.arg("120");
+        if launch {
+            command
+                .arg(env!("CARGO_BIN_EXE_guard-sh-launch"))
+                .arg("--arm")
+                .arg(&arm.out)
+                .arg("--");
+        }
+        let (records, _) = arm.run_trial(
             "claude -p",
-            Command::new("timeout")
-                .arg("120")
+            command
                 .arg(&claude)
                 .args(["-p", "run the command"])
                 .args(&flags)
@@ -289,7 +298,7 @@ fn claude_with_a_shell_path_without_bash_is_reported_not_clean() {
     settings["env"]["CLAUDE_CODE_SHELL"] = guard_sh.to_string_lossy().into();
     let bad = arm.root.path().join("settings-without-bash.json");
     std::fs::write(&bad, settings.to_string()).expect("write settings");
-    let t = Trial::run_with(arm, "echo fell-back", &bad);
+    let t = Trial::run_with(arm, "echo fell-back", &bad, false);
     // Claude Code ignored the shell and ran its command with the real bash.
     assert_eq!(t.tool_result().0.trim(), "fell-back");
     assert!(t.records.is_empty(), "guard-sh never ran: {:?}", t.records);
@@ -304,4 +313,26 @@ fn claude_with_a_shell_path_without_bash_is_reported_not_clean() {
             .any(|f| f["kind"] == "no-sessions"),
         "{report}"
     );
+}
+
+#[test]
+#[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
+fn claude_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
+    let cmd = "tea issues list --repo o/r | head -5";
+    let arm = Arm::build();
+    let settings = arm.out.join("runtimes/claude-code/settings.json");
+    let t = Trial::run_with(arm, cmd, &settings, true);
+    let (text, is_error) = t.tool_result();
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        text.trim_end(),
+        format!("{STUB_TEA_OUTPUT}args: issues list --repo o/r").trim_end()
+    );
+    assert_eq!(
+        sessions_with_line(&t.records, cmd).len(),
+        1,
+        "{:?}",
+        t.records
+    );
+    t.assert_clean();
 }

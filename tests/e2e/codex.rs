@@ -54,23 +54,36 @@ struct Trial {
     arm: Arm,
     mock: MockServer,
     records: Vec<Value>,
+    /// What `codex exec` printed on stderr.
+    stderr: String,
+}
+
+/// How a trial is set up.
+#[derive(Default)]
+struct Setup<'a> {
+    /// The passwd shell for the run (`None`: the machine's own).
+    login_shell: Option<PathBuf>,
+    /// Variables for the fake server (e.g. `MOCK_EXEC_ARGS`, `MOCK_SHELL`).
+    mock_env: &'a [(&'a str, &'a str)],
+    /// Run Codex under `guard-sh-launch --arm`.
+    launch: bool,
+    /// Trace every `execve` of the run into this file (`strace -f`).
+    strace: Option<PathBuf>,
+}
+
+/// The folder of the native Codex binary the npm launcher starts.
+fn codex_vendor(codex_js: &Path) -> PathBuf {
+    codex_js
+        .ancestors()
+        .nth(3)
+        .expect("node_modules/@openai")
+        .join("codex-linux-x64/vendor")
 }
 
 impl Trial {
-    /// `login_shell`: the passwd shell for the run (`None`: the machine's own).
-    fn run(cmd: &str, login_shell: Option<&Path>, arm: Arm) -> Trial {
-        Trial::run_with(cmd, login_shell, arm, &[])
-    }
-
-    /// `mock_env`: variables for the fake server (e.g. `MOCK_EXEC_ARGS`).
-    fn run_with(
-        cmd: &str,
-        login_shell: Option<&Path>,
-        arm: Arm,
-        mock_env: &[(&str, &str)],
-    ) -> Trial {
+    fn run(cmd: &str, arm: Arm, setup: Setup) -> Trial {
         let codex = codex();
-        let mock = MockServer::start_with("mock_openai.py", arm.root.path(), cmd, mock_env);
+        let mock = MockServer::start_with("mock_openai.py", arm.root.path(), cmd, setup.mock_env);
         let home = arm.root.path().join("codex-home");
         std::fs::create_dir_all(&home).expect("mkdir codex home");
         let fragment = std::fs::read_to_string(arm.out.join("runtimes/codex/config.toml"))
@@ -81,7 +94,7 @@ impl Trial {
             mock.url()
         );
         std::fs::write(home.join("config.toml"), config).expect("write config.toml");
-        let mut command = match login_shell {
+        let mut command = match &setup.login_shell {
             Some(shell) => {
                 let passwd = passwd_with_shell(shell, arm.root.path());
                 let mut c = Command::new("unshare");
@@ -92,10 +105,24 @@ impl Trial {
             }
             None => Command::new("env"),
         };
-        let records = arm.run_trial(
+        command.args(["timeout", "120"]);
+        if let Some(trace) = &setup.strace {
+            command
+                .args(["strace", "-f", "-qq", "-e", "trace=execve", "-o"])
+                .arg(trace);
+        }
+        if setup.launch {
+            command
+                .arg(env!("CARGO_BIN_EXE_guard-sh-launch"))
+                .arg("--arm")
+                .arg(&arm.out)
+                .arg("--allow-exec")
+                .arg(codex_vendor(&codex))
+                .arg("--");
+        }
+        let (records, stderr) = arm.run_trial(
             "codex exec",
             command
-                .args(["timeout", "120"])
                 .arg(&codex)
                 .args([
                     "exec",
@@ -111,14 +138,20 @@ impl Trial {
                 .env("CODEX_HOME", &home)
                 .env("SHELL", arm.shell()),
         );
-        Trial { arm, mock, records }
+        Trial {
+            arm,
+            mock,
+            records,
+            stderr,
+        }
     }
 
+    /// A trial whose login shell is the arm's `bash` link (guard-sh).
     fn guarded(cmd: &str) -> Trial {
-        Trial::guarded_with(cmd, &[])
+        Trial::guarded_with(cmd, Setup::default())
     }
 
-    fn guarded_with(cmd: &str, mock_env: &[(&str, &str)]) -> Trial {
+    fn guarded_with(cmd: &str, setup: Setup) -> Trial {
         let arm = Arm::build();
         let shell = PathBuf::from(
             arm.definition["shell"]["codexLoginShell"]
@@ -126,7 +159,14 @@ impl Trial {
                 .expect("codexLoginShell"),
         );
         assert_eq!(shell.file_name().and_then(|n| n.to_str()), Some("bash"));
-        Trial::run_with(cmd, Some(&shell), arm, mock_env)
+        Trial::run(
+            cmd,
+            arm,
+            Setup {
+                login_shell: Some(shell),
+                ..setup
+            },
+        )
     }
 
     /// The command's exit code and output, as Codex reported them to the model.
@@ -153,6 +193,17 @@ impl Trial {
             "the fake model never received a function_call_output: {:?}",
             self.mock.requests()
         );
+    }
+
+    /// The output Codex reported for a call it could not start.
+    fn failed_call_output(&self) -> String {
+        self.mock
+            .requests()
+            .iter()
+            .flat_map(|req| req["body"]["input"].as_array().cloned().unwrap_or_default())
+            .find(|item| item["type"] == "function_call_output")
+            .and_then(|item| item["output"].as_str().map(str::to_string))
+            .unwrap_or_else(|| panic!("no function_call_output: {:?}", self.mock.requests()))
     }
 
     /// The one guard-sh session that ran `cmd`, checked for Codex's argv shape.
@@ -276,7 +327,13 @@ fn codex_pty_exec_command_goes_through_guard_sh_too() {
         "tea issues list --repo o/r | head -1; curl http://127.0.0.1:{}/",
         listener.port
     );
-    let t = Trial::guarded_with(&cmd, &[("MOCK_EXEC_ARGS", r#"{"tty": true}"#)]);
+    let t = Trial::guarded_with(
+        &cmd,
+        Setup {
+            mock_env: &[("MOCK_EXEC_ARGS", r#"{"tty": true}"#)],
+            ..Setup::default()
+        },
+    );
     let (code, output) = t.tool_output();
     assert_eq!(code, 126, "{output}");
     // A PTY turns \n into \r\n.
@@ -294,7 +351,7 @@ fn codex_pty_exec_command_goes_through_guard_sh_too() {
 #[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
 fn codex_with_only_shell_set_runs_real_bash_and_is_reported_not_clean() {
     let arm = Arm::build();
-    let t = Trial::run("echo $0", None, arm);
+    let t = Trial::run("echo $0", arm, Setup::default());
     let (code, output) = t.tool_output();
     assert_eq!(code, 0);
     assert_ne!(output.trim(), t.arm.shell(), "Codex used $SHELL after all");
@@ -308,5 +365,187 @@ fn codex_with_only_shell_set_runs_real_bash_and_is_reported_not_clean() {
             .flatten()
             .any(|f| f["kind"] == "no-sessions"),
         "{report}"
+    );
+}
+
+/// A line that leaves `marker` and connects to `listener` when any real
+/// shell runs it.
+fn escape_line(marker: &Path, listener: &Listener) -> String {
+    format!(
+        "touch {}; curl -s http://127.0.0.1:{}/",
+        marker.display(),
+        listener.port
+    )
+}
+
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_runs_a_shell_the_model_names_past_guard_sh_without_the_launcher() {
+    // The hole the launcher closes: exec_command's `shell` argument.
+    let listener = Listener::new();
+    let arm = Arm::build();
+    let marker = arm.root.path().join("marker");
+    let cmd = escape_line(&marker, &listener);
+    let shell = PathBuf::from(
+        arm.definition["shell"]["codexLoginShell"]
+            .as_str()
+            .expect("codexLoginShell"),
+    );
+    let t = Trial::run(
+        &cmd,
+        arm,
+        Setup {
+            login_shell: Some(shell),
+            mock_env: &[("MOCK_SHELL", "sh")],
+            ..Setup::default()
+        },
+    );
+    assert!(
+        marker.exists(),
+        "sh did not run the line: {:?}",
+        t.tool_output()
+    );
+    assert!(listener.was_reached(), "curl did not connect");
+    assert!(
+        sessions_with_line(&t.records, &cmd).is_empty(),
+        "guard-sh saw the line after all: {:?}",
+        t.records
+    );
+}
+
+/// `guard-sh-launch --plan`: the files the harness's domain lets it execute.
+fn launcher_plan(t: &Trial) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-launch"))
+        .arg("--arm")
+        .arg(&t.arm.out)
+        .arg("--allow-exec")
+        .arg(codex_vendor(&codex()))
+        .arg("--plan")
+        .arg("--")
+        .arg(codex())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("run guard-sh-launch --plan");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("plan JSON")
+}
+
+/// Every program `execve` started successfully in a `strace -f -e
+/// trace=execve` log, canonical. `/proc/self/exe` (Codex re-running its own
+/// binary, already in the log) is left out: read here it would name this test.
+fn executed_programs(trace: &Path) -> Vec<PathBuf> {
+    let text = std::fs::read_to_string(trace).expect("read the strace log");
+    text.lines()
+        .filter(|l| l.contains("execve(\"") && l.trim_end().ends_with("= 0"))
+        .filter_map(|l| l.split("execve(\"").nth(1)?.split('"').next())
+        .filter(|p| *p != "/proc/self/exe")
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p)))
+        .collect()
+}
+
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_under_the_launcher_cannot_run_a_shell_the_model_names() {
+    // Codex 0.171 maps `bash` to the user's login shell (here guard-sh, which
+    // denies the line); any other name is executed as given (the kernel
+    // refuses it).
+    for (shell, expected) in [
+        ("sh", "Permission denied"),
+        ("/bin/dash", "Permission denied"),
+        ("bash", "guard-sh: denied: \"touch\""),
+    ] {
+        let listener = Listener::new();
+        let trace = tempfile::NamedTempFile::new().expect("trace file");
+        let arm = Arm::build();
+        let marker = arm.root.path().join("marker");
+        let cmd = escape_line(&marker, &listener);
+        let login = PathBuf::from(
+            arm.definition["shell"]["codexLoginShell"]
+                .as_str()
+                .expect("codexLoginShell"),
+        );
+        let t = Trial::run(
+            &cmd,
+            arm,
+            Setup {
+                login_shell: Some(login),
+                mock_env: &[("MOCK_SHELL", shell)],
+                launch: true,
+                strace: Some(trace.path().to_path_buf()),
+            },
+        );
+        let output = t.failed_call_output();
+        assert!(output.contains(expected), "shell {shell}: {output}");
+        assert!(!marker.exists(), "shell {shell} ran the line");
+        assert!(!listener.was_reached(), "shell {shell}: curl connected");
+        // The kernel's own record: nothing ran that the plan does not allow,
+        // and no shell ran at all.
+        let plan = launcher_plan(&t);
+        let allowed: Vec<PathBuf> = plan["execute"]
+            .as_array()
+            .expect("execute")
+            .iter()
+            .map(|p| PathBuf::from(p.as_str().expect("path")))
+            .collect();
+        // The launcher itself runs before its domain exists.
+        let launcher = Path::new(env!("CARGO_BIN_EXE_guard-sh-launch"));
+        let ran: Vec<PathBuf> = executed_programs(trace.path())
+            .into_iter()
+            .filter(|p| p != launcher)
+            .collect();
+        assert!(
+            ran.iter().any(|p| p.ends_with("codex")),
+            "no codex in the trace: {ran:?}"
+        );
+        for program in &ran {
+            assert!(
+                allowed.iter().any(|a| program.starts_with(a)),
+                "shell {shell}: {} ran outside the plan {allowed:?}",
+                program.display()
+            );
+            let name = program
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            assert!(
+                !["sh", "dash", "bash"].contains(&name),
+                "shell {shell}: {} ran",
+                program.display()
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
+    let cmd = "tea issues list --repo o/r | head -5";
+    let t = Trial::guarded_with(
+        cmd,
+        Setup {
+            launch: true,
+            ..Setup::default()
+        },
+    );
+    let (code, output) = t.tool_output();
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(
+        output.trim_end(),
+        format!("{STUB_TEA_OUTPUT}args: issues list --repo o/r").trim_end()
+    );
+    let s = t.session_for(cmd);
+    assert!(
+        s.iter()
+            .any(|r| r["type"] == "spawn" && r["argv"] == serde_json::json!(["head", "-5"])),
+        "{s:?}"
+    );
+    t.assert_clean();
+    // Debian's egrep and fgrep are `#!/bin/sh` scripts: the launcher says
+    // they cannot run under it rather than let the harness run sh.
+    assert!(
+        t.stderr.contains("is left out of the harness's domain")
+            && t.stderr.contains("egrep, fgrep"),
+        "{}",
+        t.stderr
     );
 }

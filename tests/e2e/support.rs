@@ -9,7 +9,7 @@ use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// What the stub `tea` prints: the model must get exactly this back.
 pub const STUB_TEA_OUTPUT: &str = "STUB-TEA #1 first issue\nSTUB-TEA #2 second issue\n";
@@ -67,6 +67,46 @@ fn runs_version(exe: &Path, version: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// The stub `tea`/`git`, compiled once per test run: a program named `tea`
+/// prints [`STUB_TEA_OUTPUT`] and `args: ARGS`, under any other name it
+/// exits 0. Compiled rather than a `#!/bin/sh` script so that no shell is
+/// in the arm's execute set (`guard-sh-launch` leaves shells out).
+pub fn stub_binary() -> &'static Path {
+    static STUB: OnceLock<PathBuf> = OnceLock::new();
+    STUB.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("guard-sh-e2e-stub-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir stub folder");
+        let source = dir.join("stub.rs");
+        std::fs::write(
+            &source,
+            format!(
+                "fn main() {{\n\
+                 let args: Vec<String> = std::env::args().collect();\n\
+                 if args[0].ends_with(\"tea\") {{\n\
+                 print!(\"{}\");\n\
+                 println!(\"args: {{}}\", args[1..].join(\" \"));\n\
+                 }}\n}}\n",
+                STUB_TEA_OUTPUT.escape_default()
+            ),
+        )
+        .expect("write stub source");
+        let exe = dir.join("stub");
+        let out = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
+            .args(["-O", "-o"])
+            .arg(&exe)
+            .arg(&source)
+            .output()
+            .expect("run rustc");
+        assert!(
+            out.status.success(),
+            "compile the stub tool: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        exe
+    })
+}
+
 /// A built `tea` arm in a temp folder, with a home for the agent.
 pub struct Arm {
     pub root: tempfile::TempDir,
@@ -82,14 +122,8 @@ impl Arm {
         let root = tempfile::tempdir().expect("tempdir");
         let stubs = root.path().join("stubs");
         std::fs::create_dir(&stubs).expect("mkdir stubs");
-        let tea = format!(
-            "#!/bin/sh\nprintf '{}'\necho \"args: $*\"\n",
-            STUB_TEA_OUTPUT.replace('\n', "\\n")
-        );
-        for (name, body) in [("tea", tea.as_str()), ("git", "#!/bin/sh\nexit 0\n")] {
-            let p = stubs.join(name);
-            std::fs::write(&p, body).expect("write stub");
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        for name in ["tea", "git"] {
+            std::fs::copy(stub_binary(), stubs.join(name)).expect("copy the stub");
         }
         let out = root.path().join("arm");
         let home = root.path().join("home");
@@ -133,8 +167,9 @@ impl Arm {
     }
 
     /// Run one harness trial (`what` names it in messages): it must exit 0
-    /// with the fake model's final `done`; returns the audit log's records.
-    pub fn run_trial(&self, what: &str, command: &mut Command) -> Vec<Value> {
+    /// with the fake model's final `done`; returns the audit log's records
+    /// and the harness's stderr.
+    pub fn run_trial(&self, what: &str, command: &mut Command) -> (Vec<Value>, String) {
         let started = std::time::Instant::now();
         let out = command
             .output()
@@ -156,7 +191,7 @@ impl Arm {
         for r in records.iter().filter(|r| r["type"] == "session") {
             eprintln!("guard-sh argv: {}", r["argv"]);
         }
-        records
+        (records, String::from_utf8_lossy(&out.stderr).into_owned())
     }
 
     /// Every record of the audit log (none if it does not exist).

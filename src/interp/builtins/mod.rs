@@ -478,6 +478,16 @@ impl Shell<'_> {
         if rest.is_empty() {
             return Ok(0);
         }
+        if args[0] != b"--" && rest[0].first() == Some(&b'-') {
+            // `-a NAME`, `-c`, `-l` change the new program's argv[0] or
+            // environment, which the simulated exec cannot do: refuse them
+            // rather than run the option as a command name.
+            self.error(&format!(
+                "exec: {}: options are not supported by guard-sh",
+                lossy(&rest[0])
+            ));
+            return Ok(2);
+        }
         if crate::guard::builtins::is_builtin(&rest[0]) {
             let status = self.run_builtin(rest)?;
             return Err(Flow::Exit(status));

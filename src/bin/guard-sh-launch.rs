@@ -1,0 +1,174 @@
+//! `guard-sh-launch --arm DIR [--allow-exec PATH]... -- PROGRAM [ARG]...`:
+//! run an agent harness (Claude Code, Codex, …) inside a Landlock domain in
+//! which it can execute nothing but the arm's shell, the arm's commands and
+//! its own programs (see `guard_sh::sandbox::harness`), so a model that
+//! names another shell or program gets `EACCES` instead of a way around
+//! guard-sh.
+//!
+//! Exit statuses (before PROGRAM runs; after that, PROGRAM's own): 125 the
+//! arm cannot be read, its policy does not match its pin, or the domain
+//! cannot be built or entered; 126 PROGRAM cannot be executed; 127 PROGRAM
+//! not found; 2 usage error.
+
+use clap::Parser;
+use guard_sh::policy::Policy;
+use guard_sh::policy::compile::find_program;
+use guard_sh::sandbox::harness::{self, HarnessPlan, HarnessSpec};
+use guard_sh::sandbox::landlock::{self, Enforcement};
+use guard_sh::sandbox::pin;
+use serde_json::{Value, json};
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Run an agent harness that can execute only the arm's shell and commands.
+#[derive(Parser)]
+#[command(name = "guard-sh-launch", version)]
+struct Args {
+    /// The arm folder written by `arm-build --out DIR` (holds arm.json).
+    #[arg(long, value_name = "DIR")]
+    arm: PathBuf,
+    /// A file (with its start-up chain) or folder the harness itself must
+    /// execute, e.g. the native binary behind an npm launcher. Repeatable.
+    #[arg(long = "allow-exec", value_name = "PATH")]
+    allow_exec: Vec<PathBuf>,
+    /// Print the execute set as JSON and exit, running nothing.
+    #[arg(long)]
+    plan: bool,
+    /// The harness and its arguments.
+    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    command: Vec<OsString>,
+}
+
+const STATUS_FAILED: u8 = 125;
+const STATUS_CANNOT_EXECUTE: u8 = 126;
+const STATUS_NOT_FOUND: u8 = 127;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(code) => code,
+        Err((status, message)) => {
+            eprintln!("guard-sh-launch: {message}");
+            ExitCode::from(status)
+        }
+    }
+}
+
+type Failure = (u8, String);
+
+fn failed(message: impl Into<String>) -> Failure {
+    (STATUS_FAILED, message.into())
+}
+
+fn run(args: &Args) -> Result<ExitCode, Failure> {
+    let cwd = std::env::current_dir().map_err(|e| failed(format!("current folder: {e}")))?;
+    let arm = read_arm(&args.arm)?;
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    let search_path: Vec<PathBuf> = std::env::split_paths(&search).collect();
+    let program = resolve_program(&args.command[0], &search)?;
+    let spec = HarnessSpec {
+        program: &program,
+        allow_exec: &args.allow_exec,
+        arm_programs: &arm.programs,
+        search_path: &search_path,
+        cwd: &cwd,
+    };
+    let plan = harness::plan(&arm.policy, &spec).map_err(|e| failed(e.to_string()))?;
+    let abi =
+        landlock::effective_abi(arm.policy.sandbox.mode).map_err(|e| failed(e.to_string()))?;
+    let enforcement = abi.map_or(Enforcement::None, |abi| Enforcement::Landlock { abi });
+    if args.plan {
+        println!("{}", plan_json(&plan, enforcement));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (file, commands) in &plan.left_out {
+        let names: Vec<&str> = commands.iter().map(String::as_str).collect();
+        eprintln!(
+            "guard-sh-launch: {} is left out of the harness's domain (it runs code given as -c TEXT); \
+             {} will fail with Permission denied",
+            file.display(),
+            names.join(", ")
+        );
+    }
+    match abi {
+        Some(abi) => harness::prepare(abi, &plan)
+            .and_then(|domain| domain.enforce())
+            .map_err(|e| failed(e.to_string()))?,
+        None => eprintln!(
+            "guard-sh-launch: warning: no Landlock on this system: the harness runs unconfined \
+             and may start programs other than guard-sh"
+        ),
+    }
+    let error = std::process::Command::new(&program)
+        .arg0(&args.command[0])
+        .args(&args.command[1..])
+        .exec();
+    let status = if error.kind() == std::io::ErrorKind::NotFound {
+        STATUS_NOT_FOUND
+    } else {
+        STATUS_CANNOT_EXECUTE
+    };
+    Err((status, format!("{}: {error}", program.display())))
+}
+
+/// What the launcher needs from an arm folder.
+struct ArmFolder {
+    policy: Policy,
+    /// guard-sh under each name the arm uses, and the MCP server.
+    programs: Vec<PathBuf>,
+}
+
+fn read_arm(dir: &Path) -> Result<ArmFolder, Failure> {
+    let path = dir.join("arm.json");
+    let text = std::fs::read(&path).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+    let definition: Value = serde_json::from_slice(&text)
+        .map_err(|e| failed(format!("{}: not an arm definition: {e}", path.display())))?;
+    let policy_path = definition["policy"]
+        .as_str()
+        .map(PathBuf::from)
+        .ok_or_else(|| failed(format!("{}: no `policy`", path.display())))?;
+    let bytes = std::fs::read(&policy_path)
+        .map_err(|e| failed(format!("{}: {e}", policy_path.display())))?;
+    pin::verify_policy_pin(&bytes, definition["policySha256"].as_str())
+        .map_err(|e| failed(format!("{}: {e}", policy_path.display())))?;
+    let policy = Policy::from_json(&policy_path, &bytes).map_err(|e| failed(e.to_string()))?;
+    let shell = &definition["shell"];
+    let programs = [
+        &shell["path"],
+        &shell["guardSh"],
+        &shell["codexLoginShell"],
+        &definition["mcp"]["command"],
+    ]
+    .into_iter()
+    .filter_map(Value::as_str)
+    .map(PathBuf::from)
+    .collect();
+    Ok(ArmFolder { policy, programs })
+}
+
+/// `name` as `execvp` would find it: a path if it holds a `/`, else the
+/// first executable match on `PATH`.
+fn resolve_program(name: &OsString, search: &std::ffi::OsStr) -> Result<PathBuf, Failure> {
+    let as_path = PathBuf::from(name);
+    if as_path.components().count() > 1 || name.to_string_lossy().contains('/') {
+        return Ok(as_path);
+    }
+    let text = name.to_string_lossy();
+    find_program(&text, search)
+        .ok_or_else(|| (STATUS_NOT_FOUND, format!("{text}: not found on PATH")))
+}
+
+fn plan_json(plan: &HarnessPlan, enforcement: Enforcement) -> Value {
+    let left_out: serde_json::Map<String, Value> = plan
+        .left_out
+        .iter()
+        .map(|(file, names)| (file.display().to_string(), json!(names)))
+        .collect();
+    json!({
+        "enforcement": enforcement.to_string(),
+        "execute": plan.execute.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "leftOut": left_out,
+    })
+}
