@@ -186,3 +186,35 @@ fn continuation_at_the_end_of_a_quoted_here_document_prints_back_as_itself() {
     assert_prints_back(b"<<\"\"\n\xff\\\n\n\n");
     assert_prints_back(b"cat <<'E'\nx\\\nE\n");
 }
+
+#[test]
+fn single_quotes_in_a_substitution_inside_arithmetic_keep_their_continuation() {
+    // Found by `parse`: text inside `$(( … ))` was given offsets as if it
+    // ended the input, so a quoted continuation there was not found inside
+    // its quotes and was removed in one spelling and kept in the other.
+    assert_prints_back(b"$((($(('))te\\\n') ))))&e");
+    let tree = guard_sh::syntax::parse(b"echo $(( $(echo 'a\\\nb') ))").unwrap();
+    assert!(
+        guard_sh::syntax::sexp::to_sexp(&tree).contains(r#"(sq "a\\\nb")"#),
+        "{}",
+        guard_sh::syntax::sexp::to_sexp(&tree)
+    );
+}
+
+#[test]
+fn a_command_inside_arithmetic_is_reported_where_it_is_written() {
+    for line in [
+        "echo one two three; echo $(( $(curl y) ))",
+        "echo $\\\n(( 1 + $(\\\ncurl y) ))",
+    ] {
+        let v = verdict(line);
+        let d = v.first_denial().unwrap();
+        assert_eq!(d.name, "curl");
+        assert_eq!(
+            &line[d.span.start..d.span.start + 4],
+            "curl",
+            "{line:?}: {:?}",
+            d.span
+        );
+    }
+}

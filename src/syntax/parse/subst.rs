@@ -118,10 +118,12 @@ impl<'a> Parser<'a> {
                 ParenScan::Arithmetic(len) => {
                     self.enter(i)?;
                     let text = &i[3..3 + len];
-                    let mut sub = self.nested(text, self.pos(text));
+                    // `text` is no suffix of the input, so its offset is
+                    // that of the suffix it starts.
+                    let mut sub = self.nested(text, self.pos(&i[3..]));
                     let mut word = Word {
                         parts: sub.arith_text()?,
-                        span: self.span(text, &i[3 + len..]),
+                        span: self.span(&i[3..], &i[3 + len..]),
                     };
                     sub.finish_word(&mut word)?;
                     // The arithmetic text is a slice of this parser's text.
