@@ -218,3 +218,11 @@ fn a_command_inside_arithmetic_is_reported_where_it_is_written() {
         );
     }
 }
+
+#[test]
+fn here_document_in_backticks_in_a_here_document_prints_back_as_itself() {
+    // Found by `parse`: the inner delimiter line was printed on a line of
+    // its own before the closing backtick, where it ended the outer body.
+    assert_prints_back(b"<<EOF\n`<<EOF\nEOF`\nEOF");
+    assert_prints_back(b"cat <<EOF\nx `cat <<EOF\ny\nEOF`\nEOF\necho z");
+}

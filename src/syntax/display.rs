@@ -347,6 +347,12 @@ impl Writer {
             } => {
                 let mut inner = Writer::default();
                 inner.list(list, false);
+                // A here-document's delimiter line may end the body: written
+                // on a line of its own it could end an enclosing
+                // here-document of the same delimiter instead.
+                if inner.out.last() == Some(&b'\n') {
+                    inner.out.pop();
+                }
                 self.s("`");
                 self.backtick_body(&inner.out, ctx == Ctx::Double);
                 self.s("`");
