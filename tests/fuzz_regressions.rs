@@ -225,4 +225,7 @@ fn here_document_in_backticks_in_a_here_document_prints_back_as_itself() {
     // its own before the closing backtick, where it ended the outer body.
     assert_prints_back(b"<<EOF\n`<<EOF\nEOF`\nEOF");
     assert_prints_back(b"cat <<EOF\nx `cat <<EOF\ny\nEOF`\nEOF\necho z");
+    // An empty delimiter line keeps its newline (found right after).
+    assert_prints_back(b"`<<\"\"\n\n`");
+    assert_prints_back(b"<<E\n`<<''\n\n`\nE\n");
 }

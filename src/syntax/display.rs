@@ -349,8 +349,9 @@ impl Writer {
                 inner.list(list, false);
                 // A here-document's delimiter line may end the body: written
                 // on a line of its own it could end an enclosing
-                // here-document of the same delimiter instead.
-                if inner.out.last() == Some(&b'\n') {
+                // here-document of the same delimiter instead. (An empty
+                // delimiter line stays: without its newline it is no line.)
+                if inner.out.ends_with(b"\n") && !inner.out.ends_with(b"\n\n") {
                     inner.out.pop();
                 }
                 self.s("`");
