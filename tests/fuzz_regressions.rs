@@ -228,4 +228,7 @@ fn here_document_in_backticks_in_a_here_document_prints_back_as_itself() {
     // An empty delimiter line keeps its newline (found right after).
     assert_prints_back(b"`<<\"\"\n\n`");
     assert_prints_back(b"<<E\n`<<''\n\n`\nE\n");
+    // Items after the one holding `<<` stay on its line (found next).
+    assert_prints_back(b"<<A\n`<<A;\xff\nA`\nA");
+    assert_prints_back(b"cat <<A; echo x; cat <<B\na\nA\nb\nB\necho y");
 }

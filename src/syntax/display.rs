@@ -2,8 +2,9 @@
 //! to the same tree (spans aside); [`without_spans`] zeroes spans so trees
 //! parsed from different texts can be compared.
 //!
-//! Here-document bodies are written after the end of the list item that
-//! holds their `<<`, as the parser expects them.
+//! Here-document bodies are written after the end of the list that holds
+//! their `<<` (after the newline that ends its last item), as the parser
+//! expects them.
 
 use super::ast::*;
 use super::visit::{VisitMut, walk_list};
@@ -63,7 +64,11 @@ impl Writer {
             } else if !last || terminated {
                 self.s(";");
             }
-            if !self.pending.is_empty() {
+            // Bodies go after the list's last item, so the items stay on the
+            // line they were read from: moved onto lines after a body, an
+            // item could end up after a line that closes an enclosing
+            // here-document of the same delimiter.
+            if last && !self.pending.is_empty() {
                 self.s("\n");
                 for doc in std::mem::take(&mut self.pending) {
                     self.here_doc_body(&doc);
