@@ -193,6 +193,9 @@ fn single_quotes_in_a_substitution_inside_arithmetic_keep_their_continuation() {
     // ended the input, so a quoted continuation there was not found inside
     // its quotes and was removed in one spelling and kept in the other.
     assert_prints_back(b"$((($(('))te\\\n') ))))&e");
+    // Also when reading the arithmetic text failed without the continuation
+    // (the body then missed its delimiter line; found next).
+    assert_prints_back(b"$(($(<<'E'\n \\\nE\nE\n)))");
     let tree = guard_sh::syntax::parse(b"echo $(( $(echo 'a\\\nb') ))").unwrap();
     assert!(
         guard_sh::syntax::sexp::to_sexp(&tree).contains(r#"(sq "a\\\nb")"#),

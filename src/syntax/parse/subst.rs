@@ -121,13 +121,15 @@ impl<'a> Parser<'a> {
                     // `text` is no suffix of the input, so its offset is
                     // that of the suffix it starts.
                     let mut sub = self.nested(text, self.pos(&i[3..]));
+                    let parts = sub.arith_text();
+                    // The arithmetic text is a slice of this parser's text;
+                    // what it read as written counts even when it failed.
+                    self.literals.append(&mut sub.literals);
                     let mut word = Word {
-                        parts: sub.arith_text()?,
+                        parts: parts?,
                         span: self.span(&i[3..], &i[3 + len..]),
                     };
                     sub.finish_word(&mut word)?;
-                    // The arithmetic text is a slice of this parser's text.
-                    self.literals.append(&mut sub.literals);
                     self.leave();
                     return Ok((&i[3 + len + 2..], WordPart::Arithmetic(word)));
                 }
