@@ -235,3 +235,16 @@ fn here_document_in_backticks_in_a_here_document_prints_back_as_itself() {
     assert_prints_back(b"<<A\n`<<A;\xff\nA`\nA");
     assert_prints_back(b"cat <<A; echo x; cat <<B\na\nA\nb\nB\necho y");
 }
+
+#[test]
+fn parenthesis_of_arithmetic_hidden_in_a_comment_is_refused() {
+    // Found by `parse`: `$((` counted the `(` of a comment inside `$( … )`,
+    // so a later `)` closed nothing in the expression; printed without the
+    // comment, the arithmetic ended one `)` earlier.
+    let e = guard_sh::syntax::parse(b"$(($(#(\n))))").unwrap_err();
+    assert_eq!(
+        e.render(b"$(($(#(\n))))"),
+        "2:2: not supported by guard-sh: a `)` inside `$(( … ))` that closes no `(` of the expression"
+    );
+    assert_prints_back(b"echo $(( (1 + $(echo 2)) * (3) ))");
+}

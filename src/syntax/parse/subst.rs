@@ -279,8 +279,29 @@ impl<'a> Parser<'a> {
     pub(super) fn arith_text(&mut self) -> Result<Vec<WordPart>, SyntaxError> {
         let mut p = Parts::default();
         let mut rest = self.src;
+        // Parentheses of the expression itself. `$((` found its end by
+        // counting every parenthesis, also those a substitution's comment
+        // hid; one that closes nothing in the expression is refused, as the
+        // text printed back would end the arithmetic elsewhere.
+        let mut open = 0usize;
         while let Some(&c) = rest.first() {
             match c {
+                b'(' => {
+                    open += 1;
+                    p.lit(b"(");
+                    rest = &rest[1..];
+                }
+                b')' => {
+                    let Some(n) = open.checked_sub(1) else {
+                        return Err(SyntaxError::Unsupported {
+                            feature: "a `)` inside `$(( … ))` that closes no `(` of the expression",
+                            at: self.span_at(rest, 1),
+                        });
+                    };
+                    open = n;
+                    p.lit(b")");
+                    rest = &rest[1..];
+                }
                 b'$' => rest = self.dollar_into(rest, Quoting::Arith, &mut p)?,
                 b'`' => {
                     let (r, part) = self.backtick(rest, false)?;
