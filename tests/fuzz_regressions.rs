@@ -69,22 +69,182 @@ fn function_defined_on_every_path_before_the_call_is_still_allowed() {
     }
 }
 
+/// `line` parses, and prints back to text that parses to the same tree.
+fn assert_prints_back(line: &[u8]) {
+    use guard_sh::syntax::{parse, to_source, without_spans};
+    let shown = String::from_utf8_lossy(line);
+    let tree = parse(line).unwrap_or_else(|e| panic!("{shown:?}: {}", e.render(line)));
+    let printed = to_source(&tree);
+    let again = parse(&printed).unwrap_or_else(|e| {
+        panic!(
+            "{shown:?} printed as {:?}: {}",
+            String::from_utf8_lossy(&printed),
+            e.render(&printed)
+        )
+    });
+    assert_eq!(
+        without_spans(&again),
+        without_spans(&tree),
+        "{shown:?} printed as {:?}",
+        String::from_utf8_lossy(&printed)
+    );
+}
+
 #[test]
 fn replace_first_of_an_empty_pattern_prints_back_as_itself() {
-    use guard_sh::syntax::{parse, to_source, without_spans};
     for line in [
         "echo ${X/}",
         "echo} ${X:-${Y:-}} z${X_n/} ${X%.*} \u{a4}{X/b//_}",
         "echo ${X//} ${X/a/} ${X/#} ${X/%/b}",
     ] {
-        let tree = parse(line.as_bytes()).unwrap();
-        let printed = to_source(&tree);
-        let again = parse(&printed).unwrap_or_else(|e| panic!("{}", e.render(&printed)));
+        assert_prints_back(line.as_bytes());
+    }
+}
+
+#[test]
+fn backquoted_escapes_inside_arithmetic_print_back_as_themselves() {
+    // Found by `parse`: a backslash before `'` or `(` in backticks was
+    // printed doubled, and `$((` then paired the backslashes differently
+    // and read a quote or a parenthesis that was not there.
+    for line in [
+        "$((`\\'`))",
+        "$((`\\(`))",
+        "echo $(( `echo 2 \\'` + `echo 1 \\)` ))",
+        "echo `echo \\' \\\\ \\$ \\`x\\``",
+        "echo \"`echo \\\"a\\\" \\'`\"",
+        "echo `echo 'a\\\\\nb'`",
+    ] {
+        assert_prints_back(line.as_bytes());
+    }
+    // The two inputs as found.
+    for found in [
+        [
+            &b"echo $((m$ir \xef\xff\xff\xfd===`========= $'$'\\'\\\"HOM===="[..],
+            &b"====\xff\xff\xff\xff\xff\xff\xff\x03====<===========\xe19===="[..],
+            &b"=o $'$'\\'\\\"============\xe19=====o{b $##``\xc4````\xf4``\xf4"[..],
+            &b"`:`````\"\"\\o `\x1e3`x\x1e@\x1e\xc5`d4?10:20))\n"[..],
+        ]
+        .concat(),
+        [
+            &b"e$((r   o-{pin$5 ``o-{pin$5 ```2; dr 0r\\&r\\(r   o-{pin$5 ``"[..],
+            &b"\xfc\x90\xa0 `+760>A\xd8-f$~4\xff\xff\xff88eo? &\xff`\xbf\xfc"[..],
+            &b"++D1n$`\xbf$\x1e$$\xdc$$\xdc$$$$$2$$$$$$$$$$\xb0\xb0S\xb0\xb0"[..],
+            &b"$\xdc$$$$$$$$$\xb0\xb0\xb0\xb01))\n"[..],
+        ]
+        .concat(),
+    ] {
+        assert_prints_back(&found);
+    }
+}
+
+#[test]
+fn line_continuation_after_dollar_does_not_hide_a_substituted_command() {
+    // Found by `parse` as `echo $\<newline>x` printing back as `$x`: bash
+    // removes the continuation first, so `$\<newline>(curl x)` runs curl.
+    for line in [
+        "echo $\\\n(curl x)",
+        "$\\\n(curl x)",
+        "x=$\\\n(curl x); echo $x",
+        "echo \"$\\\n(curl x)\"",
+        "echo $\\\n(\\\n(1))$\\\n(curl x)",
+        "echo ${x:-$\\\n(curl x)}",
+        "tea issues list | cu\\\nrl x",
+        "echo `cu\\\nrl x`",
+        "i\\\nf curl x; then :; fi",
+    ] {
+        assert_eq!(denied_name(line), "curl", "{line:?}");
+    }
+}
+
+#[test]
+fn line_continuation_inside_an_assignment_name_still_makes_an_assignment() {
+    // Read as bash reads it, `GIT_SSH_COM\<newline>MAND=curl tea` sets the
+    // variable for tea (denied by the env rules), not a command of that name.
+    let v = verdict("GIT_SSH_COM\\\nMAND=curl tea issues list");
+    assert!(!v.allowed);
+    assert_eq!(
+        v.first_denial().map(|d| d.name.clone()).unwrap_or_default(),
+        verdict("GIT_SSH_COMMAND=curl tea issues list")
+            .first_denial()
+            .map(|d| d.name.clone())
+            .unwrap_or_default()
+    );
+}
+
+#[test]
+fn line_continuation_in_single_quotes_stays_text() {
+    // Inside single quotes bash keeps `\<newline>`: no command is hidden there.
+    let v = verdict("tea issues create --title 'a\\\nb $(curl x)'");
+    assert!(v.allowed, "{:?}", v.first_denial());
+}
+
+#[test]
+fn continuation_at_the_end_of_a_quoted_here_document_prints_back_as_itself() {
+    // Found by `parse`: the body printed back ends in `\<newline>` right
+    // before the delimiter line, and joining it there made the delimiter
+    // line disappear; with a quoted delimiter lines are read as written.
+    assert_prints_back(b"<<\"\"\n\xff\\\n\n\n");
+    assert_prints_back(b"cat <<'E'\nx\\\nE\n");
+}
+
+#[test]
+fn single_quotes_in_a_substitution_inside_arithmetic_keep_their_continuation() {
+    // Found by `parse`: text inside `$(( … ))` was given offsets as if it
+    // ended the input, so a quoted continuation there was not found inside
+    // its quotes and was removed in one spelling and kept in the other.
+    assert_prints_back(b"$((($(('))te\\\n') ))))&e");
+    // Also when reading the arithmetic text failed without the continuation
+    // (the body then missed its delimiter line; found next).
+    assert_prints_back(b"$(($(<<'E'\n \\\nE\nE\n)))");
+    let tree = guard_sh::syntax::parse(b"echo $(( $(echo 'a\\\nb') ))").unwrap();
+    assert!(
+        guard_sh::syntax::sexp::to_sexp(&tree).contains(r#"(sq "a\\\nb")"#),
+        "{}",
+        guard_sh::syntax::sexp::to_sexp(&tree)
+    );
+}
+
+#[test]
+fn a_command_inside_arithmetic_is_reported_where_it_is_written() {
+    for line in [
+        "echo one two three; echo $(( $(curl y) ))",
+        "echo $\\\n(( 1 + $(\\\ncurl y) ))",
+    ] {
+        let v = verdict(line);
+        let d = v.first_denial().unwrap();
+        assert_eq!(d.name, "curl");
         assert_eq!(
-            without_spans(&again),
-            without_spans(&tree),
-            "{line:?} printed as {:?}",
-            String::from_utf8_lossy(&printed)
+            &line[d.span.start..d.span.start + 4],
+            "curl",
+            "{line:?}: {:?}",
+            d.span
         );
     }
+}
+
+#[test]
+fn here_document_in_backticks_in_a_here_document_prints_back_as_itself() {
+    // Found by `parse`: the inner delimiter line was printed on a line of
+    // its own before the closing backtick, where it ended the outer body.
+    assert_prints_back(b"<<EOF\n`<<EOF\nEOF`\nEOF");
+    assert_prints_back(b"cat <<EOF\nx `cat <<EOF\ny\nEOF`\nEOF\necho z");
+    // An empty delimiter line keeps its newline (found right after).
+    assert_prints_back(b"`<<\"\"\n\n`");
+    assert_prints_back(b"<<E\n`<<''\n\n`\nE\n");
+    // Items after the one holding `<<` stay on its line (found next).
+    assert_prints_back(b"<<A\n`<<A;\xff\nA`\nA");
+    assert_prints_back(b"cat <<A; echo x; cat <<B\na\nA\nb\nB\necho y");
+}
+
+#[test]
+fn parenthesis_of_arithmetic_hidden_in_a_comment_is_refused() {
+    // Found by `parse`: `$((` counted the `(` of a comment inside `$( … )`,
+    // so a later `)` closed nothing in the expression; printed without the
+    // comment, the arithmetic ended one `)` earlier.
+    let e = guard_sh::syntax::parse(b"$(($(#(\n))))").unwrap_err();
+    assert_eq!(
+        e.render(b"$(($(#(\n))))"),
+        "2:2: not supported by guard-sh: a `)` inside `$(( … ))` that closes no `(` of the expression"
+    );
+    assert_prints_back(b"echo $(( (1 + $(echo 2)) * (3) ))");
 }

@@ -2,8 +2,9 @@
 //! to the same tree (spans aside); [`without_spans`] zeroes spans so trees
 //! parsed from different texts can be compared.
 //!
-//! Here-document bodies are written after the end of the list item that
-//! holds their `<<`, as the parser expects them.
+//! Here-document bodies are written after the end of the list that holds
+//! their `<<` (after the newline that ends its last item), as the parser
+//! expects them.
 
 use super::ast::*;
 use super::visit::{VisitMut, walk_list};
@@ -63,7 +64,11 @@ impl Writer {
             } else if !last || terminated {
                 self.s(";");
             }
-            if !self.pending.is_empty() {
+            // Bodies go after the list's last item, so the items stay on the
+            // line they were read from: moved onto lines after a body, an
+            // item could end up after a line that closes an enclosing
+            // here-document of the same delimiter.
+            if last && !self.pending.is_empty() {
                 self.s("\n");
                 for doc in std::mem::take(&mut self.pending) {
                     self.here_doc_body(&doc);
@@ -347,13 +352,15 @@ impl Writer {
             } => {
                 let mut inner = Writer::default();
                 inner.list(list, false);
-                self.s("`");
-                for c in inner.out {
-                    if matches!(c, b'\\' | b'`' | b'$') {
-                        self.out.push(b'\\');
-                    }
-                    self.out.push(c);
+                // A here-document's delimiter line may end the body: written
+                // on a line of its own it could end an enclosing
+                // here-document of the same delimiter instead. (An empty
+                // delimiter line stays: without its newline it is no line.)
+                if inner.out.ends_with(b"\n") && !inner.out.ends_with(b"\n\n") {
+                    inner.out.pop();
                 }
+                self.s("`");
+                self.backtick_body(&inner.out, ctx == Ctx::Double);
                 self.s("`");
             }
             WordPart::Arithmetic(w) => {
@@ -370,6 +377,31 @@ impl Writer {
                 self.nested_list(list);
                 self.s(" )");
             }
+        }
+    }
+
+    /// The text of a backtick substitution, escaped so that reading it back
+    /// (`\$`, `` \` ``, `\\`, and `\"` in double quotes, stand for the
+    /// character) gives `text` again. A backslash before any other byte
+    /// stands for itself, so it is written once: `$(( … ))` finds its end
+    /// by pairing backslashes with the byte after them, and a doubled one
+    /// before `'` or `(` would pair differently from the text as read.
+    /// Before a newline it is doubled, or it would join the lines.
+    fn backtick_body(&mut self, text: &[u8], in_double: bool) {
+        for (k, &c) in text.iter().enumerate() {
+            let doubled = match c {
+                b'\\' => match text.get(k + 1) {
+                    None | Some(b'\\' | b'`' | b'$' | b'\n') => true,
+                    Some(b'"') => in_double,
+                    Some(_) => false,
+                },
+                b'`' | b'$' => true,
+                _ => false,
+            };
+            if doubled {
+                self.out.push(b'\\');
+            }
+            self.out.push(c);
         }
     }
 

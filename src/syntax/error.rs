@@ -54,6 +54,22 @@ impl SyntaxError {
         }
     }
 
+    /// The same error with its span passed through `f`.
+    pub(crate) fn map_span(mut self, f: impl FnOnce(Span) -> Span) -> Self {
+        match &mut self {
+            SyntaxError::Unterminated { open, .. }
+            | SyntaxError::UnterminatedHereDoc { open, .. } => *open = f(*open),
+            SyntaxError::Unexpected { at, .. }
+            | SyntaxError::Expected { at, .. }
+            | SyntaxError::MissingCommand { at, .. }
+            | SyntaxError::BadSubstitution { at }
+            | SyntaxError::TooDeep { at, .. }
+            | SyntaxError::NulByte { at }
+            | SyntaxError::Unsupported { at, .. } => *at = f(*at),
+        }
+        self
+    }
+
     /// `true` when the input merely ended too early (an open quote,
     /// substitution, here-document or compound command, or an operator
     /// waiting for its command): a line-by-line reader may append the next

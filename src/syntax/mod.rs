@@ -27,5 +27,5 @@ pub fn parse(source: &[u8]) -> Result<ast::List, SyntaxError> {
             at: span::Span::new(k, k + 1),
         });
     }
-    parse::Parser::new(source).program()
+    parse::parse_program(source)
 }

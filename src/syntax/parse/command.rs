@@ -7,7 +7,6 @@ use super::super::ast::{
     Assignment, Command, CompoundCommand, FunctionDef, SimpleCommand, Word, WordPart,
 };
 use super::super::lex::{blanks, is_meta, is_name_byte, is_name_start, name, token};
-use super::list::skip_comment;
 use super::{PResult, Parser, SyntaxError};
 
 /// Words that are reserved in command position (XCU 2.4, plus bash's).
@@ -62,31 +61,7 @@ impl<'a> Parser<'a> {
             let (r, c) = self.compound(i)?;
             return Ok((r, Some(Command::Compound(c))));
         }
-        let (r, cmd) = self.simple_command(i)?;
-        if let Some(Command::Simple(s)) = &cmd {
-            self.no_split_reserved_word(s)?;
-        }
-        Ok((r, cmd))
-    }
-
-    /// A first word that is a reserved word only after line continuations
-    /// were removed (`fi\<newline>`, `i\<newline>f`): bash joins the lines
-    /// before it looks for reserved words, so refuse rather than run a
-    /// command of that name.
-    fn no_split_reserved_word(&self, s: &SimpleCommand) -> Result<(), SyntaxError> {
-        let Some(first) = s.words.first() else {
-            return Ok(());
-        };
-        let starts_command = first.span.start == s.span.start;
-        if let [WordPart::Literal(text)] = first.parts.as_slice() {
-            if starts_command && RESERVED.iter().any(|w| w.as_bytes() == text.as_slice()) {
-                return Err(SyntaxError::Unsupported {
-                    feature: "a reserved word split by a line continuation",
-                    at: first.span,
-                });
-            }
-        }
-        Ok(())
+        self.simple_command(i)
     }
 
     /// Assignments, words and redirections up to a control operator.
@@ -123,7 +98,7 @@ impl<'a> Parser<'a> {
             } else if is_meta(c) {
                 break;
             } else if c == b'#' {
-                rest = skip_comment(rest);
+                rest = self.skip_comment(rest);
                 break;
             }
             if words.is_empty() {

@@ -39,11 +39,16 @@ impl<'a> Parser<'a> {
             let body_end;
             loop {
                 if rest.is_empty() {
+                    // A continuation in what was read stays: joining it
+                    // would not supply the missing delimiter line.
+                    if doc.quoted {
+                        self.literal(body_start, rest, false);
+                    }
                     return Err(doc.unterminated());
                 }
-                let (line, next, newline) = match rest.iter().position(|&b| b == b'\n') {
-                    Some(k) => (&rest[..k], &rest[k + 1..], true),
-                    None => (rest, &rest[rest.len()..], false),
+                let (line, line_end, next, newline) = match rest.iter().position(|&b| b == b'\n') {
+                    Some(k) => (&rest[..k], &rest[k..], &rest[k + 1..], true),
+                    None => (rest, &rest[rest.len()..], &rest[rest.len()..], false),
                 };
                 let line = if doc.strip_tabs {
                     let tabs = line.iter().take_while(|&&b| b == b'\t').count();
@@ -52,6 +57,11 @@ impl<'a> Parser<'a> {
                     line
                 };
                 if line == doc.delimiter.as_slice() {
+                    // With a quoted delimiter the lines are compared as
+                    // written: a continuation does not join them.
+                    if doc.quoted {
+                        self.literal(body_start, line_end, false);
+                    }
                     body_end = rest;
                     rest = next;
                     break;

@@ -9,6 +9,7 @@
 mod command;
 mod compound;
 mod heredoc;
+mod join;
 mod list;
 mod param;
 mod redir;
@@ -20,12 +21,13 @@ use std::collections::HashMap;
 use super::ast::{List, Span, Word};
 use super::error::SyntaxError;
 use heredoc::PendingHereDoc;
+pub(crate) use join::parse_program;
 
 /// Deepest nesting of subshells, groups, compound commands and
 /// substitutions accepted before [`SyntaxError::TooDeep`].
 pub const MAX_DEPTH: usize = 256;
 
-/// Most stack one parse may use below the frame that called [`Parser::new`].
+/// Most stack one parse may use below the frame that called [`parse_program`].
 /// Nesting levels cost very different amounts of stack (and several times
 /// more in unoptimized builds), so besides counting levels the parser
 /// measures its stack: this keeps a parse on a thread with the default
@@ -57,21 +59,13 @@ pub(crate) struct Parser<'a> {
     pending: Vec<PendingHereDoc>,
     /// Bodies read so far, by the offset of their redirection.
     bodies: HashMap<usize, Word>,
+    /// Text read as written, where a line continuation stays (see
+    /// [`join`]): single-quoted and `$'…'` text, comments, bodies of
+    /// here-documents with a quoted delimiter.
+    literals: Vec<join::Literal>,
 }
 
 impl<'a> Parser<'a> {
-    /// A parser for the whole source `src`, with no nesting yet.
-    pub(crate) fn new(src: &'a [u8]) -> Self {
-        Parser {
-            src,
-            base: 0,
-            depth: 0,
-            stack_base: stack_address(),
-            pending: Vec::new(),
-            bodies: HashMap::new(),
-        }
-    }
-
     /// A parser for rewritten nested text `src` (a backtick body, a
     /// here-document body, arithmetic text) whose offsets start at `base`
     /// in the original source; it continues this parser's nesting count.
@@ -83,6 +77,7 @@ impl<'a> Parser<'a> {
             stack_base: self.stack_base,
             pending: Vec::new(),
             bodies: HashMap::new(),
+            literals: Vec::new(),
         }
     }
 
@@ -97,6 +92,16 @@ impl<'a> Parser<'a> {
         }
         heredoc::fill_bodies(&mut list, &mut self.bodies);
         Ok(list)
+    }
+
+    /// Note the text from `from` to `to` (suffixes of `src`) as read as
+    /// written; `comment` for a comment.
+    fn literal(&mut self, from: &[u8], to: &[u8], comment: bool) {
+        self.literals.push(join::Literal {
+            start: self.pos(from),
+            end: self.pos(to),
+            comment,
+        });
     }
 
     /// Absolute offset of the position `i` (a suffix of `src`).

@@ -118,10 +118,16 @@ impl<'a> Parser<'a> {
                 ParenScan::Arithmetic(len) => {
                     self.enter(i)?;
                     let text = &i[3..3 + len];
-                    let mut sub = self.nested(text, self.pos(text));
+                    // `text` is no suffix of the input, so its offset is
+                    // that of the suffix it starts.
+                    let mut sub = self.nested(text, self.pos(&i[3..]));
+                    let parts = sub.arith_text();
+                    // The arithmetic text is a slice of this parser's text;
+                    // what it read as written counts even when it failed.
+                    self.literals.append(&mut sub.literals);
                     let mut word = Word {
-                        parts: sub.arith_text()?,
-                        span: self.span(text, &i[3 + len..]),
+                        parts: parts?,
+                        span: self.span(&i[3..], &i[3 + len..]),
                     };
                     sub.finish_word(&mut word)?;
                     self.leave();
@@ -252,8 +258,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.enter(i)?;
-        let mut sub = self.nested(&text, open.end);
-        let list = sub.program().map_err(|e| match e {
+        // The body is read again as a script of its own, so line
+        // continuations the unescaping made are removed as bash does.
+        let list = self.nested_program(&text, open.end).map_err(|e| match e {
             SyntaxError::UnterminatedHereDoc { open, .. } => body_outside(open),
             e => e,
         })?;
@@ -272,8 +279,29 @@ impl<'a> Parser<'a> {
     pub(super) fn arith_text(&mut self) -> Result<Vec<WordPart>, SyntaxError> {
         let mut p = Parts::default();
         let mut rest = self.src;
+        // Parentheses of the expression itself. `$((` found its end by
+        // counting every parenthesis, also those a substitution's comment
+        // hid; one that closes nothing in the expression is refused, as the
+        // text printed back would end the arithmetic elsewhere.
+        let mut open = 0usize;
         while let Some(&c) = rest.first() {
             match c {
+                b'(' => {
+                    open += 1;
+                    p.lit(b"(");
+                    rest = &rest[1..];
+                }
+                b')' => {
+                    let Some(n) = open.checked_sub(1) else {
+                        return Err(SyntaxError::Unsupported {
+                            feature: "a `)` inside `$(( … ))` that closes no `(` of the expression",
+                            at: self.span_at(rest, 1),
+                        });
+                    };
+                    open = n;
+                    p.lit(b")");
+                    rest = &rest[1..];
+                }
                 b'$' => rest = self.dollar_into(rest, Quoting::Arith, &mut p)?,
                 b'`' => {
                     let (r, part) = self.backtick(rest, false)?;

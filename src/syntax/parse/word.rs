@@ -1,7 +1,7 @@
 //! Words (XCU 2.2, 2.3, 2.6.1): unquoted text, `'…'`, `"…"`, `$'…'`,
 //! backslash escapes and tildes, split into [`WordPart`]s exactly as
-//! written so the guard sees which parts are fixed. Backslash-newline is
-//! removed everywhere except inside single quotes.
+//! written so the guard sees which parts are fixed. Line continuations are
+//! removed before the parse (see `join`).
 
 use super::super::ast::{Word, WordPart};
 use super::super::lex::{char_len, is_meta, is_name_byte, is_name_start};
@@ -160,13 +160,20 @@ impl<'a> Parser<'a> {
     }
 
     /// `'…'` at `i`: the bytes between the quotes.
-    pub(super) fn single_quoted(&self, i: &'a [u8]) -> PResult<'a, Vec<u8>> {
+    pub(super) fn single_quoted(&mut self, i: &'a [u8]) -> PResult<'a, Vec<u8>> {
         match i[1..].iter().position(|&b| b == b'\'') {
-            Some(k) => Ok((&i[k + 2..], i[1..k + 1].to_vec())),
-            None => Err(SyntaxError::Unterminated {
-                what: "single quote",
-                open: self.span_at(i, 1),
-            }),
+            Some(k) => {
+                self.literal(&i[1..], &i[k + 1..], false);
+                Ok((&i[k + 2..], i[1..k + 1].to_vec()))
+            }
+            None => {
+                // Joining lines cannot close the quote: what follows stays.
+                self.literal(&i[1..], &i[i.len()..], false);
+                Err(SyntaxError::Unterminated {
+                    what: "single quote",
+                    open: self.span_at(i, 1),
+                })
+            }
         }
     }
 
@@ -262,7 +269,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `$'…'` at `i` (bash): the bytes after decoding the escapes.
-    pub(super) fn ansi_c(&self, i: &'a [u8]) -> PResult<'a, Vec<u8>> {
+    pub(super) fn ansi_c(&mut self, i: &'a [u8]) -> PResult<'a, Vec<u8>> {
         let mut out = Vec::new();
         let mut k = 2;
         loop {
@@ -273,7 +280,10 @@ impl<'a> Parser<'a> {
                 });
             };
             match c {
-                b'\'' => return Ok((&i[k + 1..], out)),
+                b'\'' => {
+                    self.literal(&i[2..], &i[k..], false);
+                    return Ok((&i[k + 1..], out));
+                }
                 b'\\' => {
                     let Some(&e) = i.get(k + 1) else {
                         return Err(SyntaxError::Unterminated {
