@@ -194,3 +194,31 @@ fn stdin_session_keeps_state_and_joins_continuation_lines() {
     assert!(common::text(&out.stderr).contains("denied: \"evil\""));
     assert_eq!(out.status.code(), Some(4));
 }
+
+#[test]
+fn stdin_session_joins_a_line_ending_in_a_backslash_as_bash_does() {
+    use std::io::Write;
+    let (arm, work) = setup();
+    let mut child = common::guard_cmd(&arm, work.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .as_mut()
+        .expect("stdin")
+        .write_all(b"echo a \\\nb\necho c # d \\\necho e\necho f \\\\\necho \"g\\\nh\"\n")
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    // The continuation in the comment is not one; the escaped backslash is
+    // a word of its own.
+    assert_eq!(
+        common::text(&out.stdout),
+        "a b\nc\ne\nf \\\ngh\n",
+        "{}",
+        common::text(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0));
+}

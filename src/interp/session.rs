@@ -56,6 +56,10 @@ impl Shell<'_> {
                     continue;
                 }
             }
+            // `echo a \` then `b` is `echo a b`, as bash reads it.
+            if crate::syntax::ends_in_continuation(&pending) {
+                continue;
+            }
             let text = std::mem::take(&mut pending);
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;

@@ -15,7 +15,7 @@ mod visit;
 
 pub use display::{to_source, without_spans};
 pub use error::SyntaxError;
-pub use parse::MAX_DEPTH;
+pub use parse::{MAX_DEPTH, ends_in_continuation};
 
 /// Parse a whole command line or script.
 ///

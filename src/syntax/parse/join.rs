@@ -50,6 +50,60 @@ fn joined_program(
     depth: usize,
     stack_base: usize,
 ) -> Result<List, SyntaxError> {
+    match settle(src, base, depth, stack_base) {
+        Settled::Plain(result) => result,
+        Settled::Joined { result, joined, .. } => match result {
+            Ok(mut list) => {
+                walk_list(
+                    &mut Restore {
+                        joined: &joined,
+                        base,
+                    },
+                    &mut list,
+                );
+                Ok(list)
+            }
+            Err(e) => Err(e.map_span(|s| joined.restore(s, base))),
+        },
+        Settled::Unsettled(e) => Err(e),
+    }
+}
+
+/// Whether `src` (a script read so far) ends in a line continuation that
+/// bash removes, so that the next line belongs to the same text: a
+/// `\<newline>` at the very end, outside quotes, comments and quoted
+/// here-documents. A line-by-line reader keeps reading while this holds.
+pub fn ends_in_continuation(src: &[u8]) -> bool {
+    if !src.ends_with(b"\\\n") {
+        return false;
+    }
+    match settle(src, 0, 0, stack_address()) {
+        Settled::Joined { pairs, keep, .. } => {
+            pairs.last() == Some(&(src.len() - 2)) && keep.last() == Some(&false)
+        }
+        Settled::Plain(_) | Settled::Unsettled(_) => false,
+    }
+}
+
+/// The outcome of [`settle`].
+enum Settled {
+    /// No continuation: the text parsed as it is.
+    Plain(Result<List, SyntaxError>),
+    /// The parse of `joined`, whose kept continuations (`keep[n]` for the
+    /// one at `pairs[n]`) are exactly those in text read as written.
+    Joined {
+        result: Result<List, SyntaxError>,
+        joined: Joined,
+        pairs: Vec<usize>,
+        keep: Vec<bool>,
+    },
+    /// No agreement after [`MAX_ROUNDS`] parses.
+    Unsettled(SyntaxError),
+}
+
+/// Parse `src` with its continuations removed, putting back those that lie
+/// in text read as written, until the two agree (see the module docs).
+fn settle(src: &[u8], base: usize, depth: usize, stack_base: usize) -> Settled {
     fn make(src: &[u8], base: usize, depth: usize, stack_base: usize) -> Parser<'_> {
         Parser {
             src,
@@ -63,7 +117,7 @@ fn joined_program(
     }
     let pairs = continuations(src);
     if pairs.is_empty() {
-        return make(src, base, depth, stack_base).program();
+        return Settled::Plain(make(src, base, depth, stack_base).program());
     }
     let mut keep = vec![false; pairs.len()];
     for _ in 0..MAX_ROUNDS {
@@ -81,22 +135,15 @@ fn joined_program(
             }
         }
         if settled {
-            return match result {
-                Ok(mut list) => {
-                    walk_list(
-                        &mut Restore {
-                            joined: &joined,
-                            base,
-                        },
-                        &mut list,
-                    );
-                    Ok(list)
-                }
-                Err(e) => Err(e.map_span(|s| joined.restore(s, base))),
+            return Settled::Joined {
+                result,
+                joined,
+                pairs,
+                keep,
             };
         }
     }
-    Err(SyntaxError::Unsupported {
+    Settled::Unsettled(SyntaxError::Unsupported {
         feature: "line continuations inside text whose quoting they change",
         at: Span::new(base + pairs[0], base + pairs[0] + 2),
     })
@@ -199,6 +246,30 @@ impl VisitMut for Restore<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_trailing_continuation_bash_removes_asks_for_more() {
+        for text in [&b"echo a \\\n"[..], b"a=1\\\n", b"echo \"x\\\n"] {
+            assert!(
+                ends_in_continuation(text),
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        for text in [
+            &b"echo a\n"[..],
+            b"echo a \\\\\n",
+            b"echo a # c \\\n",
+            b"echo 'a\\\n",
+            b"echo a \\\nb\n",
+        ] {
+            assert!(
+                !ends_in_continuation(text),
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
 
     #[test]
     fn escaped_backslash_before_newline_is_no_continuation() {
