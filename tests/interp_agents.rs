@@ -173,30 +173,8 @@ fn guard_bash_is_the_same_shell_under_a_bash_name() {
     assert!(bin.to_string_lossy().contains("bash"));
 }
 
-#[test]
-fn stdin_session_keeps_state_and_joins_continuation_lines() {
-    use std::io::Write;
-    let (arm, work) = setup();
-    let mut child = common::guard_cmd(&arm, work.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    {
-        let stdin = child.stdin.as_mut().expect("stdin");
-        stdin
-            .write_all(b"x=1\nmkdir sub; cd sub\nif true; then\n  echo \"x=$x\"\nfi\nevil\necho \"after ${PWD##*/}\"\nexit 4\necho never\n")
-            .expect("write");
-    }
-    let out = child.wait_with_output().expect("wait");
-    assert_eq!(common::text(&out.stdout), "x=1\nafter sub\n");
-    assert!(common::text(&out.stderr).contains("denied: \"evil\""));
-    assert_eq!(out.status.code(), Some(4));
-}
-
-#[test]
-fn stdin_session_joins_a_line_ending_in_a_backslash_as_bash_does() {
+/// guard-sh reading `input` on stdin, line by line.
+fn stdin_session(input: &[u8]) -> std::process::Output {
     use std::io::Write;
     let (arm, work) = setup();
     let mut child = common::guard_cmd(&arm, work.path())
@@ -207,11 +185,24 @@ fn stdin_session_joins_a_line_ending_in_a_backslash_as_bash_does() {
         .expect("spawn");
     child
         .stdin
-        .as_mut()
+        .take()
         .expect("stdin")
-        .write_all(b"echo a \\\nb\necho c # d \\\necho e\necho f \\\\\necho \"g\\\nh\"\n")
+        .write_all(input)
         .expect("write");
-    let out = child.wait_with_output().expect("wait");
+    child.wait_with_output().expect("wait")
+}
+
+#[test]
+fn stdin_session_keeps_state_and_joins_continuation_lines() {
+    let out = stdin_session(b"x=1\nmkdir sub; cd sub\nif true; then\n  echo \"x=$x\"\nfi\nevil\necho \"after ${PWD##*/}\"\nexit 4\necho never\n");
+    assert_eq!(common::text(&out.stdout), "x=1\nafter sub\n");
+    assert!(common::text(&out.stderr).contains("denied: \"evil\""));
+    assert_eq!(out.status.code(), Some(4));
+}
+
+#[test]
+fn stdin_session_joins_a_line_ending_in_a_backslash_as_bash_does() {
+    let out = stdin_session(b"echo a \\\nb\necho c # d \\\necho e\necho f \\\\\necho \"g\\\nh\"\n");
     // The continuation in the comment is not one; the escaped backslash is
     // a word of its own.
     assert_eq!(
