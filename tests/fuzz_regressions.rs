@@ -248,3 +248,30 @@ fn parenthesis_of_arithmetic_hidden_in_a_comment_is_refused() {
     );
     assert_prints_back(b"echo $(( (1 + $(echo 2)) * (3) ))");
 }
+
+#[test]
+fn a_bracket_closed_only_inside_quotes_or_substitutions_is_refused_as_bash_refuses_it() {
+    // Found by `parse`: ``o[`]<X` `` was accepted (its `]` sits inside the
+    // backquotes) and printed back as text the parser refused; bash -n
+    // refuses every one of these as an unterminated `[`.
+    for line in [
+        &b"o[`]<\x9f`"[..],
+        b"o[`]`",
+        b"o[\"]\"",
+        b"o[']'",
+        b"o[\\]",
+        b"o[${x:-]}",
+        b"o[$(echo])",
+    ] {
+        let err = guard_sh::syntax::parse(line).expect_err(&String::from_utf8_lossy(line));
+        assert!(
+            err.to_string().contains("arrays"),
+            "{:?}: {err}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    // A close outside them still ends the subscript (a glob word, as in bash).
+    for line in ["o[a]", "o[`x`]", "o[\"a\"]b"] {
+        assert!(guard_sh::syntax::parse(line.as_bytes()).is_ok(), "{line}");
+    }
+}

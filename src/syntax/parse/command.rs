@@ -152,7 +152,7 @@ impl<'a> Parser<'a> {
             // bash reads `name[` in this position up to a matching `]`,
             // even across blanks, as an array subscript.
             if r.first() == Some(&b'[')
-                && (looks_like_array_assignment(r) || !token(r).contains(&b']'))
+                && (looks_like_array_assignment(r) || !closes_bracket(token(r)))
             {
                 return Err(SyntaxError::Unsupported {
                     feature: "arrays (`a[i]=…`)",
@@ -288,6 +288,71 @@ fn brace_fd_redirect(i: &[u8]) -> Option<usize> {
 }
 
 /// `[…]=` or `[…]+=` follows a name: an array element assignment.
+/// Whether `tok` (starting at `[`) holds a `]` that bash's subscript scan
+/// takes as the close: not escaped, quoted, nor inside backquotes, `$(…)`
+/// or `${…}` (bash refuses `o["]"`, ``o[`]`]``… as an unterminated `[`).
+/// An unterminated group counts as no close, so the line is refused.
+fn closes_bracket(tok: &[u8]) -> bool {
+    let mut i = 0;
+    while i < tok.len() {
+        let skip_to = match tok[i] {
+            b'\\' => Some(i + 2),
+            b'\'' => find_from(tok, i + 1, |b| b == b'\'').map(|e| e + 1),
+            b'"' | b'`' => end_of_escaped(tok, i),
+            b'$' if matches!(tok.get(i + 1), Some(b'(' | b'{')) => end_of_group(tok, i + 1),
+            b']' => return true,
+            _ => Some(i + 1),
+        };
+        match skip_to {
+            Some(next) => i = next,
+            None => return false,
+        }
+    }
+    false
+}
+
+fn find_from(tok: &[u8], from: usize, hit: impl Fn(u8) -> bool) -> Option<usize> {
+    tok.get(from..)?
+        .iter()
+        .position(|&b| hit(b))
+        .map(|p| from + p)
+}
+
+/// Past the quote or backquote closing the one at `open` (backslash escapes).
+fn end_of_escaped(tok: &[u8], open: usize) -> Option<usize> {
+    let quote = tok[open];
+    let mut i = open + 1;
+    while i < tok.len() {
+        match tok[i] {
+            b'\\' => i += 2,
+            b if b == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Past the bracket closing the `(` or `{` at `open`, counting nesting.
+fn end_of_group(tok: &[u8], open: usize) -> Option<usize> {
+    let (up, down) = if tok[open] == b'(' {
+        (b'(', b')')
+    } else {
+        (b'{', b'}')
+    };
+    let mut depth = 0usize;
+    for (k, &b) in tok.iter().enumerate().skip(open) {
+        if b == up {
+            depth += 1;
+        } else if b == down {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k + 1);
+            }
+        }
+    }
+    None
+}
+
 fn looks_like_array_assignment(i: &[u8]) -> bool {
     let tok = token(i);
     tok.iter().position(|&b| b == b']').is_some_and(|p| {
