@@ -275,3 +275,16 @@ fn a_bracket_closed_only_inside_quotes_or_substitutions_is_refused_as_bash_refus
         assert!(guard_sh::syntax::parse(line.as_bytes()).is_ok(), "{line}");
     }
 }
+
+#[test]
+fn backslashes_in_here_documents_inside_arithmetic_print_back_as_themselves() {
+    // Found by `parse` (minimized: `$(($(<<B` / `\)` / `B` / `)))`): every
+    // backslash of an unquoted here-document body was printed doubled,
+    // which keeps its value but let `$((` count the `)` after it and close
+    // the substitution early. The unminimized input as found, too.
+    assert_prints_back(b"$(($(<<B\n\\)\nB\n)))");
+    assert_prints_back(b"cat <<E\na\\b \\$x \\\\ \\` c\\\nd\\\\\nE\n");
+    let found = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz_found/backslash-in-here-document-in-arithmetic.bin");
+    assert_prints_back(&std::fs::read(found).unwrap());
+}

@@ -301,7 +301,7 @@ impl Writer {
             WordPart::Literal(b) => match ctx {
                 Ctx::Raw => self.out.extend_from_slice(b),
                 Ctx::Double => self.escaped(b, b"$`\"\\"),
-                Ctx::HereDoc => self.escaped(b, b"$`\\"),
+                Ctx::HereDoc => self.here_doc_literal(b),
             },
             WordPart::SingleQuoted(b) => {
                 self.s("'");
@@ -399,6 +399,26 @@ impl Writer {
                 _ => false,
             };
             if doubled {
+                self.out.push(b'\\');
+            }
+            self.out.push(c);
+        }
+    }
+
+    /// Literal text of an unquoted here-document body. `$` and `` ` `` are
+    /// escaped; a backslash only where reading it back would take it as an
+    /// escape (before `$ `` ` `` \ newline, or at the end of the text, where
+    /// the next part may begin with one). Doubling every backslash kept the
+    /// value but changed the raw text, which `$((` scans for parentheses:
+    /// `\)` in a body inside `$(( $( … ) ))` then closed the substitution.
+    fn here_doc_literal(&mut self, b: &[u8]) {
+        for (k, &c) in b.iter().enumerate() {
+            let escape = match c {
+                b'$' | b'`' => true,
+                b'\\' => b.get(k + 1).is_none_or(|next| b"$`\\\n".contains(next)),
+                _ => false,
+            };
+            if escape {
                 self.out.push(b'\\');
             }
             self.out.push(c);
