@@ -23,8 +23,8 @@
 //! apply beneath this one; this domain only handles the execute right
 //! (writes, sockets and signals are left to those narrower domains).
 
-use super::exec_chain;
-use super::landlock::{Confinement, SandboxError};
+use super::exec_chain::Resolver;
+use super::landlock::{Confinement, SandboxError, helper_execute_set};
 use crate::policy::Policy;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -78,14 +78,23 @@ pub struct HarnessSpec<'a> {
 pub fn plan(policy: &Policy, spec: &HarnessSpec) -> Result<HarnessPlan, SandboxError> {
     let mut plan = HarnessPlan::default();
     let mut explicit: BTreeSet<PathBuf> = BTreeSet::new();
-    for program in
-        std::iter::once(spec.program).chain(spec.arm_programs.iter().map(PathBuf::as_path))
-    {
-        explicit.extend(required_chain(program, spec)?);
+    // One resolver for everything: the harness, guard-sh and the tools
+    // share their loader, and each distinct file is read once.
+    let mut resolver = Resolver::new();
+    let programs =
+        std::iter::once(spec.program).chain(spec.arm_programs.iter().map(PathBuf::as_path));
+    for program in programs {
+        let chain = resolver
+            .resolve(program, spec.cwd, spec.search_path)
+            .map_err(|source| SandboxError::Open {
+                path: program.to_path_buf(),
+                source,
+            })?;
+        explicit.extend(chain);
     }
     for entry in spec.allow_exec {
         let entry = spec.cwd.join(entry);
-        match exec_chain::resolve(&entry, spec.cwd, spec.search_path) {
+        match resolver.resolve(&entry, spec.cwd, spec.search_path) {
             Ok(chain) => explicit.extend(chain),
             Err(_) if entry.is_dir() => {
                 explicit.insert(std::fs::canonicalize(&entry).unwrap_or(entry));
@@ -99,15 +108,12 @@ pub fn plan(policy: &Policy, spec: &HarnessSpec) -> Result<HarnessPlan, SandboxE
         }
     }
     for (name, rule) in &policy.commands {
-        let mut reached = chain_or_nothing(&spec.cwd.join(&rule.path), spec.cwd, &rule.path_env);
-        for helper in &rule.exec_allow {
-            let helper = spec.cwd.join(helper);
-            match exec_chain::resolve(&helper, spec.cwd, &rule.path_env) {
-                Ok(chain) => reached.extend(chain),
-                Err(_) if helper.is_dir() => reached.push(helper),
-                Err(_) => {}
-            }
-        }
+        // A command whose file is missing grants nothing (its spawn fails
+        // on its own).
+        let mut reached = resolver
+            .resolve(&spec.cwd.join(&rule.path), spec.cwd, &rule.path_env)
+            .unwrap_or_default();
+        reached.extend(helper_execute_set(rule, spec.cwd, &mut resolver));
         for file in reached {
             if is_code_interpreter(&file) && !explicit.contains(&file) {
                 plan.left_out.entry(file).or_default().insert(name.clone());
@@ -118,19 +124,6 @@ pub fn plan(policy: &Policy, spec: &HarnessSpec) -> Result<HarnessPlan, SandboxE
     }
     plan.execute.extend(explicit);
     Ok(plan)
-}
-
-fn required_chain(program: &Path, spec: &HarnessSpec) -> Result<Vec<PathBuf>, SandboxError> {
-    exec_chain::resolve(program, spec.cwd, spec.search_path).map_err(|source| SandboxError::Open {
-        path: program.to_path_buf(),
-        source,
-    })
-}
-
-/// A command's chain; a command whose file is missing grants nothing (its
-/// spawn fails on its own).
-fn chain_or_nothing(path: &Path, cwd: &Path, search_path: &[PathBuf]) -> Vec<PathBuf> {
-    exec_chain::resolve(path, cwd, search_path).unwrap_or_default()
 }
 
 /// The prepared domain for `plan` at Landlock ABI `abi`.

@@ -392,22 +392,31 @@ fn add_path(
     Ok(created.add_rule(PathBeneath::new(fd, rights))?)
 }
 
+/// What a command of `rule` may execute besides its own program's chain:
+/// each helper with its start-up chain, a folder of helpers (e.g. git's
+/// libexec folder) whole. A helper that does not exist grants nothing.
+pub(super) fn helper_execute_set(
+    rule: &CommandRule,
+    cwd: &Path,
+    resolver: &mut Resolver,
+) -> Vec<PathBuf> {
+    let mut set = Vec::new();
+    for helper in &rule.exec_allow {
+        let helper = cwd.join(helper);
+        match resolver.resolve(&helper, cwd, &rule.path_env) {
+            Ok(chain) => set.extend(chain),
+            Err(_) if helper.is_dir() => set.push(helper),
+            Err(_) => {}
+        }
+    }
+    set
+}
+
 impl Grants {
     /// A rule's helpers (each with its own start-up chain), its writable
     /// folders and its ports.
     fn add_rule(&mut self, rule: &CommandRule, cwd: &Path, resolver: &mut Resolver) {
-        for helper in &rule.exec_allow {
-            let helper = cwd.join(helper);
-            match resolver.resolve(&helper, cwd, &rule.path_env) {
-                Ok(chain) => self.execute.extend(chain),
-                // A folder of helpers (e.g. git's libexec folder): all of it.
-                Err(_) if helper.is_dir() => {
-                    self.execute.insert(helper);
-                }
-                // A helper that does not exist grants nothing.
-                Err(_) => {}
-            }
-        }
+        self.execute.extend(helper_execute_set(rule, cwd, resolver));
         self.add_writable(&rule.writable, cwd);
         self.connect.extend(rule.connect_ports.iter().copied());
     }
