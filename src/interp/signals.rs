@@ -120,6 +120,15 @@ pub fn set(signal: i32, disposition: Disposition) {
     }
 }
 
+/// Signals an interactive shell ignores (job control and the keyboard).
+const KEYBOARD_SIGNALS: [libc::c_int; 5] = [
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGTSTP,
+    libc::SIGTTIN,
+    libc::SIGTTOU,
+];
+
 /// Install the shell's handlers. `interactive` also ignores SIGINT,
 /// SIGQUIT, SIGTSTP, SIGTTIN and SIGTTOU.
 pub fn install(interactive: bool) {
@@ -127,13 +136,7 @@ pub fn install(interactive: bool) {
     catch(libc::SIGTERM);
     catch(libc::SIGHUP);
     if interactive {
-        for s in [
-            libc::SIGINT,
-            libc::SIGQUIT,
-            libc::SIGTSTP,
-            libc::SIGTTIN,
-            libc::SIGTTOU,
-        ] {
+        for s in KEYBOARD_SIGNALS {
             set_disposition(s, libc::SIG_IGN);
         }
     }
@@ -151,13 +154,7 @@ pub fn child_defaults(was_interactive: bool) {
         }
     }
     if was_interactive {
-        for s in [
-            libc::SIGINT,
-            libc::SIGQUIT,
-            libc::SIGTSTP,
-            libc::SIGTTIN,
-            libc::SIGTTOU,
-        ] {
+        for s in KEYBOARD_SIGNALS {
             set_disposition(s, libc::SIG_DFL);
         }
     }
