@@ -2,7 +2,10 @@
 //! started with the configs arm-build writes; a trial configured with a
 //! shell path Claude Code ignores is caught by the verifier.
 
-use crate::support::{Arm, Listener, MockServer, STUB_TEA_OUTPUT, npm_install, sessions_with_line};
+use crate::support::{
+    Arm, Listener, MockServer, STUB_TEA_OUTPUT, assert_tea_pipeline_session, npm_install,
+    sessions_with_line,
+};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -180,33 +183,7 @@ fn claude_allowed_tea_pipeline_returns_the_stub_output_and_is_audited() {
         line.contains(&format!("eval '{cmd}'")) && line.contains("pwd -P >|"),
         "{line}"
     );
-    assert!(
-        s.iter()
-            .any(|r| r["type"] == "verdict" && r["allowed"] == true),
-        "{s:?}"
-    );
-    let spawns: Vec<&Value> = s
-        .iter()
-        .filter(|r| r["type"] == "spawn")
-        .map(|r| &r["argv"])
-        .collect();
-    let bin = t.arm.out.join("bin");
-    assert!(
-        spawns.contains(&&serde_json::json!([
-            "tea", "issues", "list", "--repo", "o/r"
-        ])),
-        "{spawns:?}"
-    );
-    assert!(
-        spawns.contains(&&serde_json::json!(["head", "-5"])),
-        "{spawns:?}"
-    );
-    assert!(
-        s.iter().filter(|r| r["type"] == "spawn").all(|r| r["path"]
-            .as_str()
-            .is_some_and(|p| Path::new(p).starts_with(&bin))),
-        "every spawn resolves in the arm's bin folder: {s:?}"
-    );
+    assert_tea_pipeline_session(s, &t.arm);
     t.assert_clean();
 }
 

@@ -7,7 +7,10 @@
 //! gets a private mount namespace (`unshare --mount`, root) in which
 //! `/etc/passwd` names that link as the user's shell.
 
-use crate::support::{Arm, Listener, MockServer, STUB_TEA_OUTPUT, npm_install, sessions_with_line};
+use crate::support::{
+    Arm, Listener, MockServer, STUB_TEA_OUTPUT, assert_tea_pipeline_session, npm_install,
+    sessions_with_line,
+};
 use serde_json::Value;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -276,33 +279,7 @@ fn codex_allowed_tea_pipeline_returns_the_stub_output_and_is_audited() {
     let t = Trial::guarded(cmd);
     t.assert_tea_list_output();
     let s = t.session_for(cmd);
-    assert!(
-        s.iter()
-            .any(|r| r["type"] == "verdict" && r["allowed"] == true),
-        "{s:?}"
-    );
-    let spawns: Vec<&Value> = s
-        .iter()
-        .filter(|r| r["type"] == "spawn")
-        .map(|r| &r["argv"])
-        .collect();
-    assert!(
-        spawns.contains(&&serde_json::json!([
-            "tea", "issues", "list", "--repo", "o/r"
-        ])),
-        "{spawns:?}"
-    );
-    assert!(
-        spawns.contains(&&serde_json::json!(["head", "-5"])),
-        "{spawns:?}"
-    );
-    let bin = t.arm.out.join("bin");
-    assert!(
-        s.iter().filter(|r| r["type"] == "spawn").all(|r| r["path"]
-            .as_str()
-            .is_some_and(|p| Path::new(p).starts_with(&bin))),
-        "{s:?}"
-    );
+    assert_tea_pipeline_session(&s, &t.arm);
     // Codex 0.171 `exec` makes no start-up snapshot: the command is the only session.
     assert_eq!(
         t.records.iter().filter(|r| r["type"] == "session").count(),

@@ -330,3 +330,35 @@ pub fn sessions_with_line<'a>(records: &'a [Value], needle: &str) -> Vec<Vec<&'a
     }
     out
 }
+
+/// The session that ran `tea issues list --repo o/r | head -5`: its verdict
+/// allowed the line, it spawned both members, each from the arm's bin folder.
+pub fn assert_tea_pipeline_session(s: &[&Value], arm: &Arm) {
+    assert!(
+        s.iter()
+            .any(|r| r["type"] == "verdict" && r["allowed"] == true),
+        "{s:?}"
+    );
+    let spawns: Vec<&Value> = s
+        .iter()
+        .filter(|r| r["type"] == "spawn")
+        .map(|r| &r["argv"])
+        .collect();
+    assert!(
+        spawns.contains(&&serde_json::json!([
+            "tea", "issues", "list", "--repo", "o/r"
+        ])),
+        "{spawns:?}"
+    );
+    assert!(
+        spawns.contains(&&serde_json::json!(["head", "-5"])),
+        "{spawns:?}"
+    );
+    let bin = arm.out.join("bin");
+    assert!(
+        s.iter().filter(|r| r["type"] == "spawn").all(|r| r["path"]
+            .as_str()
+            .is_some_and(|p| Path::new(p).starts_with(&bin))),
+        "every spawn resolves in the arm's bin folder: {s:?}"
+    );
+}
