@@ -209,11 +209,10 @@ fn read_arm(dir: &Path) -> Result<ArmFolder, Failure> {
 /// `name` as `execvp` would find it: a path if it holds a `/`, else the
 /// first executable match on `PATH`.
 fn resolve_program(name: &OsString, search: &std::ffi::OsStr) -> Result<PathBuf, Failure> {
-    let as_path = PathBuf::from(name);
-    if as_path.components().count() > 1 || name.to_string_lossy().contains('/') {
-        return Ok(as_path);
-    }
     let text = name.to_string_lossy();
+    if text.contains('/') {
+        return Ok(PathBuf::from(name));
+    }
     find_program(&text, search)
         .ok_or_else(|| (STATUS_NOT_FOUND, format!("{text}: not found on PATH")))
 }
