@@ -244,9 +244,40 @@ fn parenthesis_of_arithmetic_hidden_in_a_comment_is_refused() {
     let e = guard_sh::syntax::parse(b"$(($(#(\n))))").unwrap_err();
     assert_eq!(
         e.render(b"$(($(#(\n))))"),
-        "2:2: not supported by guard-sh: a `)` inside `$(( … ))` that closes no `(` of the expression"
+        "1:6: not supported by guard-sh: a comment holding a parenthesis inside `$(( … ))`"
     );
     assert_prints_back(b"echo $(( (1 + $(echo 2)) * (3) ))");
+}
+
+#[test]
+fn a_comment_holding_a_parenthesis_inside_arithmetic_is_refused() {
+    // Found by `parse` (minimized: `$(($(<<A;#(` / `)` / `A` / `)))`): the
+    // comment's `(` balanced a here-document's `)` in `$((`'s count, as in
+    // bash, but the printed tree has no comment and ended the arithmetic
+    // one `)` early. Every comment with a parenthesis there is refused,
+    // also in backticks; the input as found, too.
+    let found = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fuzz_found/heredocs-in-substitution-in-arithmetic.bin"),
+    )
+    .unwrap();
+    for line in [
+        &b"$(($(<<A;#(\n)\nA\n)))"[..],
+        b"echo $(( $(echo 1 #(\n) ) ))",
+        b"echo $(( $(echo 1 #)(\n) ))",
+        b"echo $(( `echo 1 #(` ) ))",
+        &found,
+    ] {
+        let err = guard_sh::syntax::parse(line).expect_err(&String::from_utf8_lossy(line));
+        assert!(
+            err.to_string().contains("a comment holding a parenthesis"),
+            "{:?}: {err}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    // Comments without one inside `$(( … ))`, and with one elsewhere, stay.
+    assert_prints_back(b"echo $(( $(echo 1 # one\n) + 1 ))");
+    assert_prints_back(b"echo $(echo 1 #(\n) # )");
 }
 
 #[test]

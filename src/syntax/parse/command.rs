@@ -98,7 +98,7 @@ impl<'a> Parser<'a> {
             } else if is_meta(c) {
                 break;
             } else if c == b'#' {
-                rest = self.skip_comment(rest);
+                rest = self.skip_comment(rest)?;
                 break;
             }
             if words.is_empty() {

@@ -221,7 +221,7 @@ impl<'a> Parser<'a> {
                         break;
                     }
                     Some(b'#') => {
-                        r2 = self.skip_comment(r2);
+                        r2 = self.skip_comment(r2)?;
                         continue;
                     }
                     Some(_) => {}

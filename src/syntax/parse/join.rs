@@ -16,8 +16,7 @@
 
 use super::super::ast::{List, Span};
 use super::super::visit::{VisitMut, walk_list};
-use super::{Parser, SyntaxError, stack_address};
-use std::collections::HashMap;
+use super::{Nesting, Parser, SyntaxError};
 
 /// Text a parse read as written (see [`Parser::literal`]), as absolute
 /// offsets `start..end`.
@@ -33,24 +32,19 @@ const MAX_ROUNDS: usize = 16;
 
 /// Parse all of `src` as a script, line continuations removed as bash does.
 pub(crate) fn parse_program(src: &[u8]) -> Result<List, SyntaxError> {
-    joined_program(src, 0, 0, stack_address())
+    joined_program(src, 0, Nesting::outermost())
 }
 
 impl Parser<'_> {
     /// Parse `src`, rewritten nested text (a backtick body) whose offsets
     /// start at `base`, as a script of its own.
     pub(super) fn nested_program(&self, src: &[u8], base: usize) -> Result<List, SyntaxError> {
-        joined_program(src, base, self.depth, self.stack_base)
+        joined_program(src, base, self.nesting)
     }
 }
 
-fn joined_program(
-    src: &[u8],
-    base: usize,
-    depth: usize,
-    stack_base: usize,
-) -> Result<List, SyntaxError> {
-    match settle(src, base, depth, stack_base) {
+fn joined_program(src: &[u8], base: usize, nesting: Nesting) -> Result<List, SyntaxError> {
+    match settle(src, base, nesting) {
         Settled::Plain(result) => result,
         Settled::Joined { result, joined, .. } => match result {
             Ok(mut list) => {
@@ -77,7 +71,7 @@ pub fn ends_in_continuation(src: &[u8]) -> bool {
     if !src.ends_with(b"\\\n") {
         return false;
     }
-    match settle(src, 0, 0, stack_address()) {
+    match settle(src, 0, Nesting::outermost()) {
         Settled::Joined { pairs, keep, .. } => {
             pairs.last() == Some(&(src.len() - 2)) && keep.last() == Some(&false)
         }
@@ -103,26 +97,15 @@ enum Settled {
 
 /// Parse `src` with its continuations removed, putting back those that lie
 /// in text read as written, until the two agree (see the module docs).
-fn settle(src: &[u8], base: usize, depth: usize, stack_base: usize) -> Settled {
-    fn make(src: &[u8], base: usize, depth: usize, stack_base: usize) -> Parser<'_> {
-        Parser {
-            src,
-            base,
-            depth,
-            stack_base,
-            pending: Vec::new(),
-            bodies: HashMap::new(),
-            literals: Vec::new(),
-        }
-    }
+fn settle(src: &[u8], base: usize, nesting: Nesting) -> Settled {
     let pairs = continuations(src);
     if pairs.is_empty() {
-        return Settled::Plain(make(src, base, depth, stack_base).program());
+        return Settled::Plain(Parser::new(src, base, nesting).program());
     }
     let mut keep = vec![false; pairs.len()];
     for _ in 0..MAX_ROUNDS {
         let joined = Joined::new(src, &pairs, &keep);
-        let mut parser = make(&joined.text, base, depth, stack_base);
+        let mut parser = Parser::new(&joined.text, base, nesting);
         let result = parser.program();
         let mut literals = std::mem::take(&mut parser.literals);
         literals.sort_by_key(|l| l.start);

@@ -15,7 +15,7 @@ impl<'a> Parser<'a> {
         let mut rest = self.linebreaks(i)?;
         while let (r, Some(and_or)) = self.and_or(rest)? {
             let r = blanks(r);
-            let r = self.skip_comment(r);
+            let r = self.skip_comment(r)?;
             match control_op(r) {
                 Some((r2, ControlOp::Amp)) => {
                     items.push(ListItem {
@@ -152,7 +152,7 @@ impl<'a> Parser<'a> {
     pub(super) fn linebreaks(&mut self, i: &'a [u8]) -> Result<&'a [u8], SyntaxError> {
         let mut rest = i;
         loop {
-            rest = self.skip_comment(blanks(rest));
+            rest = self.skip_comment(blanks(rest))?;
             match rest.strip_prefix(b"\n") {
                 Some(r) => rest = self.read_pending_bodies(r)?,
                 None => return Ok(rest),
@@ -164,13 +164,22 @@ impl<'a> Parser<'a> {
 impl<'a> Parser<'a> {
     /// Skip a comment if one starts at `i` (its text is kept as written:
     /// a line continuation does not continue a comment).
-    pub(super) fn skip_comment(&mut self, i: &'a [u8]) -> &'a [u8] {
-        match comment(i) {
-            Some(rest) => {
-                self.literal(i, rest, true);
-                rest
-            }
-            None => i,
+    ///
+    /// Inside `$(( … ))` a comment holding a parenthesis is refused: bash
+    /// counted it to find the end of the arithmetic, and the printed
+    /// tree, which has no comments, would end it elsewhere.
+    pub(super) fn skip_comment(&mut self, i: &'a [u8]) -> Result<&'a [u8], SyntaxError> {
+        let Some(rest) = comment(i) else {
+            return Ok(i);
+        };
+        let text = &i[..i.len() - rest.len()];
+        if self.nesting.in_arithmetic && text.iter().any(|&b| b == b'(' || b == b')') {
+            return Err(SyntaxError::Unsupported {
+                feature: "a comment holding a parenthesis inside `$(( … ))`",
+                at: self.span(i, rest),
+            });
         }
+        self.literal(i, rest, true);
+        Ok(rest)
     }
 }

@@ -52,9 +52,7 @@ pub(crate) struct Parser<'a> {
     src: &'a [u8],
     /// Offset of `src[0]` in the original source (for spans).
     base: usize,
-    depth: usize,
-    /// [`stack_address`] when the outermost parser started.
-    stack_base: usize,
+    nesting: Nesting,
     /// Here-documents whose `<<` was seen and whose body starts after the
     /// next newline, in order.
     pending: Vec<PendingHereDoc>,
@@ -66,20 +64,46 @@ pub(crate) struct Parser<'a> {
     literals: Vec<join::Literal>,
 }
 
+/// What a nested parser inherits from the one that made it.
+#[derive(Clone, Copy)]
+struct Nesting {
+    depth: usize,
+    /// [`stack_address`] when the outermost parser started.
+    stack_base: usize,
+    /// Inside the text of `$(( … ))`, whose end bash found by counting
+    /// every parenthesis, those in comments too.
+    in_arithmetic: bool,
+}
+
+impl Nesting {
+    /// The nesting of a parse that starts here.
+    fn outermost() -> Nesting {
+        Nesting {
+            depth: 0,
+            stack_base: stack_address(),
+            in_arithmetic: false,
+        }
+    }
+}
+
 impl<'a> Parser<'a> {
-    /// A parser for rewritten nested text `src` (a backtick body, a
-    /// here-document body, arithmetic text) whose offsets start at `base`
-    /// in the original source; it continues this parser's nesting count.
-    fn nested<'b>(&self, src: &'b [u8], base: usize) -> Parser<'b> {
+    /// A parser for all of `src`, whose offsets start at `base`.
+    fn new(src: &'a [u8], base: usize, nesting: Nesting) -> Parser<'a> {
         Parser {
             src,
             base,
-            depth: self.depth,
-            stack_base: self.stack_base,
+            nesting,
             pending: Vec::new(),
             bodies: HashMap::new(),
             literals: Vec::new(),
         }
+    }
+
+    /// A parser for rewritten nested text `src` (a backtick body, a
+    /// here-document body, arithmetic text) whose offsets start at `base`
+    /// in the original source; it continues this parser's nesting count.
+    fn nested<'b>(&self, src: &'b [u8], base: usize) -> Parser<'b> {
+        Parser::new(src, base, self.nesting)
     }
 
     /// Parse all of `src` as a script.
@@ -125,19 +149,19 @@ impl<'a> Parser<'a> {
     fn enter(&mut self, i: &[u8]) -> Result<(), SyntaxError> {
         // The stack grows down on every supported target; were it to grow
         // up, the difference saturates to 0 and only the count applies.
-        let used = self.stack_base.saturating_sub(stack_address());
-        if self.depth >= MAX_DEPTH || used > STACK_BUDGET {
+        let used = self.nesting.stack_base.saturating_sub(stack_address());
+        if self.nesting.depth >= MAX_DEPTH || used > STACK_BUDGET {
             return Err(SyntaxError::TooDeep {
-                limit: self.depth,
+                limit: self.nesting.depth,
                 at: self.span_at(i, 1),
             });
         }
-        self.depth += 1;
+        self.nesting.depth += 1;
         Ok(())
     }
 
     fn leave(&mut self) {
-        self.depth = self.depth.saturating_sub(1);
+        self.nesting.depth = self.nesting.depth.saturating_sub(1);
     }
 
     /// "unexpected `TOKEN`" for whatever starts at `i`.

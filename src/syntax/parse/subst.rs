@@ -121,6 +121,7 @@ impl<'a> Parser<'a> {
                     // `text` is no suffix of the input, so its offset is
                     // that of the suffix it starts.
                     let mut sub = self.nested(text, self.pos(&i[3..]));
+                    sub.nesting.in_arithmetic = true;
                     let parts = sub.arith_text();
                     // The arithmetic text is a slice of this parser's text;
                     // what it read as written counts even when it failed.
