@@ -78,6 +78,15 @@ impl<'a> Parser<'a> {
             }
         };
         let target = if let RedirToken::HereDoc(strip_tabs) = tok {
+            // bash finds the end of `$((` in the raw text, pairing quotes
+            // and counting parentheses across a body and its delimiter
+            // line; text printed back pairs them another way.
+            if self.nesting.in_arithmetic {
+                return Err(SyntaxError::Unsupported {
+                    feature: "a here-document inside `$(( … ))`",
+                    at: self.span(i, rest),
+                });
+            }
             let (delimiter, quoted) = self.delimiter(&word)?;
             self.pending.push(PendingHereDoc {
                 key: self.pos(i),
