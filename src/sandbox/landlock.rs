@@ -46,6 +46,7 @@
 //! It is read once per process, at the first probe.
 
 use super::exec_chain::Resolver;
+use super::real_path::RealPaths;
 use crate::policy::{CommandRule, Policy, SandboxMode};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath,
@@ -438,10 +439,12 @@ fn check_protected(
     writable: &BTreeSet<PathBuf>,
     cwd: &Path,
 ) -> Result<(), SandboxError> {
-    // Each side resolved once, not once per pair.
-    let roots: Vec<(&PathBuf, PathBuf)> = writable.iter().map(|r| (r, real_path(r))).collect();
+    // Each side resolved once, not once per pair; the folders they share
+    // once for all.
+    let mut real = RealPaths::new();
+    let roots: Vec<(&PathBuf, PathBuf)> = writable.iter().map(|r| (r, real.of(r))).collect();
     for protected in &policy.sandbox.protected {
-        let protected_real = real_path(&cwd.join(protected));
+        let protected_real = real.of(&cwd.join(protected));
         for (root, root_real) in &roots {
             if protected_real.starts_with(root_real) || root_real.starts_with(&protected_real) {
                 return Err(SandboxError::ProtectedWritable {
@@ -452,28 +455,6 @@ fn check_protected(
         }
     }
     Ok(())
-}
-
-/// The canonical path, or for a path that does not exist yet its nearest
-/// existing ancestor's canonical path joined with the rest.
-fn real_path(path: &Path) -> PathBuf {
-    let mut existing = path;
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(existing) {
-            return rest
-                .iter()
-                .rev()
-                .fold(real, |acc: PathBuf, part| acc.join(part));
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
 }
 
 /// Confine guard-sh itself, after it has loaded the policy and opened the

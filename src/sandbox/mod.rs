@@ -10,6 +10,7 @@ pub mod exec_chain;
 pub mod harness;
 pub mod landlock;
 pub mod pin;
+pub mod real_path;
 
 use landlock::Confinement;
 
