@@ -316,7 +316,7 @@ impl<'a> Parser<'a> {
         let mut p = Parts::default();
         let mut rest = i;
         if how.value && !how.quoted && rest.first() == Some(&b'~') {
-            if let Some((r, user)) = tilde(rest, |b| b == b'/' || b == b'}') {
+            if let Some((r, user)) = tilde(rest, |b| matches!(b, b'/' | b'}' | b':')) {
                 p.push(WordPart::Tilde(user));
                 rest = r;
             }
