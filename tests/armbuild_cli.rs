@@ -616,6 +616,21 @@ fn every_runtime_config_parses_and_disables_web_tools() {
                 .and_then(|p| p.get("set"))
                 .expect("codex env");
             assert_eq!(set.get("SHELL").and_then(|v| v.as_str()), Some(shell));
+            // `-s workspace-write` must leave guard-sh its audit log.
+            let roots: Vec<PathBuf> = codex
+                .get("sandbox_workspace_write")
+                .and_then(|t| t.get("writable_roots"))
+                .and_then(|r| r.as_array())
+                .expect("codex writable_roots")
+                .iter()
+                .map(|v| PathBuf::from(v.as_str().expect("a path")))
+                .collect();
+            let audit = PathBuf::from(s(&sdk["env"]["GUARD_SH_AUDIT"]));
+            assert!(
+                roots.iter().any(|r| audit.starts_with(r)),
+                "{arm}: {roots:?} leave out {audit:?}"
+            );
+            assert!(roots.contains(&out.join("tmp")), "{arm}: {roots:?}");
             assert!(
                 sdk["env"].get("PATH").is_none(),
                 "{arm}: the harness's own PATH must not be replaced"

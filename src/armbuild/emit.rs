@@ -28,6 +28,9 @@ pub struct RuntimeInputs<'a> {
     pub shell_env: Option<&'a BTreeMap<String, String>>,
     /// Shell arms: guard-sh under the file name `bash`, Codex's login shell.
     pub codex_shell: Option<&'a Path>,
+    /// Every folder guard-sh or a command of the arm writes: the work and
+    /// temp folders, the audit folder, the commands' writable folders.
+    pub writable_roots: &'a [PathBuf],
     /// MCP arms: the server.
     pub mcp: Option<&'a ResolvedMcp>,
 }
@@ -193,6 +196,20 @@ pub fn codex_config(inputs: &RuntimeInputs) -> Result<String, BuildError> {
         policy.insert("inherit".into(), T::String("core".into()));
         policy.insert("set".into(), table(env));
         root.insert("shell_environment_policy".into(), T::Table(policy));
+    }
+    if inputs.shell_env.is_some() {
+        // Under `-s workspace-write` Codex makes all but these read-only;
+        // without the audit folder guard-sh would refuse every command.
+        // Network stays on: guard-sh's domain allows each command its ports.
+        let roots: Vec<String> = inputs
+            .writable_roots
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        let mut write = Table::new();
+        write.insert("writable_roots".into(), strings(&roots));
+        write.insert("network_access".into(), T::Boolean(true));
+        root.insert("sandbox_workspace_write".into(), T::Table(write));
     }
     if let Some(m) = inputs.mcp {
         let mut s = Table::new();

@@ -238,6 +238,8 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     layout::write_file(&prompt_file, &system_prompt, 0o600)?;
     let files = emit::RuntimeFiles::new(&runtimes);
     let mcp = compiled.mcp.as_ref();
+    let mut writable_roots = vec![l.work.clone(), l.tmp.clone(), l.audit_dir.clone()];
+    writable_roots.extend(writable.iter().cloned());
     let inputs = emit::RuntimeInputs {
         system_prompt: &system_prompt,
         system_prompt_file: &prompt_file,
@@ -245,6 +247,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         tmp_dir: &l.tmp,
         shell_env: shell_env.as_ref(),
         codex_shell: codex_shell.as_deref(),
+        writable_roots: &writable_roots,
         mcp,
     };
     layout::write_file(

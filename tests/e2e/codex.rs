@@ -535,11 +535,15 @@ fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
 #[test]
 #[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
 fn codex_workspace_write_sandbox_still_runs_its_commands_through_guard_sh() {
-    // The arm (and so its audit log) lives under /tmp, which workspace-write
-    // leaves writable; an audit log outside the writable roots would make
-    // guard-sh refuse every command, as in read-only mode below.
+    // The arm lies outside /tmp (which workspace-write leaves writable) and
+    // its audit folder outside the workspace: the arm's Codex config lists
+    // it in `sandbox_workspace_write.writable_roots`, or guard-sh would
+    // refuse every command for want of its log, as in read-only mode below.
     let cmd = "tea issues list --repo o/r | head -5";
-    let t = Trial::guarded_with(
+    let arm = Arm::build_in(Path::new(env!("CARGO_TARGET_TMPDIR")));
+    assert!(!arm.out.starts_with("/tmp"), "{:?}", arm.out);
+    let t = Trial::guarded_on(
+        arm,
         cmd,
         Setup {
             sandbox: Some("workspace-write"),

@@ -119,7 +119,12 @@ impl Arm {
     /// `arm-build tea` with stub `tea`/`git` first on PATH, and the guard-sh
     /// built with these tests (its `guard-bash` sits next to arm-build).
     pub fn build() -> Arm {
-        let root = tempfile::tempdir().expect("tempdir");
+        Arm::build_in(&std::env::temp_dir())
+    }
+
+    /// [`Arm::build`] in a new folder inside `parent`.
+    pub fn build_in(parent: &Path) -> Arm {
+        let root = tempfile::tempdir_in(parent).expect("tempdir");
         let stubs = root.path().join("stubs");
         std::fs::create_dir(&stubs).expect("mkdir stubs");
         for name in ["tea", "git"] {

@@ -76,9 +76,7 @@ impl<'a> Parser<'a> {
         }
         loop {
             if std::mem::take(&mut tilde_ok) && rest.first() == Some(&b'~') {
-                if let Some((r, user)) = tilde(rest, |b| {
-                    is_meta(b) || b == b'/' || b == b':'
-                }) {
+                if let Some((r, user)) = tilde(rest, |b| is_meta(b) || b == b'/' || b == b':') {
                     p.push(WordPart::Tilde(user));
                     rest = r;
                     continue;
