@@ -333,6 +333,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     }
     shell.positional = inv.args.clone();
     signals::install(interactive);
+    shell.note_signals_ignored_at_entry();
     if interactive {
         shell.take_terminal_at_start();
     }

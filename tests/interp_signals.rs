@@ -138,3 +138,48 @@ fn no_zombie_children_after_wait_or_a_killed_pipeline() {
     let _ = child.wait_with_output();
     assert_eq!(zombies, Vec::<u32>::new());
 }
+
+#[test]
+fn a_signal_ignored_at_start_stays_ignored_for_the_shell_and_its_commands() {
+    // POSIX: a non-interactive shell cannot trap or reset a signal that was
+    // ignored when it started (`nohup guard-sh -c …`). Compared with bash on
+    // the same line: the listing, surviving `kill -HUP $$`, and the SigIgn
+    // mask a command (and a subshell's command) starts with.
+    use std::os::unix::process::CommandExt;
+    let line = "trap 'echo hup' HUP; trap - HUP; trap 'echo hup' HUP; trap; kill -HUP $$; \
+                echo after; grep SigIgn /proc/self/status; (grep SigIgn /proc/self/status)";
+    let hup_ignored = |cmd: &mut std::process::Command| {
+        // SAFETY: only signal() between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGHUP, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+    };
+    let arm = common::test_arm(&[], None);
+    let work = tempfile::tempdir().expect("work");
+    let mut guard = common::guard_cmd(&arm, work.path());
+    guard.args(["-c", line]);
+    hup_ignored(&mut guard);
+    let guard = guard.output().expect("run guard-sh");
+    let mut bash = std::process::Command::new("bash");
+    bash.args(["--norc", "--noprofile", "-c", line]);
+    hup_ignored(&mut bash);
+    let bash = bash.output().expect("run bash");
+    let bash_out = common::text(&bash.stdout);
+    let lines: Vec<&str> = bash_out.lines().collect();
+    assert_eq!(lines[..2], ["trap -- '' SIGHUP", "after"], "bash itself");
+    for mask in &lines[2..] {
+        let bits = u64::from_str_radix(mask.trim_start_matches("SigIgn:\t"), 16).expect("mask");
+        assert_eq!(bits & 1, 1, "bash: SIGHUP not ignored in {mask}");
+    }
+    assert_eq!(lines.len(), 4, "{bash_out}");
+    assert_eq!(
+        common::text(&guard.stdout),
+        bash_out,
+        "{}",
+        common::text(&guard.stderr)
+    );
+    assert_eq!(guard.status.code(), Some(0));
+}

@@ -66,7 +66,9 @@ fn join_group(pgroup: ProcessGroup) {
     }
 }
 
-/// Restore default dispositions for the signals an interactive shell ignores.
+/// Restore default dispositions for the signals an interactive shell
+/// ignores or the shell catches; those ignored when a non-interactive shell
+/// started stay ignored, as the program would have had them without it.
 fn reset_signals() {
     for signal in [
         libc::SIGINT,
@@ -79,6 +81,9 @@ fn reset_signals() {
         libc::SIGPIPE,
         libc::SIGCHLD,
     ] {
+        if crate::interp::signals::ignored_at_entry(signal) {
+            continue;
+        }
         // SAFETY: signal() with SIG_DFL is async-signal-safe.
         unsafe {
             libc::signal(signal, libc::SIG_DFL);

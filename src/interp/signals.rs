@@ -11,6 +11,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 static RECEIVED: AtomicU64 = AtomicU64::new(0);
 /// Signals that have a `trap` action.
 static TRAPPED: AtomicU64 = AtomicU64::new(0);
+/// Signals a non-interactive shell found ignored when it started: POSIX
+/// says they cannot be trapped or reset, so they stay ignored for the shell
+/// and everything it starts (`nohup guard-sh -c …` keeps SIGHUP away from
+/// the commands, as with bash).
+static IGNORED_AT_ENTRY: AtomicU64 = AtomicU64::new(0);
 static INTERACTIVE: AtomicBool = AtomicBool::new(false);
 
 /// The signals whose `trap` action guard-sh runs.
@@ -101,8 +106,27 @@ pub enum Disposition {
     Default,
 }
 
-/// Apply a `trap` for `signal`.
+/// Whether `signal` was ignored when this non-interactive shell started
+/// (then `trap` leaves it alone).
+pub fn ignored_at_entry(signal: i32) -> bool {
+    IGNORED_AT_ENTRY.load(Ordering::SeqCst) & bit(signal) != 0
+}
+
+/// Whether `signal` is ignored right now.
+fn is_ignored(signal: i32) -> bool {
+    // SAFETY: a query only (null new action); `old` is a plain struct.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+/// Apply a `trap` for `signal` (none for one ignored at entry).
 pub fn set(signal: i32, disposition: Disposition) {
+    if ignored_at_entry(signal) {
+        return;
+    }
     match disposition {
         Disposition::Catch => {
             TRAPPED.fetch_or(bit(signal), Ordering::SeqCst);
@@ -133,8 +157,18 @@ const KEYBOARD_SIGNALS: [libc::c_int; 5] = [
 /// SIGQUIT, SIGTSTP, SIGTTIN and SIGTTOU.
 pub fn install(interactive: bool) {
     INTERACTIVE.store(interactive, Ordering::SeqCst);
-    catch(libc::SIGTERM);
-    catch(libc::SIGHUP);
+    if !interactive {
+        let ignored = TRAPPABLE
+            .iter()
+            .filter(|(_, s)| is_ignored(*s))
+            .fold(0, |mask, (_, s)| mask | bit(*s));
+        IGNORED_AT_ENTRY.store(ignored, Ordering::SeqCst);
+    }
+    for s in [libc::SIGTERM, libc::SIGHUP] {
+        if !ignored_at_entry(s) {
+            catch(s);
+        }
+    }
     if interactive {
         for s in KEYBOARD_SIGNALS {
             set_disposition(s, libc::SIG_IGN);

@@ -64,6 +64,16 @@ fn quote_always(v: &[u8]) -> String {
 }
 
 impl Shell<'_> {
+    /// List the signals ignored when the shell started as `trap -- ''`
+    /// (bash does); call once [`signals::install`] has found them.
+    pub fn note_signals_ignored_at_entry(&mut self) {
+        for (name, n) in signals::TRAPPABLE {
+            if signals::ignored_at_entry(*n) {
+                self.traps.insert((*name).to_string(), Vec::new());
+            }
+        }
+    }
+
     /// The `trap` builtin.
     pub(super) fn trap(&mut self, args: &[Vec<u8>]) -> Status {
         let args = match args.first().map(Vec::as_slice) {
@@ -120,6 +130,9 @@ impl Shell<'_> {
                 None => Disposition::Default,
             };
             if let Some(n) = signals::number(&name) {
+                if signals::ignored_at_entry(n) {
+                    continue;
+                }
                 signals::set(n, disposition);
             }
             match &action {
