@@ -18,9 +18,11 @@
 //! A [`Resolver`] remembers what it has read, so one computation over many
 //! programs (guard-sh's own domain covers every rule) opens each distinct
 //! file once: the loader that 38 tools share is read once, not 38 times.
-//! Each file is opened once, named by the descriptor the kernel opened
-//! (`/proc/self/fd/N`, the path of the very file read), and classified from
-//! one read of its first [`HEAD_SIZE`] bytes; the descriptor stays open for
+//! Each file is opened once, named by its canonical path once that is
+//! checked to be the very file read (same device and inode as the open
+//! descriptor; else by the kernel's name for the descriptor,
+//! `/proc/self/fd/N`), and classified from one read of its first
+//! [`HEAD_SIZE`] bytes; the descriptor stays open for
 //! the resolver's life ([`Resolver::opened`]), so the Landlock rule is made
 //! on the file that was read.
 
@@ -28,8 +30,10 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+
+use super::real_path::RealPaths;
 
 /// Linux reads this many bytes of a script's `#!` line (`BINPRM_BUF_SIZE`).
 const SHEBANG_MAX: usize = 256;
@@ -85,6 +89,8 @@ pub struct Resolver {
     opened: HashMap<PathBuf, File>,
     /// Files opened and read so far.
     reads: usize,
+    /// The folders resolved so far, for naming what was opened.
+    real_paths: RealPaths,
 }
 
 impl Resolver {
@@ -130,8 +136,7 @@ impl Resolver {
         }
         let found = match open_for_reading(named) {
             Ok(file) => {
-                let real =
-                    descriptor_path(&file).map_or_else(|| std::fs::canonicalize(named), Ok)?;
+                let real = self.name_of(&file, named)?;
                 if !self.formats.contains_key(&real) {
                     self.reads += 1;
                     let format = classify(&file)?;
@@ -149,6 +154,22 @@ impl Resolver {
         };
         self.named.insert(named.to_path_buf(), found.clone());
         Ok(found)
+    }
+
+    /// The canonical path of the file `file` (opened by `named`) is open
+    /// on: `named` resolved through the remembered folders when that is the
+    /// very file opened (same device and inode), else the kernel's name for
+    /// the descriptor. Most names pass the check, and a few `lstat`s cost
+    /// less than the `/proc/self/fd` lookup.
+    fn name_of(&mut self, file: &File, named: &Path) -> io::Result<PathBuf> {
+        let opened = file.metadata()?;
+        if let Some(real) = self.real_paths.canonical(named)
+            && let Ok(meta) = std::fs::metadata(&real)
+            && (meta.dev(), meta.ino()) == (opened.dev(), opened.ino())
+        {
+            return Ok(real);
+        }
+        descriptor_path(file).map_or_else(|| std::fs::canonicalize(named), Ok)
     }
 
     /// Add `file` (canonical, format cached) and its interpreters to `chain`.

@@ -1,13 +1,15 @@
-//! Real paths for the protected-path check, where missing paths count too.
+//! Real paths with the folders on the way remembered.
 //!
 //! Guarantee: [`RealPaths::of`] returns what [`real_path`] returns — the
 //! canonical path, or for a path that does not exist its nearest existing
-//! ancestor's canonical path joined with the rest — but remembers the
-//! folders on the way. The check resolves a dozen paths inside one arm
-//! folder on every start and every spawn; `realpath(3)` reads each
-//! component of each path again (one `readlink` per component), here a
-//! path costs one `lstat` once its folder is known. A symbolic link, `..`
-//! or anything unusual is handed to `realpath` unchanged.
+//! ancestor's canonical path joined with the rest — and
+//! [`RealPaths::canonical`] what `realpath(3)` returns, but both remember
+//! the folders on the way. guard-sh resolves a dozen paths inside one arm
+//! folder and the chains of some forty tools in a few folders on every
+//! start; `realpath` reads each component of each path again (one
+//! `readlink` per component), here a path costs one `lstat` (and one
+//! `readlink` per symbolic link) once its folder is known. `..`, relative
+//! paths and anything unusual are handed to `realpath` unchanged.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -34,11 +36,25 @@ pub fn real_path(path: &Path) -> PathBuf {
     }
 }
 
-/// [`real_path`] with a memory of the folders resolved so far. Keep one for
-/// one check, not longer: files may change between checks.
+/// Linux follows at most this many symbolic links in one lookup (`ELOOP`).
+const MAX_LINKS: usize = 40;
+
+/// [`real_path`] and `realpath` with a memory of the folders resolved so
+/// far. Keep one for one computation, not longer: files may change.
 #[derive(Debug, Default)]
 pub struct RealPaths {
+    /// Path → [`real_path`] of it.
     known: HashMap<PathBuf, PathBuf>,
+    /// Path → its canonical path; None when it names nothing.
+    canonical: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+/// Absolute, and made of plain names only (no `.`, `..` or prefix).
+fn is_simple(path: &Path) -> bool {
+    path.is_absolute()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::RootDir | Component::Normal(_)))
 }
 
 impl RealPaths {
@@ -51,11 +67,7 @@ impl RealPaths {
         if let Some(real) = self.known.get(path) {
             return real.clone();
         }
-        let simple = path.is_absolute()
-            && path
-                .components()
-                .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
-        let real = match (simple, path.parent(), path.file_name()) {
+        let real = match (is_simple(path), path.parent(), path.file_name()) {
             (true, Some(parent), Some(name)) => {
                 let candidate = self.of(parent).join(name);
                 match std::fs::symlink_metadata(&candidate) {
@@ -71,6 +83,38 @@ impl RealPaths {
         };
         self.known.insert(path.to_path_buf(), real.clone());
         real
+    }
+
+    /// The canonical path of `path`, as `realpath` gives it; None when it
+    /// names nothing (or names a loop of links).
+    pub fn canonical(&mut self, path: &Path) -> Option<PathBuf> {
+        self.canonical_within(path, MAX_LINKS)
+    }
+
+    /// [`Self::canonical`], following at most `links` more symbolic links.
+    fn canonical_within(&mut self, path: &Path, links: usize) -> Option<PathBuf> {
+        if let Some(known) = self.canonical.get(path) {
+            return known.clone();
+        }
+        let found = match (is_simple(path), path.parent(), path.file_name()) {
+            (true, Some(parent), Some(name)) => {
+                let folder = self.canonical_within(parent, links)?;
+                let candidate = folder.join(name);
+                match std::fs::symlink_metadata(&candidate) {
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        let target = std::fs::read_link(&candidate).ok()?;
+                        // An absolute target replaces the folder.
+                        let next = folder.join(target);
+                        self.canonical_within(&next, links.checked_sub(1)?)
+                    }
+                    Ok(_) => Some(candidate),
+                    Err(_) => None,
+                }
+            }
+            _ => std::fs::canonicalize(path).ok(),
+        };
+        self.canonical.insert(path.to_path_buf(), found.clone());
+        found
     }
 }
 
@@ -118,6 +162,43 @@ mod tests {
         }
         // The memory is what makes the shared folders cheap.
         assert!(cached.known.contains_key(&root.join("arm")));
+    }
+
+    #[test]
+    fn canonical_paths_are_what_realpath_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("usr/bin")).unwrap();
+        std::fs::create_dir_all(root.join("arm/bin")).unwrap();
+        std::fs::write(root.join("usr/bin/tool"), "").unwrap();
+        symlink("usr/bin", root.join("bin")).unwrap();
+        symlink(root.join("bin/tool"), root.join("arm/bin/absolute")).unwrap();
+        symlink("../../usr/bin/tool", root.join("arm/bin/dotdot")).unwrap();
+        symlink("absolute", root.join("arm/bin/chained")).unwrap();
+        symlink("missing", root.join("arm/bin/dangling")).unwrap();
+        symlink("loop", root.join("arm/bin/loop")).unwrap();
+        let mut cached = RealPaths::new();
+        for _ in 0..2 {
+            for rel in [
+                "usr/bin/tool",
+                "bin/tool",
+                "bin",
+                "arm/bin/absolute",
+                "arm/bin/dotdot",
+                "arm/bin/chained",
+                "arm/bin/dangling",
+                "arm/bin/loop",
+                "arm/bin/missing",
+                "arm/bin/../bin/chained",
+            ] {
+                let path = root.join(rel);
+                assert_eq!(
+                    cached.canonical(&path),
+                    std::fs::canonicalize(&path).ok(),
+                    "{rel}"
+                );
+            }
+        }
     }
 
     #[test]
