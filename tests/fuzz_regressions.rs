@@ -69,6 +69,18 @@ fn function_defined_on_every_path_before_the_call_is_still_allowed() {
     }
 }
 
+/// Each of `lines` fails to parse with an error mentioning `message`.
+fn assert_refused_with(lines: &[&[u8]], message: &str) {
+    for line in lines {
+        let err = guard_sh::syntax::parse(line).expect_err(&String::from_utf8_lossy(line));
+        assert!(
+            err.to_string().contains(message),
+            "{:?}: {err}",
+            String::from_utf8_lossy(line)
+        );
+    }
+}
+
 /// `line` parses, and prints back to text that parses to the same tree.
 fn assert_prints_back(line: &[u8]) {
     use guard_sh::syntax::{parse, to_source, without_spans};
@@ -253,18 +265,14 @@ fn a_comment_holding_a_parenthesis_inside_arithmetic_is_refused() {
     // the printed tree has no comment and ended the arithmetic one `)`
     // early. Every comment with a parenthesis there is refused, also in
     // backticks.
-    for line in [
-        &b"echo $(( $(echo 1 #(\n) ) ))"[..],
-        b"echo $(( $(echo 1 #)(\n) ))",
-        b"echo $(( `echo 1 #(` ) ))",
-    ] {
-        let err = guard_sh::syntax::parse(line).expect_err(&String::from_utf8_lossy(line));
-        assert!(
-            err.to_string().contains("a comment holding a parenthesis"),
-            "{:?}: {err}",
-            String::from_utf8_lossy(line)
-        );
-    }
+    assert_refused_with(
+        &[
+            &b"echo $(( $(echo 1 #(\n) ) ))"[..],
+            b"echo $(( $(echo 1 #)(\n) ))",
+            b"echo $(( `echo 1 #(` ) ))",
+        ],
+        "a comment holding a parenthesis",
+    );
     // Comments without one inside `$(( … ))`, and with one elsewhere, stay.
     assert_prints_back(b"echo $(( $(echo 1 # one\n) + 1 ))");
     assert_prints_back(b"echo $(echo 1 #(\n) # )");
@@ -275,22 +283,18 @@ fn a_bracket_closed_only_inside_quotes_or_substitutions_is_refused_as_bash_refus
     // Found by `parse`: ``o[`]<X` `` was accepted (its `]` sits inside the
     // backquotes) and printed back as text the parser refused; bash -n
     // refuses every one of these as an unterminated `[`.
-    for line in [
-        &b"o[`]<\x9f`"[..],
-        b"o[`]`",
-        b"o[\"]\"",
-        b"o[']'",
-        b"o[\\]",
-        b"o[${x:-]}",
-        b"o[$(echo])",
-    ] {
-        let err = guard_sh::syntax::parse(line).expect_err(&String::from_utf8_lossy(line));
-        assert!(
-            err.to_string().contains("arrays"),
-            "{:?}: {err}",
-            String::from_utf8_lossy(line)
-        );
-    }
+    assert_refused_with(
+        &[
+            &b"o[`]<\x9f`"[..],
+            b"o[`]`",
+            b"o[\"]\"",
+            b"o[']'",
+            b"o[\\]",
+            b"o[${x:-]}",
+            b"o[$(echo])",
+        ],
+        "arrays",
+    );
     // A close outside them still ends the subscript (a glob word, as in bash).
     for line in ["o[a]", "o[`x`]", "o[\"a\"]b"] {
         assert!(guard_sh::syntax::parse(line.as_bytes()).is_ok(), "{line}");
