@@ -7,6 +7,7 @@ use super::super::ast::{
     Assignment, Command, CompoundCommand, FunctionDef, SimpleCommand, Word, WordPart,
 };
 use super::super::lex::{blanks, is_meta, is_name_byte, is_name_start, name, token};
+use super::subst::skip_to_quote;
 use super::{PResult, Parser, SyntaxError};
 
 /// Words that are reserved in command position (XCU 2.4, plus bash's).
@@ -287,7 +288,6 @@ fn brace_fd_redirect(i: &[u8]) -> Option<usize> {
     matches!(r.first(), Some(b'<' | b'>')).then_some(nm.len() + 2)
 }
 
-/// `[…]=` or `[…]+=` follows a name: an array element assignment.
 /// Whether `tok` (starting at `[`) holds a `]` that bash's subscript scan
 /// takes as the close: not escaped, quoted, nor inside backquotes, `$(…)`
 /// or `${…}` (bash refuses `o["]"`, ``o[`]`]``… as an unterminated `[`).
@@ -298,7 +298,7 @@ fn closes_bracket(tok: &[u8]) -> bool {
         let skip_to = match tok[i] {
             b'\\' => Some(i + 2),
             b'\'' => find_from(tok, i + 1, |b| b == b'\'').map(|e| e + 1),
-            b'"' | b'`' => end_of_escaped(tok, i),
+            b'"' | b'`' => skip_to_quote(tok, i + 1, tok[i]).map(|e| e + 1),
             b'$' if matches!(tok.get(i + 1), Some(b'(' | b'{')) => end_of_group(tok, i + 1),
             b']' => return true,
             _ => Some(i + 1),
@@ -316,20 +316,6 @@ fn find_from(tok: &[u8], from: usize, hit: impl Fn(u8) -> bool) -> Option<usize>
         .iter()
         .position(|&b| hit(b))
         .map(|p| from + p)
-}
-
-/// Past the quote or backquote closing the one at `open` (backslash escapes).
-fn end_of_escaped(tok: &[u8], open: usize) -> Option<usize> {
-    let quote = tok[open];
-    let mut i = open + 1;
-    while i < tok.len() {
-        match tok[i] {
-            b'\\' => i += 2,
-            b if b == quote => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-    None
 }
 
 /// Past the bracket closing the `(` or `{` at `open`, counting nesting.
@@ -353,6 +339,7 @@ fn end_of_group(tok: &[u8], open: usize) -> Option<usize> {
     None
 }
 
+/// `[…]=` or `[…]+=` follows a name: an array element assignment.
 fn looks_like_array_assignment(i: &[u8]) -> bool {
     let tok = token(i);
     tok.iter().position(|&b| b == b']').is_some_and(|p| {

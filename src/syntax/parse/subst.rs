@@ -100,7 +100,7 @@ fn body_outside(open: super::Span) -> SyntaxError {
 }
 
 /// The offset of the next unescaped `quote` at or after `k`.
-fn skip_to_quote(i: &[u8], mut k: usize, quote: u8) -> Option<usize> {
+pub(super) fn skip_to_quote(i: &[u8], mut k: usize, quote: u8) -> Option<usize> {
     loop {
         match *i.get(k)? {
             b'\\' => k += 2,
