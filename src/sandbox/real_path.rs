@@ -43,8 +43,6 @@ const MAX_LINKS: usize = 40;
 /// far. Keep one for one computation, not longer: files may change.
 #[derive(Debug, Default)]
 pub struct RealPaths {
-    /// Path → [`real_path`] of it.
-    known: HashMap<PathBuf, PathBuf>,
     /// Path → its canonical path; None when it names nothing.
     canonical: HashMap<PathBuf, Option<PathBuf>>,
 }
@@ -62,27 +60,16 @@ impl RealPaths {
         RealPaths::default()
     }
 
-    /// As [`real_path`] of `path`.
+    /// As [`real_path`] of `path`: its canonical path, else (nothing there,
+    /// a dangling link, a loop) its folder's real path joined with its name.
     pub fn of(&mut self, path: &Path) -> PathBuf {
-        if let Some(real) = self.known.get(path) {
-            return real.clone();
+        if let Some(real) = self.canonical(path) {
+            return real;
         }
-        let real = match (is_simple(path), path.parent(), path.file_name()) {
-            (true, Some(parent), Some(name)) => {
-                let candidate = self.of(parent).join(name);
-                match std::fs::symlink_metadata(&candidate) {
-                    // realpath follows the link (and decides about a
-                    // dangling one) exactly as before.
-                    Ok(meta) if meta.file_type().is_symlink() => real_path(path),
-                    // A file or folder, or nothing: its folder's real path
-                    // joined with its name, as real_path has it.
-                    _ => candidate,
-                }
-            }
+        match (is_simple(path), path.parent(), path.file_name()) {
+            (true, Some(parent), Some(name)) => self.of(parent).join(name),
             _ => real_path(path),
-        };
-        self.known.insert(path.to_path_buf(), real.clone());
-        real
+        }
     }
 
     /// The canonical path of `path`, as `realpath` gives it; None when it
@@ -134,7 +121,10 @@ mod tests {
         symlink("bin", root.join("arm/relative-link")).unwrap();
         symlink(root.join("nowhere"), root.join("arm/dangling")).unwrap();
         symlink("../..", root.join("arm/bin/up")).unwrap();
+        symlink("loop", root.join("arm/loop")).unwrap();
         let paths = [
+            "arm/loop",
+            "arm/loop/x",
             "arm",
             "arm/policy.json",
             "arm/bin",
@@ -161,7 +151,7 @@ mod tests {
             }
         }
         // The memory is what makes the shared folders cheap.
-        assert!(cached.known.contains_key(&root.join("arm")));
+        assert!(cached.canonical.contains_key(&root.join("arm")));
     }
 
     #[test]
