@@ -110,10 +110,13 @@ pub enum Event {
     Error { message: String },
 }
 
+/// The `type` tags of the records that open a session (seq 0).
+pub const SESSION_START_KINDS: [&str; 2] = ["session", "harness"];
+
 impl Event {
-    /// Whether this event opens a session (`session` or `harness`, seq 0).
+    /// Whether this event opens a session (see [`SESSION_START_KINDS`]).
     pub fn starts_session(&self) -> bool {
-        matches!(self, Event::Session { .. } | Event::Harness { .. })
+        SESSION_START_KINDS.contains(&self.kind())
     }
 
     /// The `type` tag this event is written with.

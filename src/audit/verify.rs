@@ -20,7 +20,7 @@
 //!
 //! 3 wins over 1.
 
-use super::event::{Event, TOP_LEVEL_ORIGINS};
+use super::event::{Event, SESSION_START_KINDS, TOP_LEVEL_ORIGINS};
 use super::record::{ZERO_HASH, line_hash};
 use serde::Serialize;
 use serde_json::Value;
@@ -528,7 +528,7 @@ impl<'a> SessionJudge<'a> {
                 };
                 self.find(FindingKind::ChainBreak, Some(e), None, message);
             }
-            let is_session = e.kind == "session" || e.kind == "harness";
+            let is_session = SESSION_START_KINDS.contains(&e.kind.as_str());
             if is_session != (seq == 0) {
                 let message = if is_session {
                     format!("seq {seq}: a second session record")
