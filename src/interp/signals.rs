@@ -122,11 +122,9 @@ fn is_ignored(signal: i32) -> bool {
     }
 }
 
-/// Apply a `trap` for `signal` (none for one ignored at entry).
+/// Apply a `trap` for `signal` (the caller leaves out one ignored at
+/// entry, see [`ignored_at_entry`]).
 pub fn set(signal: i32, disposition: Disposition) {
-    if ignored_at_entry(signal) {
-        return;
-    }
     match disposition {
         Disposition::Catch => {
             TRAPPED.fetch_or(bit(signal), Ordering::SeqCst);
