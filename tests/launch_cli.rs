@@ -155,12 +155,7 @@ fn without_landlock_the_same_harness_runs_sh_and_the_launcher_warns() {
 #[test]
 fn under_the_launcher_guard_sh_still_runs_the_arms_commands() {
     let f = Fixture::new();
-    let shell = f.definition["shell"]["path"].as_str().expect("shell.path");
-    let mut c = f.launch(&[], &["env", shell, "-c", "tea issues list | head -1"]);
-    let o = f
-        .with_arm_env(&mut c)
-        .output()
-        .expect("run guard-sh-launch");
+    let o = f.shell_line(true, "tea issues list | head -1");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), "issues list\n");
 }
@@ -231,6 +226,13 @@ impl Fixture {
 
     /// The arm's shell with the arm's variables, as a harness runs it.
     fn shell_line(&self, launched: bool, line: &str) -> Output {
+        self.shell_command(launched, line)
+            .output()
+            .expect("run the arm's shell")
+    }
+
+    /// The command [`Fixture::shell_line`] runs, to add to.
+    fn shell_command(&self, launched: bool, line: &str) -> Command {
         let shell = self.definition["shell"]["path"]
             .as_str()
             .expect("shell.path");
@@ -244,9 +246,8 @@ impl Fixture {
                 .env("PATH", "/usr/bin:/bin");
             c
         };
-        self.with_arm_env(&mut c)
-            .output()
-            .expect("run the arm's shell")
+        self.with_arm_env(&mut c);
+        c
     }
 
     /// The arm's variables for guard-sh; the harness keeps its own PATH.
@@ -324,10 +325,8 @@ fn a_trial_without_the_launcher_fails_require_harness() {
 #[test]
 fn a_harness_launched_without_landlock_fails_require_harness() {
     let f = Fixture::new();
-    let shell = f.definition["shell"]["path"].as_str().expect("shell.path");
-    let mut c = f.launch(&[], &["env", shell, "-c", "true"]);
     let o = f
-        .with_arm_env(&mut c)
+        .shell_command(true, "true")
         .env("GUARD_SH_LANDLOCK", "off")
         .output()
         .expect("run guard-sh-launch");
