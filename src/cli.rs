@@ -243,6 +243,15 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
             return 126;
         }
     };
+    // Other processes of the same user (a command's children included) may
+    // not open /proc/<guard-sh>/fd, environ or mem: the descriptors and
+    // memory guard-sh keeps for itself stay its own. Root keeps the access
+    // (CAP_SYS_PTRACE); against root, Landlock's scoping of each command's
+    // domain is what holds.
+    // SAFETY: prctl with integer arguments only.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
     let existed = log_path.exists();
     let mut sink = match with_high_fds(|| FileSink::open(&log_path, redactor.clone())) {
         Ok(s) => s,
@@ -313,7 +322,13 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     shell.interactive = interactive;
     shell.command_mode = inv.command.is_some();
     shell.opts.login_shell = inv.login;
+    // Without the abort pipe a denial inside a subshell could not stop the
+    // rest of its line: refuse to run anything.
     shell.abort_pipe = guard_sh::interp::make_abort_pipe();
+    if shell.abort_pipe.is_none() {
+        say("cannot create the abort pipe: no command can run safely");
+        return 126;
+    }
     for (letter, on) in &inv.letters {
         shell.set_letter(*letter, *on);
     }

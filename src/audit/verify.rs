@@ -16,7 +16,10 @@
 //!   `denied-but-executed` (a spawn of an argv the dynamic guard denied, or
 //!   any spawn after a top-level line the static guard refused, before the
 //!   next line), `sandbox-missing` (enforcement `none` in a session whose
-//!   policy required the sandbox), `no-sessions`, `no-lines`.
+//!   policy required the sandbox), `incomplete` (a top-level line with no
+//!   verdict or error after it: a record could not be written, e.g. on a
+//!   full filesystem, so what the line did is unknown), `no-sessions`,
+//!   `no-lines`.
 //!
 //! 3 wins over 1.
 
@@ -37,6 +40,7 @@ pub enum FindingKind {
     NoSessions,
     NoLines,
     HarnessUnconfined,
+    Incomplete,
     ChainBreak,
     Truncated,
     Corrupt,
@@ -52,7 +56,8 @@ impl FindingKind {
             | FindingKind::SandboxMissing
             | FindingKind::NoSessions
             | FindingKind::NoLines
-            | FindingKind::HarnessUnconfined => 1,
+            | FindingKind::HarnessUnconfined
+            | FindingKind::Incomplete => 1,
             FindingKind::ChainBreak
             | FindingKind::Truncated
             | FindingKind::Corrupt
@@ -69,6 +74,7 @@ impl FindingKind {
             FindingKind::NoSessions => "no-sessions",
             FindingKind::NoLines => "no-lines",
             FindingKind::HarnessUnconfined => "harness-unconfined",
+            FindingKind::Incomplete => "incomplete",
             FindingKind::ChainBreak => "chain-break",
             FindingKind::Truncated => "truncated",
             FindingKind::Corrupt => "corrupt",
@@ -550,6 +556,8 @@ impl<'a> SessionJudge<'a> {
         // Seq of a refused top-level line, until the next line record.
         let mut refused_line: Option<u64> = None;
         let mut last_origin_top = true;
+        // A top-level line still waiting for its verdict (or syntax error).
+        let mut unjudged_line: Option<&Entry> = None;
         for i in order {
             let e = &entries[i];
             let event: Event = match serde_json::from_value(e.value.clone()) {
@@ -612,12 +620,19 @@ impl<'a> SessionJudge<'a> {
                     self.summary.mode = Some(HARNESS_MODE.to_string());
                 }
                 Event::Line { origin, .. } => {
+                    if let Some(line) = unjudged_line.take() {
+                        self.report_unjudged(line);
+                    }
                     self.summary.lines += 1;
                     denied_argvs.clear();
                     refused_line = None;
                     last_origin_top = TOP_LEVEL_ORIGINS.contains(&origin.as_str());
+                    if last_origin_top {
+                        unjudged_line = Some(e);
+                    }
                 }
                 Event::Verdict { allowed: ok, .. } => {
+                    unjudged_line = None;
                     if !ok {
                         self.summary.denied_lines += 1;
                         if last_origin_top {
@@ -662,9 +677,21 @@ impl<'a> SessionJudge<'a> {
                         }
                     }
                 }
-                Event::Exit { .. } | Event::Error { .. } => {}
+                Event::Error { .. } => unjudged_line = None,
+                Event::Exit { .. } => {}
             }
         }
+        if let Some(line) = unjudged_line {
+            self.report_unjudged(line);
+        }
+    }
+
+    fn report_unjudged(&mut self, line: &Entry) {
+        let message = format!(
+            "seq {}: the line has no verdict: a later record could not be written (filesystem full?) or guard-sh was killed, so what it ran is unknown",
+            line.seq
+        );
+        self.find(FindingKind::Incomplete, Some(line), None, message);
     }
 }
 

@@ -6,8 +6,12 @@
 //!   missing parent folders with 0700). Each record, newline included, goes
 //!   out in a single `write(2)`; on a local filesystem the kernel appends it
 //!   whole, so records of concurrent sessions never interleave. A short write
-//!   is an error (and leaves a torn line the verifier reports).
-//! - Before each write the path is checked with `stat`: if it is gone
+//!   (full filesystem) is an error, and its bytes are cut back off the file
+//!   so later sessions append clean lines; the verifier reports the session
+//!   whose line never got its verdict.
+//! - The descriptor is private to guard-sh ([`private_fd`]). Before each
+//!   write it is checked with `fstat` and `F_GETFL` (still the file opened,
+//!   still appending) and the path with `stat`: if the path is gone
 //!   (removed, moved away) or names another file (replaced), recording fails
 //!   rather than writing where nobody will look.
 //! - Every string is redacted ([`Redactor`]) before serialization.
@@ -21,10 +25,11 @@
 
 use super::record::{ZERO_HASH, encode_record, line_hash, now_rfc3339};
 use super::{AuditError, AuditSink, Event, Redactor};
+use crate::exec::private_fd;
 use serde_json::Value;
 use std::fs::{DirBuilder, File, OpenOptions};
-use std::io::{ErrorKind, Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::io::{ErrorKind, Read, Seek, Write};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -57,12 +62,16 @@ impl FileSink {
                     .map_err(io)?;
             }
         }
-        let file = OpenOptions::new()
+        let opened = OpenOptions::new()
             .append(true)
             .create(true)
             .mode(0o600)
             .open(path)
             .map_err(io)?;
+        // Among guard-sh's private descriptors, which no line can name.
+        let fd = private_fd::claim(opened.into_raw_fd()).map_err(io)?;
+        // SAFETY: `fd` was just returned by claim and nothing else owns it.
+        let file = unsafe { File::from_raw_fd(fd) };
         let meta = file.metadata().map_err(io)?;
         if meta.is_dir() {
             return Err(AuditError::Unusable {
@@ -84,19 +93,14 @@ impl FileSink {
 
     /// A sink for a new session on the same open log file: the descriptor
     /// is duplicated (so `O_APPEND` and the file's identity carry over and
-    /// the path is never opened again), the copy placed at 10 or above and
-    /// close-on-exec, and the session id, sequence and hash chain start
+    /// the path is never opened again), the copy private and close-on-exec
+    /// ([`private_fd`]), and the session id, sequence and hash chain start
     /// afresh. A forked copy of the shell records through one of these, so
     /// it needs no right to open the log and never interleaves its records
     /// with the parent's chain.
     pub fn fork_session(&self, redactor: Redactor) -> Result<FileSink, AuditError> {
         let io = |e: std::io::Error| AuditError::io(&self.path, e);
-        // SAFETY: F_DUPFD_CLOEXEC on a descriptor this sink owns; the result
-        // is checked before it is wrapped.
-        let fd = unsafe { libc::fcntl(self.file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
-        if fd < 0 {
-            return Err(io(std::io::Error::last_os_error()));
-        }
+        let fd = private_fd::duplicate(self.file.as_raw_fd()).map_err(io)?;
         // SAFETY: `fd` was just returned by fcntl and nothing else owns it.
         let file = unsafe { File::from_raw_fd(fd) };
         Ok(FileSink {
@@ -175,10 +179,22 @@ impl FileSink {
         Ok(line)
     }
 
-    /// Fail if the file we hold is no longer the log at `path`. One `stat`
-    /// of the path suffices: if it still names our device and inode, the file
-    /// is linked there (so not removed) and is the one we append to.
+    /// Fail if the file we hold is no longer the log at `path`: the
+    /// descriptor must still be the file opened (device and inode) in append
+    /// mode, and one `stat` of the path must name that same file (so it is
+    /// linked there, not removed or replaced).
     fn check_file(&mut self) -> Result<(), AuditError> {
+        let fd = self.file.as_raw_fd();
+        if private_fd::identity(fd) != Some(self.identity) {
+            return Err(self.poison(format!(
+                "descriptor {fd} is no longer the log file guard-sh opened"
+            )));
+        }
+        // SAFETY: F_GETFL on a descriptor this sink owns.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if flags < 0 || flags & libc::O_APPEND == 0 || flags & libc::O_ACCMODE == libc::O_RDONLY {
+            return Err(self.poison(format!("descriptor {fd} is no longer open for appending")));
+        }
         match std::fs::metadata(&self.path) {
             Ok(now) if (now.dev(), now.ino()) == self.identity => Ok(()),
             Ok(_) => Err(self.poison("the log file was moved or replaced".into())),
@@ -190,21 +206,42 @@ impl FileSink {
     }
 
     /// Exactly one `write(2)` of the whole record (retried only when
-    /// interrupted before writing anything).
+    /// interrupted before writing anything). A short write (the filesystem
+    /// filled up mid-record) is cut back off the end of the file, so no torn
+    /// bytes are left for later records to be glued to; only when that
+    /// cannot be done safely is the sink poisoned.
     fn write_record(&mut self, line: &[u8]) -> Result<(), AuditError> {
         loop {
             match self.file.write(line) {
                 Ok(n) if n == line.len() => return Ok(()),
                 Ok(n) => {
-                    return Err(self.poison(format!(
-                        "short write: {n} of {} bytes (filesystem full?); the last record is torn",
+                    let why = format!(
+                        "short write: {n} of {} bytes (filesystem full?)",
                         line.len()
-                    )));
+                    );
+                    return Err(match self.cut_back(n) {
+                        Ok(()) => AuditError::Unusable {
+                            path: self.path.clone(),
+                            why: format!("{why}; the partial record was removed"),
+                        },
+                        Err(e) => self.poison(format!("{why}; the last record is torn ({e})")),
+                    });
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) => return Err(AuditError::io(&self.path, e)),
             }
         }
+    }
+
+    /// Remove the `written` bytes a short write just appended, if they are
+    /// still the file's last bytes (no other session appended since).
+    fn cut_back(&mut self, written: usize) -> std::io::Result<()> {
+        let end = self.file.stream_position()?;
+        let size = self.file.metadata()?.len();
+        if size != end || (written as u64) > end {
+            return Err(std::io::Error::other("another session appended after it"));
+        }
+        self.file.set_len(end - written as u64)
     }
 
     fn poison(&mut self, why: String) -> AuditError {
@@ -213,6 +250,12 @@ impl FileSink {
             path: self.path.clone(),
             why,
         }
+    }
+}
+
+impl Drop for FileSink {
+    fn drop(&mut self) {
+        private_fd::forget(self.file.as_raw_fd());
     }
 }
 

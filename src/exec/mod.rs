@@ -8,6 +8,7 @@
 //! cwd and descriptors without starting a process.
 
 pub mod fake;
+pub mod private_fd;
 pub mod real;
 
 use crate::sandbox::SandboxSpec;
@@ -123,8 +124,9 @@ pub trait System {
     fn close(&mut self, fd: Fd) -> io::Result<()>;
     /// Make `to` a copy of `from` (inherited by children).
     fn dup2(&mut self, from: Fd, to: Fd) -> io::Result<()>;
-    /// A close-on-exec copy of `fd` numbered 10 or more, or `None` if `fd`
-    /// is not open (used to save a descriptor around a redirection).
+    /// A close-on-exec copy of `fd` among the shell's private descriptors
+    /// ([`private_fd`]), or `None` if `fd` is not open (used to save a
+    /// descriptor around a redirection).
     fn dup_saved(&mut self, fd: Fd) -> io::Result<Option<Fd>>;
     /// Clear close-on-exec on `fd` (a process substitution's end).
     fn set_inheritable(&mut self, fd: Fd) -> io::Result<()>;

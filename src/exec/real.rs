@@ -5,6 +5,7 @@
 //! the parent has recorded the spawn, so a spawn that cannot be audited
 //! never execs. After fork the child makes only async-signal-safe calls.
 
+use super::private_fd;
 use super::{
     ExitStatus, Fd, Forked, OpenMode, Pid, ProcessGroup, SpawnError, SpawnRequest, System,
 };
@@ -415,18 +416,39 @@ impl System for RealSystem {
 
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<Fd> {
         let c = cstring(path.as_os_str().as_bytes())?;
+        // `>` truncates only after the file is known not to be one of the
+        // shell's private files (a race could swap the path in between).
         let flags = match mode {
             OpenMode::Read => libc::O_RDONLY,
-            OpenMode::Write { exclusive: false } => libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
+            OpenMode::Write { exclusive: false } => libc::O_WRONLY | libc::O_CREAT,
             OpenMode::Write { exclusive: true } => libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL,
             OpenMode::Append => libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND,
             OpenMode::ReadWrite => libc::O_RDWR | libc::O_CREAT,
         };
         // SAFETY: a valid C path and flags; mode bits as a shell uses.
-        check(unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o666 as libc::c_uint) })
+        let fd = check(unsafe {
+            libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o666 as libc::c_uint)
+        })?;
+        if private_fd::reaches_private(fd) {
+            // SAFETY: closing the descriptor just opened.
+            unsafe {
+                libc::close(fd);
+            }
+            return Err(private_fd::reserved_error());
+        }
+        if mode == (OpenMode::Write { exclusive: false }) {
+            truncate_if_regular(fd).inspect_err(|_| {
+                // SAFETY: closing the descriptor just opened.
+                unsafe {
+                    libc::close(fd);
+                }
+            })?;
+        }
+        Ok(fd)
     }
 
     fn close(&mut self, fd: Fd) -> io::Result<()> {
+        super::private_fd::forget(fd);
         // SAFETY: closing a descriptor number; EBADF is reported.
         check(unsafe { libc::close(fd) }).map(|_| ())
     }
@@ -441,16 +463,11 @@ impl System for RealSystem {
     }
 
     fn dup_saved(&mut self, fd: Fd) -> io::Result<Option<Fd>> {
-        // SAFETY: fcntl F_DUPFD_CLOEXEC on a descriptor number.
-        let r = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            if e.raw_os_error() == Some(libc::EBADF) {
-                return Ok(None);
-            }
-            return Err(e);
+        match private_fd::save(fd) {
+            Ok(copy) => Ok(Some(copy)),
+            Err(e) if e.raw_os_error() == Some(libc::EBADF) => Ok(None),
+            Err(e) => Err(e),
         }
-        Ok(Some(r))
     }
 
     fn set_inheritable(&mut self, fd: Fd) -> io::Result<()> {
@@ -519,4 +536,19 @@ impl System for RealSystem {
         // SAFETY: umask has no preconditions.
         unsafe { libc::umask(mask as libc::mode_t) as u32 }
     }
+}
+
+/// `O_TRUNC`'s effect, applied after the open: a regular file is emptied;
+/// FIFOs, terminals and devices are left alone, as `O_TRUNC` leaves them.
+fn truncate_if_regular(fd: Fd) -> io::Result<()> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat fills the buffer when it returns 0.
+    check(unsafe { libc::fstat(fd, st.as_mut_ptr()) })?;
+    // SAFETY: fstat succeeded.
+    let st = unsafe { st.assume_init() };
+    if st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_size > 0 {
+        // SAFETY: ftruncate on a descriptor open for writing.
+        check(unsafe { libc::ftruncate(fd, 0) })?;
+    }
+    Ok(())
 }

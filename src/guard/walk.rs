@@ -430,6 +430,7 @@ impl<'p> Walker<'p> {
 
     fn redirects(&mut self, redirects: &[Redirect]) {
         for redirect in redirects {
+            self.descriptor_numbers(redirect);
             match &redirect.target {
                 RedirTarget::Word(word) => {
                     self.word(word);
@@ -444,6 +445,38 @@ impl<'p> Walker<'p> {
                         self.word(&doc.body);
                     }
                 }
+            }
+        }
+    }
+
+    /// A descriptor number at or above the private floor, written in the
+    /// line (`300>f`, `>&300`), is refused before anything runs; numbers
+    /// that only appear at run time are checked by the interpreter.
+    fn descriptor_numbers(&mut self, redirect: &Redirect) {
+        let floor = crate::exec::private_fd::PRIVATE_FD_FLOOR as u64;
+        let duplicated = match (&redirect.op, &redirect.target) {
+            (RedirOp::DupInput | RedirOp::DupOutput, RedirTarget::Word(word)) => static_value(word)
+                .and_then(|v| {
+                    let digits = v.strip_suffix(b"-").unwrap_or(&v);
+                    std::str::from_utf8(digits).ok()?.parse::<u64>().ok()
+                }),
+            _ => None,
+        };
+        for number in [redirect.fd.map(u64::from), duplicated]
+            .into_iter()
+            .flatten()
+        {
+            if number >= floor {
+                self.push(
+                    number.to_string(),
+                    ReachedKind::Redirect,
+                    "private-descriptor",
+                    redirect.span,
+                    Err(format!(
+                        "descriptor {number} is reserved for guard-sh's own use; a line may name descriptors 0 to {}",
+                        floor - 1
+                    )),
+                );
             }
         }
     }

@@ -14,16 +14,21 @@ pub enum Item<'w> {
 }
 
 /// Upper bound on the words one brace expression may produce.
-const MAX_WORDS: usize = 100_000;
+pub const MAX_WORDS: usize = 100_000;
+
+/// A brace expression would produce more than [`MAX_WORDS`] words; it is
+/// refused rather than cut short (bash would give them all).
+#[derive(Debug, PartialEq, Eq)]
+pub struct TooManyWords;
 
 /// Expand every brace expression in `items`, left to right.
-pub fn expand<'w>(items: &[Item<'w>]) -> Vec<Vec<Item<'w>>> {
+pub fn expand<'w>(items: &[Item<'w>]) -> Result<Vec<Vec<Item<'w>>>, TooManyWords> {
     let mut out = Vec::new();
-    expand_into(items, &mut out);
-    out
+    expand_into(items, &mut out)?;
+    Ok(out)
 }
 
-fn expand_into<'w>(items: &[Item<'w>], out: &mut Vec<Vec<Item<'w>>>) {
+fn expand_into<'w>(items: &[Item<'w>], out: &mut Vec<Vec<Item<'w>>>) -> Result<(), TooManyWords> {
     for open in 0..items.len() {
         if items[open] != Item::Char(b'{') {
             continue;
@@ -38,30 +43,31 @@ fn expand_into<'w>(items: &[Item<'w>], out: &mut Vec<Vec<Item<'w>>>) {
         if alternatives.len() >= 2 {
             for alt in alternatives {
                 if out.len() >= MAX_WORDS {
-                    return;
+                    return Err(TooManyWords);
                 }
                 let mut word: Vec<Item<'w>> = prefix.to_vec();
                 word.extend_from_slice(alt);
                 word.extend_from_slice(suffix);
                 // Braces in the prefix were already found not to expand.
-                expand_into(&word, out);
+                expand_into(&word, out)?;
             }
-            return;
+            return Ok(());
         }
         if let Some(seq) = sequence(inner) {
             for text in seq {
                 if out.len() >= MAX_WORDS {
-                    return;
+                    return Err(TooManyWords);
                 }
                 let mut word: Vec<Item<'w>> = prefix.to_vec();
                 word.extend(text.iter().map(|&b| Item::Char(b)));
                 word.extend_from_slice(suffix);
-                expand_into(&word, out);
+                expand_into(&word, out)?;
             }
-            return;
+            return Ok(());
         }
     }
     out.push(items.to_vec());
+    Ok(())
 }
 
 fn matching_close(items: &[Item<'_>], open: usize) -> Option<usize> {
@@ -129,7 +135,7 @@ fn sequence(inner: &[Item<'_>]) -> Option<Vec<Vec<u8>>> {
         } else {
             0
         };
-        let out = range_terms(a, b, step, MAX_WORDS)
+        let out = range_terms(a, b, step, MAX_WORDS + 1)
             .into_iter()
             .map(|n| {
                 if n < 0 {
@@ -145,7 +151,7 @@ fn sequence(inner: &[Item<'_>]) -> Option<Vec<Vec<u8>>> {
     let (a, b) = (pieces[0].as_bytes(), pieces[1].as_bytes());
     if a.len() == 1 && b.len() == 1 && a[0].is_ascii_alphabetic() && b[0].is_ascii_alphabetic() {
         let (a, b) = (i64::from(a[0]), i64::from(b[0]));
-        let out = range_terms(a, b, step, MAX_WORDS)
+        let out = range_terms(a, b, step, MAX_WORDS + 1)
             .into_iter()
             .map(|n| vec![n as u8])
             .collect();
@@ -181,6 +187,7 @@ mod tests {
     fn words(s: &str) -> Vec<String> {
         let items: Vec<Item<'_>> = s.bytes().map(Item::Char).collect();
         expand(&items)
+            .unwrap_or_default()
             .into_iter()
             .map(|w| {
                 w.iter()
@@ -210,5 +217,14 @@ mod tests {
         assert_eq!(words("{08..10}"), ["08", "09", "10"]);
         assert_eq!(words("{a..c}"), ["a", "b", "c"]);
         assert_eq!(words("{1..b}"), ["{1..b}"]);
+    }
+
+    #[test]
+    fn more_words_than_the_limit_is_an_error_not_a_shorter_list() {
+        let items = |s: &str| -> Vec<Item<'static>> { s.bytes().map(Item::Char).collect() };
+        let at_limit = expand(&items("{1..100000}")).map(|w| w.len());
+        assert_eq!(at_limit, Ok(MAX_WORDS));
+        assert_eq!(expand(&items("{1..100001}")), Err(TooManyWords));
+        assert_eq!(expand(&items("{a,b}{1..50001}")), Err(TooManyWords));
     }
 }

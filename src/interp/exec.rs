@@ -55,6 +55,7 @@ impl Shell<'_> {
 
     /// Parse, check and run `text` (a line, `eval` text or a sourced file).
     pub(super) fn run_guarded(&mut self, text: &[u8], origin: &str) -> Status {
+        self.check_stack()?;
         if self.nesting >= MAX_NESTING {
             self.error(&format!("{origin}: nesting too deep"));
             return Err(Flow::Abort(1));
@@ -491,6 +492,7 @@ impl Shell<'_> {
     }
 
     pub(super) fn run_compound(&mut self, cc: &CompoundCommand) -> Status {
+        self.check_stack()?;
         self.with_redirects(&cc.redirects, |sh| sh.run_compound_body(&cc.kind))
     }
 
@@ -550,7 +552,7 @@ impl Shell<'_> {
         loop {
             let c = match loop_step(
                 self.with_errexit_off(true, |sh| sh.run_list(condition)),
-                status,
+                self.status,
             ) {
                 LoopStep::Ran(c) => c,
                 LoopStep::Again => continue,
@@ -559,7 +561,7 @@ impl Shell<'_> {
             if (c == 0) == until {
                 return Ok(status);
             }
-            match loop_step(self.run_list(body), status) {
+            match loop_step(self.run_list(body), self.status) {
                 LoopStep::Ran(s) => status = s,
                 LoopStep::Again => {}
                 LoopStep::Leave(result) => return result,
@@ -571,7 +573,7 @@ impl Shell<'_> {
         let mut status = 0;
         for value in values {
             self.assign(variable, value)?;
-            match loop_step(self.run_list(body), status) {
+            match loop_step(self.run_list(body), self.status) {
                 LoopStep::Ran(s) => status = s,
                 LoopStep::Again => {}
                 LoopStep::Leave(result) => return result,
@@ -783,7 +785,38 @@ impl Shell<'_> {
         r
     }
 
+    /// Refuse to go deeper when the real stack is nearly used up (deep
+    /// recursion through functions and nested groups), rather than let the
+    /// process die of a stack overflow. Reported as bash reports
+    /// `FUNCNEST`, status 1, the rest of the line discarded.
+    fn check_stack(&mut self) -> Result<(), Flow> {
+        if stacker::remaining_stack().is_some_and(|left| left < STACK_RESERVE) {
+            let what = if self.func_depth > 0 {
+                "maximum function nesting level exceeded"
+            } else {
+                "commands nested too deeply"
+            };
+            self.error(&format!("{what} (stack nearly exhausted)"));
+            return Err(Flow::Abort(1));
+        }
+        Ok(())
+    }
+
     fn call_function(&mut self, def: &FunctionDef, argv: &[Vec<u8>]) -> Status {
+        // bash's FUNCNEST, when set to a positive number; our own bound
+        // otherwise (bash has none and dies of the stack overflow).
+        let funcnest = self
+            .vars
+            .get("FUNCNEST")
+            .and_then(|v| lossy(v).trim().parse::<u32>().ok())
+            .filter(|&n| n > 0);
+        if let Some(limit) = funcnest.filter(|&n| self.func_depth >= n) {
+            self.error(&format!(
+                "{}: maximum function nesting level exceeded ({limit})",
+                def.name
+            ));
+            return Err(Flow::Abort(1));
+        }
         if self.func_depth >= MAX_NESTING {
             self.error(&format!(
                 "{}: maximum function nesting level exceeded",
@@ -1043,6 +1076,10 @@ fn is_executable(path: &std::path::Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// Stack kept free below the deepest command: one more level of the
+/// interpreter, a parse of `eval` text and a builtin's work fit in it.
+const STACK_RESERVE: usize = 512 * 1024;
+
 /// What a loop does after one run of its condition or body.
 enum LoopStep {
     /// It ran to the end with this status.
@@ -1050,10 +1087,12 @@ enum LoopStep {
     /// `continue` (of this loop): on to the next round.
     Again,
     /// `break`, an outer `break N`/`continue N`, or another flow: the loop
-    /// ends with this result (`status` is the loop's status so far).
+    /// ends with this result.
     Leave(Status),
 }
 
+/// `status` is the shell's status after `result`: for `break`, the
+/// status `break` itself set (0, or 1 for a count out of range).
 fn loop_step(result: Status, status: i32) -> LoopStep {
     match result {
         Ok(s) => LoopStep::Ran(s),

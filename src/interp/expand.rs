@@ -89,7 +89,17 @@ impl Shell<'_> {
         }
         let has_brace = items.contains(&Item::Char(b'{'));
         let variants = if has_brace {
-            brace::expand(&items)
+            match brace::expand(&items) {
+                Ok(variants) => variants,
+                Err(brace::TooManyWords) => {
+                    self.error(&format!(
+                        "{}: brace expansion gives more than {} words; not supported by guard-sh",
+                        crate::guard::words::describe(word),
+                        brace::MAX_WORDS
+                    ));
+                    return Err(Flow::Abort(1));
+                }
+            }
         } else {
             vec![items]
         };

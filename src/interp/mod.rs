@@ -339,19 +339,13 @@ pub fn make_abort_pipe() -> Option<(Fd, Fd)> {
     if r < 0 {
         return None;
     }
-    // Keep the pipe above the descriptors scripts use (0–9).
-    let mut high = [0; 2];
-    for (i, fd) in fds.iter().enumerate() {
-        // SAFETY: duplicating and closing descriptors made just above.
-        unsafe {
-            high[i] = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 10);
-            libc::close(*fd);
-        }
-    }
-    if high.iter().any(|fd| *fd < 0) {
-        None
-    } else {
-        Some((high[0], high[1]))
+    // Keep the pipe among the shell's private descriptors: a line cannot
+    // name them, so it cannot drain or close the pipe.
+    let read = crate::exec::private_fd::claim(fds[0]);
+    let write = crate::exec::private_fd::claim(fds[1]);
+    match (read, write) {
+        (Ok(r), Ok(w)) => Some((r, w)),
+        _ => None,
     }
 }
 

@@ -4,7 +4,8 @@
 //! guard-sh opens for writing passes [`crate::guard::check_write_target`].
 
 use super::{Flow, Shell, Status};
-use crate::exec::{Fd, OpenMode};
+use crate::exec::{Fd, OpenMode, private_fd};
+use crate::guard::Deny;
 use crate::syntax::ast::*;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -134,6 +135,13 @@ impl Shell<'_> {
         };
         match self.sys.open(&absolute, mode) {
             Ok(fd) => Ok(fd),
+            Err(e) if private_fd::is_reserved_error(&e) => {
+                let deny = Deny::new(
+                    "private-descriptor",
+                    format!("{text}: {e}: its audit log or one of its pipes"),
+                );
+                Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])))
+            }
             Err(e) => Err(self.fail(format!("{text}: {}", describe_io(&e)))),
         }
     }
@@ -162,7 +170,10 @@ impl Shell<'_> {
             | RedirOp::HereString => 0,
             _ => 1,
         };
-        let fd = r.fd.map_or(default_fd, |n| n as Fd);
+        let fd = match r.fd {
+            None => default_fd,
+            Some(n) => self.script_fd(n as u64)?,
+        };
         let word = match &r.target {
             RedirTarget::Word(w) => Some(w),
             RedirTarget::HereDoc(_) => None,
@@ -197,7 +208,8 @@ impl Shell<'_> {
                     None => (target.as_slice(), false),
                 };
                 if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) {
-                    let src: Fd = String::from_utf8_lossy(digits).parse().unwrap_or(-1);
+                    let number = String::from_utf8_lossy(digits).parse().unwrap_or(u64::MAX);
+                    let src = self.script_fd(number)?;
                     if src == fd {
                         return Ok(());
                     }
@@ -251,6 +263,26 @@ impl Shell<'_> {
                     return self.dup_onto(1, 2, saved);
                 }
                 self.install(fd, new, saved)
+            }
+        }
+    }
+
+    /// A descriptor number a line names, refused when it is (or could be)
+    /// one guard-sh holds for itself.
+    fn script_fd(&mut self, number: u64) -> Result<Fd, RedirFail> {
+        match Fd::try_from(number) {
+            Ok(fd) if !private_fd::is_private(fd) => Ok(fd),
+            _ => {
+                let deny = Deny::new(
+                    "private-descriptor",
+                    format!(
+                        "descriptor {number} is reserved for guard-sh's own use; a line may name descriptors 0 to {}",
+                        private_fd::PRIVATE_FD_FLOOR - 1
+                    ),
+                );
+                Err(RedirFail::Flow(
+                    self.deny(&deny, &[number.to_string().into_bytes()]),
+                ))
             }
         }
     }

@@ -76,22 +76,35 @@ impl Shell<'_> {
                 Err(Flow::Return(status))
             }
             "break" | "continue" => {
-                let n = match args.first() {
-                    None => 1,
-                    Some(a) => match lossy(a).parse::<u32>() {
-                        Ok(n) if n >= 1 => n,
-                        _ => {
-                            self.error(&format!("{name}: {}: loop count out of range", lossy(a)));
-                            return Ok(1);
-                        }
-                    },
-                };
                 if self.loop_depth == 0 {
                     self.error(&format!(
                         "{name}: only meaningful in a `for', `while', or `until' loop"
                     ));
                     return Ok(0);
                 }
+                // As bash: a count that is not a number (or a second
+                // operand) is fatal; one below 1 leaves every enclosing
+                // loop with status 1.
+                if args.len() > 1 {
+                    self.error(&format!("{name}: too many arguments"));
+                    return Err(Flow::Exit(1));
+                }
+                let n = match args.first() {
+                    None => 1,
+                    Some(a) => match lossy(a).trim().parse::<i64>() {
+                        Ok(n) if n >= 1 => u32::try_from(n).unwrap_or(u32::MAX),
+                        Ok(_) => {
+                            self.error(&format!("{name}: {}: loop count out of range", lossy(a)));
+                            self.status = 1;
+                            return Err(Flow::Break(self.loop_depth));
+                        }
+                        Err(_) => {
+                            self.error(&format!("{name}: {}: numeric argument required", lossy(a)));
+                            return Err(Flow::Exit(128));
+                        }
+                    },
+                };
+                self.status = 0;
                 let n = n.min(self.loop_depth);
                 Err(if name == "break" {
                     Flow::Break(n)

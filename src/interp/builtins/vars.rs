@@ -541,6 +541,8 @@ impl Shell<'_> {
         Ok(0)
     }
 
+    /// `read [-rs] [-d DELIM] [-n COUNT] [-p PROMPT] [-t TIMEOUT] [NAME…]`.
+    /// An option error reads nothing, so the input stays for the next line.
     pub(super) fn read_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         let mut raw = false;
         let mut names = Vec::new();
@@ -552,6 +554,11 @@ impl Shell<'_> {
             if names.is_empty() && a.starts_with(b"-") && a.len() > 1 {
                 match a.as_slice() {
                     b"-r" => raw = true,
+                    b"-p" | b"-d" | b"-n" | b"-t" if i + 1 >= args.len() => {
+                        self.error(&format!("read: {}: option requires an argument", lossy(a)));
+                        let _ = self.sys.write_all(2, READ_USAGE);
+                        return Ok(2);
+                    }
                     b"-p" => {
                         if let Some(prompt) = args.get(i + 1) {
                             if self.sys.isatty(0) {
@@ -569,11 +576,25 @@ impl Shell<'_> {
                         i += 1;
                     }
                     b"-n" => {
-                        max = args.get(i + 1).and_then(|n| lossy(n).parse().ok());
+                        let text = lossy(&args[i + 1]);
+                        match text.trim().parse::<usize>() {
+                            Ok(n) => max = Some(n),
+                            Err(_) => {
+                                self.error(&format!("read: {text}: invalid number"));
+                                return Ok(1);
+                            }
+                        }
+                        i += 1;
+                    }
+                    b"-t" => {
+                        let text = lossy(&args[i + 1]);
+                        if !is_timeout(text.trim()) {
+                            self.error(&format!("read: {text}: invalid timeout specification"));
+                            return Ok(1);
+                        }
                         i += 1;
                     }
                     b"-s" => {}
-                    b"-t" => i += 1,
                     b"-a" => {
                         self.error("read: -a: arrays are not supported by guard-sh");
                         return Ok(2);
@@ -882,6 +903,19 @@ fn escape_dq(v: &[u8]) -> String {
         out.push(c);
     }
     out
+}
+
+/// What bash prints after a `read` usage error.
+const READ_USAGE: &[u8] = b"read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]\n";
+
+/// A `read -t` operand bash accepts: digits with at most one `.`.
+fn is_timeout(text: &str) -> bool {
+    let mut parts = text.splitn(2, '.');
+    let whole = parts.next().unwrap_or_default();
+    let fraction = parts.next().unwrap_or_default();
+    !(whole.is_empty() && fraction.is_empty())
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && fraction.bytes().all(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]

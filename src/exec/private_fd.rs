@@ -1,0 +1,174 @@
+//! Descriptors guard-sh holds for itself: the audit log and its copies for
+//! forked shells, the abort pipe, descriptors saved around a redirection.
+//!
+//! Guarantee: a line cannot name one. Each is moved to
+//! [`PRIVATE_FD_FLOOR`] or above (as bash keeps its own at 255 and up),
+//! close-on-exec, and remembered here; [`is_private`] answers for every
+//! number at or above the floor and for every remembered one (when the
+//! descriptor limit is below the floor they land lower, and only the memory
+//! protects them). The interpreter refuses a redirection that names such a
+//! number, and [`held_identities`] lets it refuse a path (`/dev/fd/N`,
+//! `/proc/self/fd/N`, a hard link) that opens the same file or pipe.
+//!
+//! The set is per process: a forked copy of the shell inherits the
+//! descriptors and this memory with them.
+
+use super::Fd;
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::Mutex;
+
+/// The lowest number a private descriptor gets when the limit allows;
+/// scripts may name 0 to `PRIVATE_FD_FLOOR - 1`.
+pub const PRIVATE_FD_FLOOR: Fd = 256;
+
+/// Private descriptors (below the floor only when the limit forced them
+/// there), each with whether its file is guard-sh's own (the audit log, a
+/// pipe of its own) rather than a saved copy of one of the line's
+/// descriptors, whose file the line may open by path as it likes.
+static HELD: Mutex<BTreeMap<Fd, Owner>> = Mutex::new(BTreeMap::new());
+
+/// Whose file a private descriptor holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// guard-sh's own file or pipe: no path may reach it either.
+    Shell,
+    /// A copy of a descriptor of the line's, saved around a redirection.
+    Saved,
+}
+
+fn held() -> std::sync::MutexGuard<'static, BTreeMap<Fd, Owner>> {
+    // A poisoned lock only means a panic elsewhere; the map is still valid.
+    HELD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A close-on-exec copy of guard-sh's own descriptor `fd` at
+/// [`PRIVATE_FD_FLOOR`] or above (at 10 or above when the descriptor limit
+/// is lower), remembered as private; `fd` itself stays open.
+pub fn duplicate(fd: Fd) -> io::Result<Fd> {
+    duplicate_as(fd, Owner::Shell)
+}
+
+/// A private copy of the line's descriptor `fd`, saved around a
+/// redirection: its number is out of the line's reach, its file is not
+/// guard-sh's.
+pub fn save(fd: Fd) -> io::Result<Fd> {
+    duplicate_as(fd, Owner::Saved)
+}
+
+fn duplicate_as(fd: Fd, owner: Owner) -> io::Result<Fd> {
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor number; the result is checked.
+    let mut copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, PRIVATE_FD_FLOOR) };
+    if copy < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+        // The limit is at or below the floor: the lowest free slot above
+        // the numbers scripts conventionally use.
+        // SAFETY: as above.
+        copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10) };
+    }
+    if copy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    held().insert(copy, owner);
+    Ok(copy)
+}
+
+/// Move `fd` to a private number: [`duplicate`], then close `fd`.
+pub fn claim(fd: Fd) -> io::Result<Fd> {
+    let copy = duplicate(fd);
+    // SAFETY: closing the caller's descriptor, which it hands over.
+    unsafe {
+        libc::close(fd);
+    }
+    copy
+}
+
+/// `fd` is being closed: forget it.
+pub fn forget(fd: Fd) {
+    held().remove(&fd);
+}
+
+/// Whether a line must not name descriptor `fd`.
+pub fn is_private(fd: Fd) -> bool {
+    fd >= PRIVATE_FD_FLOOR || held().contains_key(&fd)
+}
+
+/// Device and inode of every open descriptor guard-sh holds for its own
+/// files and pipes, so a path that reaches one of them can be recognized.
+pub fn held_identities() -> Vec<(u64, u64)> {
+    let fds: Vec<Fd> = held()
+        .iter()
+        .filter(|(_, owner)| **owner == Owner::Shell)
+        .map(|(fd, _)| *fd)
+        .collect();
+    fds.into_iter().filter_map(identity).collect()
+}
+
+/// Whether the open descriptor `fd` (just opened from a path) is the same
+/// file or pipe as one of the private descriptors.
+pub fn reaches_private(fd: Fd) -> bool {
+    identity(fd).is_some_and(|id| held_identities().contains(&id))
+}
+
+/// What opening a path that reaches a private descriptor fails with;
+/// recognize it with [`is_reserved_error`].
+pub fn reserved_error() -> io::Error {
+    io::Error::other(Reserved)
+}
+
+/// Whether `e` is [`reserved_error`].
+pub fn is_reserved_error(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<Reserved>())
+}
+
+/// The marker inside [`reserved_error`].
+#[derive(Debug)]
+struct Reserved;
+
+impl std::fmt::Display for Reserved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the file is one guard-sh holds open for itself")
+    }
+}
+
+impl std::error::Error for Reserved {}
+
+/// Device and inode of the open descriptor `fd`.
+pub fn identity(fd: Fd) -> Option<(u64, u64)> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat fills the buffer when it returns 0.
+    let r = unsafe { libc::fstat(fd, st.as_mut_ptr()) };
+    if r != 0 {
+        return None;
+    }
+    // SAFETY: fstat succeeded, so the buffer is initialized.
+    let st = unsafe { st.assume_init() };
+    Some((st.st_dev, st.st_ino))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claimed_descriptor_is_private_and_forgotten_when_closed() -> io::Result<()> {
+        let mut fds = [0; 2];
+        // SAFETY: a valid array for pipe.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let moved = claim(fds[0])?;
+        assert!(moved >= PRIVATE_FD_FLOOR, "{moved}");
+        assert!(is_private(moved));
+        assert!(!is_private(fds[1]));
+        assert!(held_identities().contains(&identity(fds[1]).unwrap_or_default()));
+        forget(moved);
+        // SAFETY: closing descriptors made above.
+        unsafe {
+            libc::close(moved);
+            libc::close(fds[1]);
+        }
+        assert!(
+            is_private(moved),
+            "every number above the floor stays reserved"
+        );
+        Ok(())
+    }
+}
