@@ -110,14 +110,15 @@ fn log_on_a_tmpfs_that_fills_mid_session_runs_nothing_more() {
     let log = fs.path("audit.jsonl");
     let session = start_session(&arm, &log);
     fs.fill();
-    // Full: either nothing is written (ENOSPC) or the record is cut short.
-    let before = std::fs::read(&log).expect("log").len();
+    // Full: nothing but `unrecorded` notes (in the room kept for them) is
+    // written, and no torn bytes are left.
+    let before = records(&log).len();
     assert_refused_mid_session(&arm, session, &["No space left on device", "short write"]);
-    let after = std::fs::read(&log).expect("log");
-    let nothing_whole = after.len() == before || after.last() != Some(&b'\n');
+    let after = records(&log);
     assert!(
-        nothing_whole,
-        "a whole record was written after the disk filled"
+        after[before..].iter().all(|r| r["type"] == "unrecorded"),
+        "a record was written after the disk filled: {:?}",
+        &after[before..]
     );
 }
 
@@ -274,8 +275,60 @@ fn spawn_record_that_cannot_be_written_keeps_the_child_from_running() {
             .is_some_and(|t| t.starts_with("mark ")),
         "{last_line}"
     );
-    assert_eq!(
-        whole.last().map(|r| r["type"].clone()),
-        Some("verdict".into())
+    let n = whole.len();
+    assert!(n >= 2, "{whole:?}");
+    assert_eq!(whole[n - 2]["type"], "verdict", "{whole:?}");
+    // What could not be written is noted in the room kept for it.
+    assert_eq!(whole[n - 1]["type"], "unrecorded", "{whole:?}");
+    assert_eq!(whole[n - 1]["kind"], "spawn", "{whole:?}");
+}
+
+#[test]
+fn a_full_filesystem_leaves_no_torn_record_and_the_failed_session_is_named() {
+    let Some(fs) = Tmpfs::mount("size=256k") else {
+        skipped(
+            "a_full_filesystem_leaves_no_torn_record_and_the_failed_session_is_named",
+            "cannot mount a tmpfs here (needs root)",
+        );
+        return;
+    };
+    let arm = AuditArm::new();
+    let log = fs.path("audit.jsonl");
+    // Fill, fail: the padded line cannot be recorded, so it does not run.
+    let session = start_session(&arm, &log);
+    fs.fill();
+    assert_refused_mid_session(&arm, session, &["No space left on device", "short write"]);
+    let after_failure = records(&log); // panics on a torn or non-JSON line
+    let notes = of_type(&after_failure, "unrecorded");
+    assert!(!notes.is_empty(), "{after_failure:?}");
+    assert!(notes.iter().all(|n| n["kind"] == "line"), "{notes:?}");
+    let failed_session = notes[0]["session"].as_str().expect("session").to_string();
+    // Free: the next session records cleanly after it.
+    std::fs::remove_file(fs.path("filler")).expect("free the filesystem");
+    let marker = arm.marker("after");
+    let out = arm
+        .guard(&log)
+        .args(["-c", &format!("mark {}", marker.display())])
+        .output()
+        .expect("run guard-sh");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(marker.exists());
+    let all = records(&log);
+    assert!(all.len() > after_failure.len());
+    // The verifier trusts the log (no 3) and names the failed session.
+    let (status, report) = verify_json(&[log.as_path()]);
+    assert_eq!(status, 1, "{report}");
+    let findings = report["findings"].as_array().expect("findings");
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["kind"] == "incomplete" && f["session"] == failed_session.as_str()),
+        "{report}"
+    );
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["session"] == failed_session.as_str()),
+        "only the failed session has findings: {report}"
     );
 }

@@ -108,6 +108,15 @@ pub enum Event {
     },
     /// A failure worth recording (syntax error, spawn failure).
     Error { message: String },
+    /// A record of type `kind` (`bytes` long) could not be written (the
+    /// filesystem was full): the action it described did not happen, and
+    /// the session's record of it is missing. Written in room reserved for
+    /// it; the verifier reports it.
+    Unrecorded {
+        kind: String,
+        bytes: u64,
+        reason: String,
+    },
 }
 
 /// The `type` tags of the records that open a session (seq 0).
@@ -130,6 +139,7 @@ impl Event {
             Event::Exit { .. } => "exit",
             Event::Denied { .. } => "denied",
             Event::Error { .. } => "error",
+            Event::Unrecorded { .. } => "unrecorded",
         }
     }
 }

@@ -678,6 +678,13 @@ impl<'a> SessionJudge<'a> {
                     }
                 }
                 Event::Error { .. } => unjudged_line = None,
+                Event::Unrecorded { kind, reason, .. } => {
+                    let message = format!(
+                        "seq {}: a `{kind}` record could not be written ({reason}): the session's record is incomplete",
+                        e.seq
+                    );
+                    self.find(FindingKind::Incomplete, Some(e), None, message);
+                }
                 Event::Exit { .. } => {}
             }
         }

@@ -7,8 +7,10 @@
 //!   out in a single `write(2)`; on a local filesystem the kernel appends it
 //!   whole, so records of concurrent sessions never interleave. A short write
 //!   (full filesystem) is an error, and its bytes are cut back off the file
-//!   so later sessions append clean lines; the verifier reports the session
-//!   whose line never got its verdict.
+//!   so later sessions append clean lines. Room for one short `unrecorded`
+//!   note is kept allocated past the end of the file (`fallocate`, size
+//!   unchanged), so a session whose record failed for lack of space still
+//!   says so, and the verifier names it.
 //! - The descriptor is private to guard-sh ([`private_fd`]). Before each
 //!   write it is checked with `fstat` and `F_GETFL` (still the file opened,
 //!   still appending) and the path with `stat`: if the path is gone
@@ -47,7 +49,12 @@ pub struct FileSink {
     prev: String,
     /// Set once the file can no longer be trusted to hold a clean chain.
     broken: Option<String>,
+    /// Whether the filesystem takes `fallocate` (to keep room for a note).
+    can_reserve: bool,
 }
+
+/// Room kept allocated past the log's end for one `unrecorded` note.
+const UNRECORDED_RESERVE: usize = 1024;
 
 impl FileSink {
     /// Open (or create) the log at `path` for a new session.
@@ -88,6 +95,7 @@ impl FileSink {
             next_seq: 0,
             prev: ZERO_HASH.to_string(),
             broken: None,
+            can_reserve: true,
         })
     }
 
@@ -112,6 +120,7 @@ impl FileSink {
             next_seq: 0,
             prev: ZERO_HASH.to_string(),
             broken: self.broken.clone(),
+            can_reserve: self.can_reserve,
         })
     }
 
@@ -149,10 +158,68 @@ impl FileSink {
         }
         let line = self.encode(event)?;
         self.check_file()?;
-        self.write_record(&line)?;
+        let written = self
+            .reserve(line.len())
+            .map_err(|e| AuditError::io(&self.path, e))
+            .and_then(|()| self.write_record(&line));
+        if let Err(e) = written {
+            if self.next_seq > 0 && self.broken.is_none() {
+                self.note_unrecorded(event.kind(), line.len(), &e);
+            }
+            return Err(e);
+        }
+        self.chain(&line);
+        Ok(())
+    }
+
+    /// Advance the chain past `line`, just written.
+    fn chain(&mut self, line: &[u8]) {
         self.prev = hex::encode(line_hash(&line[..line.len() - 1]));
         self.next_seq += 1;
-        Ok(())
+    }
+
+    /// Make sure the file has room for `len` more bytes plus
+    /// [`UNRECORDED_RESERVE`] (allocated past its end, its size unchanged),
+    /// so that when a record cannot be written an `unrecorded` note still
+    /// fits. Filesystems without `fallocate` skip this.
+    fn reserve(&mut self, len: usize) -> std::io::Result<()> {
+        if !self.can_reserve {
+            return Ok(());
+        }
+        let fd = self.file.as_raw_fd();
+        let end = self.file.metadata()?.len();
+        let want = (len + UNRECORDED_RESERVE) as libc::off_t;
+        // SAFETY: fallocate on a descriptor this sink owns, with plain numbers.
+        let r = unsafe { libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, end as libc::off_t, want) };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EOPNOTSUPP | libc::ENOSYS | libc::EINVAL) => {
+                self.can_reserve = false;
+                Ok(())
+            }
+            _ => Err(e),
+        }
+    }
+
+    /// After a record of `kind` (`len` bytes) failed with `why`, write a
+    /// short `unrecorded` record in the reserved room, so the verifier can
+    /// name the session whose action did not happen unrecorded. Best effort:
+    /// if even this fails, the session simply ends there.
+    fn note_unrecorded(&mut self, kind: &str, len: usize, why: &AuditError) {
+        let note = Event::Unrecorded {
+            kind: kind.to_string(),
+            bytes: len as u64,
+            reason: why.to_string().chars().take(200).collect(),
+        };
+        let Ok(line) = self.encode(&note) else {
+            return;
+        };
+        if line.len() <= UNRECORDED_RESERVE && self.write_record(&line).is_ok() {
+            self.chain(&line);
+        }
     }
 
     /// Serialize `event` as the next record, newline included.

@@ -104,6 +104,19 @@ pub fn guard_cmd(arm: &TestArm, cwd: &Path) -> Command {
     c
 }
 
+/// A `Command` for guard-sh with `policy` and `log` and a clean environment.
+pub fn guard_cmd_with(policy: &Path, log: &Path, cwd: &Path) -> Command {
+    let mut c = Command::new(guard_sh());
+    c.env_clear()
+        .env("HOME", cwd)
+        .env("LC_ALL", "C")
+        .env("GUARD_SH_POLICY", policy)
+        .env("GUARD_SH_AUDIT", log)
+        .current_dir(cwd)
+        .stdin(Stdio::null());
+    c
+}
+
 /// Run guard-sh with `args`.
 pub fn run_guard(arm: &TestArm, cwd: &Path, args: &[&str]) -> Output {
     guard_cmd(arm, cwd)

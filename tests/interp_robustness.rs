@@ -1,0 +1,100 @@
+//! No input hangs or crashes guard-sh: deep recursion, huge brace
+//! expansions, bad loop counts and `read` option errors end with a message
+//! and a status, never a signal, a hang or a silently shortened result.
+//! (Where bash behaves the same, the case is also in `tests/diff/cases/`.)
+
+#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+
+mod common;
+
+use std::io::Write;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Run `args` under guard-sh with `stdin`, failing the test after 30 s.
+fn run(args: &[&str], stdin: &str) -> Output {
+    let arm = common::test_arm(&[], None);
+    let work = arm.dir.path();
+    let mut child = common::guard_cmd(&arm, work)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("guard-sh hung on {args:?} / {stdin:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn recursion_through_nested_groups_ends_with_status_1_not_a_stack_overflow() {
+    let open = "{ ".repeat(60);
+    let close = "} ".repeat(60);
+    let line = format!("f() {{ {open} f; {close} }}; f; echo not reached");
+    let out = run(&["-c", &line], "");
+    let stderr = common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("maximum function nesting level exceeded"),
+        "{stderr}"
+    );
+    assert_eq!(common::text(&out.stdout), "");
+}
+
+#[test]
+fn plain_recursion_ends_with_status_1() {
+    let out = run(&["-c", "f() { f; }; f; echo not reached"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(common::text(&out.stdout), "");
+}
+
+#[test]
+fn a_brace_expansion_past_the_limit_is_an_error_not_a_shorter_list() {
+    let out = run(&["-c", "echo {1..100005}"], "");
+    let stderr = common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("brace expansion gives more than 100000 words"),
+        "{stderr}"
+    );
+    assert_eq!(
+        common::text(&out.stdout),
+        "",
+        "no truncated list is printed"
+    );
+    let at_limit = run(&["-c", "echo {1..100000} | wc -w"], "");
+    assert_eq!(common::text(&at_limit.stdout).trim(), "100000");
+}
+
+#[test]
+fn a_loop_count_that_is_not_a_number_ends_the_loop_and_the_shell() {
+    let out = run(
+        &[
+            "-c",
+            "x=oops; while true; do echo hi; break $x; done; echo after",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(128));
+    assert_eq!(common::text(&out.stdout), "hi\n");
+}
+
+#[test]
+fn a_read_option_error_in_a_stdin_session_leaves_the_next_line_to_run() {
+    let out = run(&[], "read -n not_a_number\necho next line runs\n");
+    assert_eq!(common::text(&out.stdout), "next line runs\n");
+    assert!(common::text(&out.stderr).contains("read: not_a_number: invalid number"));
+}
