@@ -252,6 +252,9 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     unsafe {
         libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
+    // The trial's key leaves the environment (and its bytes in
+    // /proc/self/environ) before any line could read it.
+    let trial = audit::trial::take_from_env();
     let existed = log_path.exists();
     let mut sink = match with_high_fds(|| FileSink::open(&log_path, redactor.clone())) {
         Ok(s) => s,
@@ -270,12 +273,17 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     let cwd = std::env::current_dir()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
+    let trial_id = trial.as_ref().map(|(id, _)| id.clone());
+    if let Some((_, key)) = trial {
+        sink.seal_with(key);
+    }
     if let Err(e) = sink.record(audit::session_event(
         &policy,
         &enforcement,
         &argv_text,
         mode,
         &cwd,
+        trial_id.as_deref(),
     )) {
         say(&format!("audit log unavailable: {e}"));
         return 126;
@@ -315,6 +323,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
                 &argv_text,
                 "subshell",
                 &cwd,
+                trial_id.as_deref(),
             ))?;
             Ok(Box::new(child) as Box<dyn AuditSink>)
         }));

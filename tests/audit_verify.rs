@@ -1,5 +1,6 @@
 //! The verifier binary on real logs: tampering, leaks, denials, empty trials.
 
+use guard_sh::audit::trial::TrialKey;
 use guard_sh::audit::{AuditSink, Event, FileSink, Redactor, session_event};
 use guard_sh::policy::model::Policy;
 use sha2::{Digest, Sha256};
@@ -45,6 +46,7 @@ fn write_session(log: &Path, enforcement: &str, sandbox: &str, events: Vec<Event
         &["guard-sh".into()],
         "command",
         "/w",
+        None,
     ))
     .expect("session");
     for e in events {
@@ -360,6 +362,7 @@ fn harness_event(enforcement: &str) -> Event {
         pid: 1,
         execute: vec!["/usr/bin/codex".into()],
         left_out: Default::default(),
+        key_sha256: String::new(),
     }
 }
 
@@ -375,8 +378,49 @@ fn audit_requiring_harness(log: &Path) -> (i32, String) {
     )
 }
 
+/// A sealed trial as guard-sh-launch and guard-sh write it: the harness
+/// record (committing to the key), one guard-sh session naming the trial,
+/// and, when `reveal`, the `harness-end` record. Returns the trial's id,
+/// the key and the guard-sh session's id.
+fn write_trial(log: &Path, reveal: bool) -> (String, TrialKey, String) {
+    let key = TrialKey::generate().expect("key");
+    let mut harness = FileSink::open(log, Redactor::none()).expect("open");
+    harness.seal_with(key.clone());
+    let mut record = harness_event("landlock-abi-4");
+    if let Event::Harness { key_sha256, .. } = &mut record {
+        *key_sha256 = key.sha256_hex();
+    }
+    harness.record(record).expect("harness record");
+    let trial = harness.session_id().to_string();
+    let mut shell = FileSink::open(log, Redactor::none()).expect("open");
+    shell.seal_with(key.clone());
+    shell
+        .record(session_event(
+            &tea_policy("best-effort"),
+            "landlock-abi-4",
+            &["guard-sh".into()],
+            "command",
+            "/w",
+            Some(&trial),
+        ))
+        .expect("session");
+    for e in normal_events() {
+        shell.record(e).expect("record");
+    }
+    if reveal {
+        harness
+            .record(Event::HarnessEnd {
+                status: Some(0),
+                signal: None,
+                key: key.to_hex(),
+            })
+            .expect("harness-end");
+    }
+    (trial, key, shell.session_id().to_string())
+}
+
 #[test]
-fn require_harness_accepts_a_confined_harness_record_and_refuses_its_absence() {
+fn require_harness_accepts_a_sealed_trial_and_refuses_sessions_outside_one() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("a.jsonl");
     write_session(&log, "landlock-abi-4", "best-effort", normal_events());
@@ -387,13 +431,172 @@ fn require_harness_accepts_a_confined_harness_record_and_refuses_its_absence() {
         "{out}"
     );
 
-    let mut sink = FileSink::open(&log, Redactor::none()).expect("open");
-    sink.record(harness_event("landlock-abi-4"))
-        .expect("harness record");
-    let (code, out) = audit_requiring_harness(&log);
+    let sealed = dir.path().join("sealed.jsonl");
+    write_trial(&sealed, true);
+    let (code, out) = audit_requiring_harness(&sealed);
     assert_eq!(code, 0, "{out}");
-    // Without the option the same log is clean too: the record only adds.
-    assert_eq!(audit(&[&log]).0, 0);
+    assert_eq!(audit(&[&sealed]).0, 0);
+
+    // A session that names no trial, beside the sealed trial.
+    write_session(&sealed, "landlock-abi-4", "best-effort", normal_events());
+    let (code, out) = audit_requiring_harness(&sealed);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("trial-unproven") && out.contains("names no trial"),
+        "{out}"
+    );
+}
+
+/// Append `line` to the log as bytes, as a line that found a way to write
+/// the file would.
+fn inject(log: &Path, line: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(log)
+        .expect("open");
+    writeln!(f, "{line}").expect("inject");
+}
+
+/// The last record of `session` in the log, parsed.
+fn last_of(log: &Path, session: &str) -> serde_json::Value {
+    lines_of(log)
+        .iter()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .rfind(|r| r["session"] == session)
+        .expect("a record of the session")
+}
+
+/// The next record of `session`, chained correctly to its last one, with
+/// `fields`: what an injector who can read the log could write.
+fn chained_record(log: &Path, session: &str, fields: serde_json::Value) -> String {
+    let last_line = lines_of(log)
+        .into_iter()
+        .rfind(|l| l.contains(&format!("\"session\":\"{session}\"")))
+        .expect("a line");
+    let last = last_of(log, session);
+    let prev = hex::encode(Sha256::digest(last_line.as_bytes()));
+    let mut record = serde_json::json!({
+        "session": session,
+        "seq": last["seq"].as_u64().expect("seq") + 1,
+        "ts": "2026-12-04T00:00:00.000Z",
+        "prev": prev,
+    });
+    for (k, v) in fields.as_object().expect("fields") {
+        record[k] = v.clone();
+    }
+    record.to_string()
+}
+
+#[test]
+fn a_record_injected_into_a_sealed_trial_is_reported_as_forged() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let (_, _, shell) = write_trial(&log, true);
+    // Correctly chained, but without the trial's MAC.
+    let forged = chained_record(
+        &log,
+        &shell,
+        serde_json::json!({"type": "exit", "pid": 1, "status": 0, "signal": null, "duration_ms": 1}),
+    );
+    inject(&log, &forged);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("forged"), "{out}");
+    // A MAC made with a key of the injector's own does not verify either.
+    let log2 = dir.path().join("b.jsonl");
+    let (_, _, shell2) = write_trial(&log2, true);
+    let mut record = chained_record(
+        &log2,
+        &shell2,
+        serde_json::json!({"type": "exit", "pid": 1, "status": 0, "signal": null, "duration_ms": 1}),
+    )
+    .into_bytes();
+    let own = TrialKey::generate().expect("key");
+    guard_sh::audit::record::seal(&mut record, &own);
+    inject(&log2, &String::from_utf8(record).expect("utf-8"));
+    assert_eq!(audit(&[&log2]).0, 3);
+    // A whole session injected under the trial's name.
+    let log3 = dir.path().join("c.jsonl");
+    let (trial, _, _) = write_trial(&log3, true);
+    let fake = dir.path().join("fake.jsonl");
+    let mut sink = FileSink::open(&fake, Redactor::none()).expect("open");
+    sink.seal_with(own);
+    sink.record(session_event(
+        &tea_policy("best-effort"),
+        "landlock-abi-4",
+        &["guard-sh".into()],
+        "command",
+        "/w",
+        Some(&trial),
+    ))
+    .expect("session");
+    for l in lines_of(&fake) {
+        inject(&log3, &l);
+    }
+    let (code, out) = audit(&[&log3]);
+    assert_eq!(code, 3, "{out}");
+}
+
+#[test]
+fn a_trial_that_cannot_be_proven_is_not_clean() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The key was never revealed (the launcher was killed).
+    let log = dir.path().join("a.jsonl");
+    write_trial(&log, false);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("never revealed"), "{out}");
+    // A session naming a trial the log has no harness record for.
+    let log2 = dir.path().join("b.jsonl");
+    let mut sink = FileSink::open(&log2, Redactor::none()).expect("open");
+    sink.record(session_event(
+        &tea_policy("best-effort"),
+        "landlock-abi-4",
+        &["guard-sh".into()],
+        "command",
+        "/w",
+        Some("no-such-trial"),
+    ))
+    .expect("session");
+    for e in normal_events() {
+        sink.record(e).expect("record");
+    }
+    let (code, out) = audit(&[&log2]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no harness record"), "{out}");
+    // A revealed key that is not the committed one.
+    let log3 = dir.path().join("c.jsonl");
+    write_trial(&log3, false);
+    let wrong = TrialKey::generate().expect("key");
+    let harness_id = lines_of(&log3)
+        .iter()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|r| r["type"] == "harness")
+        .map(|r| r["session"].as_str().expect("id").to_string())
+        .expect("harness");
+    let mut end = chained_record(
+        &log3,
+        &harness_id,
+        serde_json::json!({"type": "harness-end", "status": 0, "signal": null, "key": wrong.to_hex()}),
+    )
+    .into_bytes();
+    guard_sh::audit::record::seal(&mut end, &wrong);
+    inject(&log3, &String::from_utf8(end).expect("utf-8"));
+    let (code, out) = audit(&[&log3]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("does not match"), "{out}");
+}
+
+#[test]
+fn a_second_harness_record_is_refused_when_a_harness_is_required() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    write_trial(&log, true);
+    write_trial(&log, true);
+    let (code, out) = audit_requiring_harness(&log);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("more than one harness"), "{out}");
 }
 
 #[test]
@@ -419,6 +622,7 @@ fn the_writer_refuses_a_harness_record_inside_a_session() {
         &["guard-sh".into()],
         "command",
         "/w",
+        None,
     ))
     .expect("session");
     assert!(sink.record(harness_event("landlock-abi-4")).is_err());

@@ -33,6 +33,7 @@ fn open_session(path: &Path) -> FileSink {
         &["guard-sh".into()],
         "command",
         "/w",
+        None,
     ))
     .expect("session record");
     sink
@@ -126,7 +127,7 @@ fn full_device_makes_record_fail_with_reason() {
     let mut sink =
         FileSink::open(Path::new("/dev/full"), Redactor::none()).expect("open /dev/full");
     let err = sink
-        .record(session_event(&policy, "none", &[], "command", "/"))
+        .record(session_event(&policy, "none", &[], "command", "/", None))
         .expect_err("writing to /dev/full must fail");
     assert!(
         err.contains("/dev/full") && err.contains("No space left"),
@@ -266,8 +267,15 @@ fn hashed_token_is_written_without_it() {
     )];
     let mut sink =
         FileSink::open(&log, Redactor::new(&[], &entries).expect("redactor")).expect("open");
-    sink.record(session_event(&tea_policy(), "none", &[], "command", "/"))
-        .expect("session");
+    sink.record(session_event(
+        &tea_policy(),
+        "none",
+        &[],
+        "command",
+        "/",
+        None,
+    ))
+    .expect("session");
     sink.record(Event::Line {
         text: format!("tea login add --token={TOKEN}x"),
         origin: "stdin".into(),

@@ -318,7 +318,12 @@ fn a_trial_without_the_launcher_fails_require_harness() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let (status, report) = f.verify_requiring_harness();
     assert_eq!(status, 1, "{report}");
-    assert_eq!(finding_kinds(&report), ["harness-unconfined"], "{report}");
+    // No harness record, and the session names no trial it could prove.
+    assert_eq!(
+        finding_kinds(&report),
+        ["trial-unproven", "harness-unconfined"],
+        "{report}"
+    );
     assert!(report.to_string().contains("no harness record"), "{report}");
 }
 
@@ -359,4 +364,42 @@ fn a_harness_whose_start_cannot_be_recorded_does_not_start() {
         text(&o.stderr)
     );
     assert!(!marker.exists(), "the harness started");
+}
+
+#[test]
+fn a_launched_trial_is_sealed_and_its_key_never_reaches_a_line() {
+    let f = Fixture::new();
+    let line = r#"echo "[$GUARD_SH_TRIAL_SEAL]"; while read -r -d "" v; do case $v in GUARD_SH_TRIAL*) echo "$v";; esac; done < /proc/self/environ"#;
+    let o = f.shell_line(true, line);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let records: Vec<Value> = std::fs::read_to_string(f.audit_log())
+        .expect("read the audit log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON record"))
+        .collect();
+    let harness = records
+        .iter()
+        .find(|r| r["type"] == "harness")
+        .expect("a harness record");
+    let end = records
+        .iter()
+        .find(|r| r["type"] == "harness-end")
+        .expect("a harness-end record");
+    let key = end["key"].as_str().expect("the revealed key");
+    let commitment = guard_sh::audit::trial::TrialKey::from_hex(key)
+        .expect("a key")
+        .sha256_hex();
+    assert_eq!(harness["key_sha256"], commitment.as_str());
+    assert!(records.iter().all(|r| r["mac"].is_string()), "{records:?}");
+    let session = records
+        .iter()
+        .find(|r| r["type"] == "session")
+        .expect("a guard-sh session");
+    assert_eq!(session["trial"], harness["session"]);
+    // The line saw neither the variable nor the key's bytes.
+    let stdout = text(&o.stdout);
+    assert!(stdout.starts_with("[]\n"), "{stdout}");
+    assert!(!stdout.contains(key), "{stdout}");
+    let (status, report) = f.verify_requiring_harness();
+    assert_eq!(status, 0, "{report}");
 }

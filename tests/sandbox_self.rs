@@ -147,7 +147,8 @@ fn forked_audit_session_records_through_the_open_descriptor_after_restriction() 
     let log = arm.path("arm/audit.log");
     let redactor = Redactor::from_policy(&policy.audit).expect("redactor");
     let mut parent = FileSink::open(&log, redactor.clone()).expect("open log");
-    let session = |mode: &str| session_event(&policy, "landlock", &["guard-sh".into()], mode, "/w");
+    let session =
+        |mode: &str| session_event(&policy, "landlock", &["guard-sh".into()], mode, "/w", None);
     parent.record(session("command")).expect("parent session");
     let before = fds_on(&log);
     let base = parent.fork_session(redactor.clone()).expect("fork base");

@@ -54,6 +54,10 @@ pub enum Event {
         /// The policy's sandbox mode: `best-effort`, `required` or `off`.
         #[serde(default)]
         sandbox: String,
+        /// The trial (harness session id) this guard-sh was started in;
+        /// its records are then sealed ([`crate::audit::trial`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        trial: Option<String>,
     },
     /// First and only record of a harness session, written by
     /// `guard-sh-launch` after it entered the harness's domain and before it
@@ -75,6 +79,16 @@ pub enum Event {
         execute: Vec<String>,
         /// Code interpreters left out → the commands that need them.
         left_out: BTreeMap<String, Vec<String>>,
+        /// SHA-256 of the trial key, revealed by `harness-end`.
+        #[serde(default)]
+        key_sha256: String,
+    },
+    /// Last record of a harness session: the harness has ended; the trial
+    /// key is revealed so that every sealed record can be checked.
+    HarnessEnd {
+        status: Option<i32>,
+        signal: Option<i32>,
+        key: String,
     },
     /// A line (or `eval`/`source` text) about to be parsed and checked.
     /// `origin` is one of [`TOP_LEVEL_ORIGINS`], or `eval` / `source`.
@@ -133,6 +147,7 @@ impl Event {
         match self {
             Event::Session { .. } => "session",
             Event::Harness { .. } => "harness",
+            Event::HarnessEnd { .. } => "harness-end",
             Event::Line { .. } => "line",
             Event::Verdict { .. } => "verdict",
             Event::Spawn { .. } => "spawn",

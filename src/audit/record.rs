@@ -47,6 +47,34 @@ pub fn encode_record(
     })
 }
 
+/// What ends a sealed record: `,"mac":"` + 64 hex digits + `"}`.
+const MAC_OPEN: &[u8] = b",\"mac\":\"";
+const MAC_LEN: usize = MAC_OPEN.len() + 64 + 2;
+
+/// Append the trial's MAC to a record line (without its newline): the MAC
+/// covers the record as it was, `{…}`, and goes in as its last field.
+pub fn seal(line: &mut Vec<u8>, key: &super::trial::TrialKey) {
+    let mac = hex::encode(key.mac(line));
+    if line.last() == Some(&b'}') {
+        line.pop();
+        line.extend_from_slice(MAC_OPEN);
+        line.extend_from_slice(mac.as_bytes());
+        line.extend_from_slice(b"\"}");
+    }
+}
+
+/// A sealed record line split into the bytes its MAC covers and the MAC
+/// (raw), or `None` if the line does not end in a `mac` field.
+pub fn unseal(line: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let cut = line.len().checked_sub(MAC_LEN)?;
+    let (body, tail) = line.split_at(cut);
+    let hex_mac = tail.strip_prefix(MAC_OPEN)?.strip_suffix(b"\"}")?;
+    let mac = hex::decode(hex_mac).ok()?;
+    let mut covered = body.to_vec();
+    covered.push(b'}');
+    Some((covered, mac))
+}
+
 /// The chain hash of one record line (bytes without the trailing newline).
 pub fn line_hash(line: &[u8]) -> [u8; 32] {
     Sha256::digest(line).into()

@@ -28,6 +28,7 @@ pub fn session_event(
     argv: &[String],
     mode: &str,
     cwd: &str,
+    trial: Option<&str>,
 ) -> Event {
     let commands: BTreeMap<String, String> = policy
         .commands
@@ -55,6 +56,7 @@ pub fn session_event(
         commands,
         helpers: helpers.into_iter().collect(),
         sandbox: sandbox_mode_name(policy.sandbox.mode).to_string(),
+        trial: trial.map(str::to_string),
     }
 }
 

@@ -21,6 +21,13 @@
 //!   full filesystem, so what the line did is unknown), `no-sessions`,
 //!   `no-lines`.
 //!
+//! - Trials ([`super::trial`]): 3 `forged` (a record of a sealed trial
+//!   whose MAC does not verify under the revealed key, or a revealed key
+//!   that does not match the harness record's commitment); 1
+//!   `trial-unproven` (a session names a trial the log has no harness
+//!   record for, or whose key was never revealed; with `require_harness`,
+//!   a session that names no trial, or more than one harness).
+//!
 //! 3 wins over 1.
 
 use super::event::{Event, SESSION_START_KINDS, TOP_LEVEL_ORIGINS};
@@ -41,7 +48,9 @@ pub enum FindingKind {
     NoLines,
     HarnessUnconfined,
     Incomplete,
+    TrialUnproven,
     ChainBreak,
+    Forged,
     Truncated,
     Corrupt,
     Unreadable,
@@ -57,8 +66,10 @@ impl FindingKind {
             | FindingKind::NoSessions
             | FindingKind::NoLines
             | FindingKind::HarnessUnconfined
-            | FindingKind::Incomplete => 1,
+            | FindingKind::Incomplete
+            | FindingKind::TrialUnproven => 1,
             FindingKind::ChainBreak
+            | FindingKind::Forged
             | FindingKind::Truncated
             | FindingKind::Corrupt
             | FindingKind::Unreadable => 3,
@@ -75,6 +86,8 @@ impl FindingKind {
             FindingKind::NoLines => "no-lines",
             FindingKind::HarnessUnconfined => "harness-unconfined",
             FindingKind::Incomplete => "incomplete",
+            FindingKind::TrialUnproven => "trial-unproven",
+            FindingKind::Forged => "forged",
             FindingKind::ChainBreak => "chain-break",
             FindingKind::Truncated => "truncated",
             FindingKind::Corrupt => "corrupt",
@@ -180,6 +193,8 @@ pub fn verify_bytes(name: &str, bytes: &[u8], options: VerifyOptions) -> Report 
 /// One parsed record.
 #[derive(Debug)]
 struct Entry {
+    /// The bytes the record's MAC covers and the MAC, if it is sealed.
+    sealed: Option<(Vec<u8>, Vec<u8>)>,
     seq: u64,
     hash: [u8; 32],
     prev: String,
@@ -259,6 +274,7 @@ impl Verifier {
     }
 
     fn finish(mut self, options: VerifyOptions) -> Report {
+        self.check_trials(options);
         let mut summaries = Vec::new();
         let mut total_lines = 0;
         for id in std::mem::take(&mut self.order) {
@@ -320,6 +336,112 @@ impl Verifier {
     }
 }
 
+impl Verifier {
+    /// Check every session that names a trial against the trial's revealed
+    /// key, and (with `require_harness`) that every session names one.
+    fn check_trials(&mut self, options: VerifyOptions) {
+        let mut findings = Vec::new();
+        // Harness sessions: id → (commitment, revealed key).
+        let mut trials: HashMap<&str, (String, Option<String>)> = HashMap::new();
+        for (id, entries) in &self.sessions {
+            let Some(first) = entries.iter().find(|e| e.seq == 0) else {
+                continue;
+            };
+            if first.kind != "harness" {
+                continue;
+            }
+            let commitment = first.value["key_sha256"].as_str().unwrap_or_default();
+            let revealed = entries
+                .iter()
+                .find(|e| e.kind == "harness-end")
+                .and_then(|e| e.value["key"].as_str())
+                .map(str::to_string);
+            trials.insert(id, (commitment.to_string(), revealed));
+        }
+        if options.require_harness && trials.len() > 1 {
+            findings.push(trial_finding(
+                FindingKind::TrialUnproven,
+                "more than one harness record in the trial's log",
+            ));
+        }
+        for id in &self.order {
+            let entries = &self.sessions[id];
+            let Some(first) = entries.iter().find(|e| e.seq == 0) else {
+                continue;
+            };
+            let claimed = if first.kind == "harness" {
+                Some(id.as_str())
+            } else {
+                first.value["trial"].as_str()
+            };
+            let finding = |kind, entry: Option<&Entry>, message: String| Finding {
+                kind,
+                session: Some(id.clone()),
+                seq: entry.map(|e| e.seq),
+                file: entry.and_then(|e| self.files.get(e.file).cloned()),
+                line: entry.map(|e| e.line),
+                message,
+            };
+            let Some(trial) = claimed else {
+                if options.require_harness && first.kind == "session" {
+                    findings.push(finding(
+                        FindingKind::TrialUnproven,
+                        Some(first),
+                        "the session names no trial: guard-sh was not started under guard-sh-launch's harness".into(),
+                    ));
+                }
+                continue;
+            };
+            let Some((commitment, revealed)) = trials.get(trial) else {
+                findings.push(finding(
+                    FindingKind::TrialUnproven,
+                    Some(first),
+                    format!(
+                        "the session names trial {trial}, which has no harness record in the log"
+                    ),
+                ));
+                continue;
+            };
+            let Some(key) = revealed.as_deref() else {
+                findings.push(finding(
+                    FindingKind::TrialUnproven,
+                    Some(first),
+                    format!("trial {trial}'s key was never revealed (no harness-end record: the launcher was killed or is still running), so its records cannot be checked"),
+                ));
+                continue;
+            };
+            let key = match super::trial::TrialKey::from_hex(key) {
+                Some(k) if k.sha256_hex() == *commitment => k,
+                _ => {
+                    findings.push(finding(
+                        FindingKind::Forged,
+                        Some(first),
+                        format!("trial {trial}'s revealed key does not match its harness record"),
+                    ));
+                    continue;
+                }
+            };
+            for e in entries {
+                let sealed = e
+                    .sealed
+                    .as_ref()
+                    .is_some_and(|(covered, mac)| key.verifies(covered, mac));
+                if !sealed {
+                    findings.push(finding(
+                        FindingKind::Forged,
+                        Some(e),
+                        format!(
+                            "seq {}: the `{}` record is not sealed by trial {trial}'s key: it was not written by guard-sh or the launcher",
+                            e.seq, e.kind
+                        ),
+                    ));
+                }
+            }
+        }
+        self.findings.extend(findings);
+    }
+}
+
 fn trial_finding(kind: FindingKind, message: &str) -> Finding {
     Finding {
         kind,
@@ -359,7 +481,13 @@ fn parse_entry(line: &[u8], file: usize, line_no: usize) -> Result<Entry, String
         .as_str()
         .ok_or("`type` is not a string")?
         .to_string();
+    let sealed = if value.get("mac").is_some() {
+        super::record::unseal(line)
+    } else {
+        None
+    };
     Ok(Entry {
+        sealed,
         seq,
         hash: line_hash(line),
         prev,
@@ -685,7 +813,7 @@ impl<'a> SessionJudge<'a> {
                     );
                     self.find(FindingKind::Incomplete, Some(e), None, message);
                 }
-                Event::Exit { .. } => {}
+                Event::Exit { .. } | Event::HarnessEnd { .. } => {}
             }
         }
         if let Some(line) = unjudged_line {

@@ -25,7 +25,8 @@
 //! - Records are not `fsync`ed: they survive guard-sh crashing, not the
 //!   machine losing power.
 
-use super::record::{ZERO_HASH, encode_record, line_hash, now_rfc3339};
+use super::record::{self, ZERO_HASH, encode_record, line_hash, now_rfc3339};
+use super::trial::TrialKey;
 use super::{AuditError, AuditSink, Event, Redactor};
 use crate::exec::private_fd;
 use serde_json::Value;
@@ -51,6 +52,8 @@ pub struct FileSink {
     broken: Option<String>,
     /// Whether the filesystem takes `fallocate` (to keep room for a note).
     can_reserve: bool,
+    /// The trial's key: every record is sealed with it ([`super::trial`]).
+    seal: Option<TrialKey>,
 }
 
 /// Room kept allocated past the log's end for one `unrecorded` note.
@@ -96,6 +99,7 @@ impl FileSink {
             prev: ZERO_HASH.to_string(),
             broken: None,
             can_reserve: true,
+            seal: None,
         })
     }
 
@@ -121,7 +125,14 @@ impl FileSink {
             prev: ZERO_HASH.to_string(),
             broken: self.broken.clone(),
             can_reserve: self.can_reserve,
+            seal: self.seal.clone(),
         })
+    }
+
+    /// Seal every record of this session (and of sessions forked from it)
+    /// with the trial's key. Call before the first record.
+    pub fn seal_with(&mut self, key: TrialKey) {
+        self.seal = Some(key);
     }
 
     /// This session's id (unique across processes).
@@ -242,6 +253,9 @@ impl FileSink {
             &fields,
         )
         .map_err(AuditError::Encode)?;
+        if let Some(key) = &self.seal {
+            record::seal(&mut line, key);
+        }
         line.push(b'\n');
         Ok(line)
     }

@@ -5,12 +5,18 @@
 //! names another shell or program gets `EACCES` instead of a way around
 //! guard-sh.
 //!
-//! Exit statuses (before PROGRAM runs; after that, PROGRAM's own): 125 the
-//! arm cannot be read, its policy does not match its pin, or the domain
-//! cannot be built or entered; 126 PROGRAM cannot be executed; 127 PROGRAM
-//! not found; 2 usage error.
+//! The launcher stays PROGRAM's parent: it draws the trial's key, records
+//! the `harness` record (sealed, committing to the key), passes the key to
+//! PROGRAM for the guard-sh sessions it starts, and when PROGRAM ends writes
+//! `harness-end`, which reveals the key (see `guard_sh::audit::trial`).
+//!
+//! Exit statuses: PROGRAM's own (128+N if a signal N ended it); 125 the arm
+//! cannot be read, its policy does not match its pin, the domain cannot be
+//! built or entered, or the trial's start or end cannot be recorded; 126
+//! PROGRAM cannot be executed; 127 PROGRAM not found; 2 usage error.
 
 use clap::Parser;
+use guard_sh::audit::trial::{self, TrialKey};
 use guard_sh::audit::{self, Event, FileSink, Redactor};
 use guard_sh::policy::Policy;
 use guard_sh::policy::compile::find_program;
@@ -19,9 +25,10 @@ use guard_sh::sandbox::landlock::{self, Enforcement};
 use guard_sh::sandbox::pin;
 use serde_json::{Value, json};
 use std::ffi::OsString;
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Run an agent harness that can execute only the arm's shell and commands.
 #[derive(Parser)]
@@ -96,17 +103,95 @@ fn run(args: &Args) -> Result<ExitCode, Failure> {
              and may start programs other than guard-sh"
         ),
     }
-    record_harness(&arm, &program, args, &cwd, enforcement, &plan)?;
-    let error = std::process::Command::new(&program)
+    let key = TrialKey::generate().map_err(|e| failed(format!("/dev/urandom: {e}")))?;
+    let mut sink = record_harness(&arm, &program, args, &cwd, enforcement, &plan, &key)?;
+    let trial = sink.session_id().to_string();
+    let mut command = std::process::Command::new(&program);
+    command
         .arg0(&args.command[0])
         .args(&args.command[1..])
-        .exec();
-    let status = if error.kind() == std::io::ErrorKind::NotFound {
-        STATUS_NOT_FOUND
-    } else {
-        STATUS_CANNOT_EXECUTE
+        .env(trial::TRIAL_ENV, &trial)
+        .env(trial::SEAL_ENV, key.to_hex());
+    let status = run_harness(command, &program)?;
+    // The trial is over: reveal the key so every sealed record can be
+    // checked. Without this record the verifier cannot prove the trial.
+    sink.append(&Event::HarnessEnd {
+        status: status.code(),
+        signal: status.signal(),
+        key: key.to_hex(),
+    })
+    .map_err(|e| {
+        failed(format!(
+            "audit log unavailable at the end of the trial: {e}"
+        ))
+    })?;
+    let code = match (status.code(), status.signal()) {
+        (Some(code), _) => code,
+        (None, Some(signal)) => 128 + signal,
+        (None, None) => 1,
     };
-    Err((status, format!("{}: {error}", program.display())))
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+/// Start the harness as a child and wait for it. The launcher stays its
+/// parent (so it can write `harness-end` afterwards), reaps orphans the
+/// harness leaves (it is their subreaper), ignores the keyboard's
+/// SIGINT/SIGQUIT (the harness gets them from the terminal and decides),
+/// and passes SIGTERM and SIGHUP on to the harness.
+fn run_harness(
+    mut command: std::process::Command,
+    program: &Path,
+) -> Result<std::process::ExitStatus, Failure> {
+    // SAFETY: prctl with integer arguments only.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+    let child = command.spawn().map_err(|error| {
+        let status = if error.kind() == std::io::ErrorKind::NotFound {
+            STATUS_NOT_FOUND
+        } else {
+            STATUS_CANNOT_EXECUTE
+        };
+        (status, format!("{}: {error}", program.display()))
+    })?;
+    let pid = child.id() as libc::pid_t;
+    HARNESS_PID.store(pid, Ordering::SeqCst);
+    // SAFETY: installing handlers that only call kill(2) (async-signal-safe)
+    // and ignoring two signals.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGQUIT, libc::SIG_IGN);
+        let handler = forward_signal as extern "C" fn(libc::c_int);
+        libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
+        libc::signal(libc::SIGHUP, handler as libc::sighandler_t);
+    }
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid for any child with a valid status pointer.
+        let reaped = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if reaped == pid {
+            return Ok(std::process::ExitStatus::from_raw(status));
+        }
+        if reaped < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return Err(failed(format!(
+                "waiting for the harness: {}",
+                std::io::Error::last_os_error()
+            )));
+        }
+    }
+}
+
+/// The harness's pid, for [`forward_signal`].
+static HARNESS_PID: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn forward_signal(signal: libc::c_int) {
+    let pid = HARNESS_PID.load(Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill is async-signal-safe.
+        unsafe {
+            libc::kill(pid, signal);
+        }
+    }
 }
 
 /// Name the interpreters the domain leaves out and who needed them.
@@ -123,8 +208,9 @@ fn say_left_out(plan: &HarnessPlan) {
 }
 
 /// Write the `harness` record to the arm's audit log, so the verifier can
-/// tell a launched trial from one that was not. Fail closed: a harness
-/// whose start cannot be recorded does not start.
+/// tell a launched trial from one that was not, sealed with the trial's
+/// key (committed to in the record). Fail closed: a harness whose start
+/// cannot be recorded does not start. Returns the sink for `harness-end`.
 fn record_harness(
     arm: &ArmFolder,
     program: &Path,
@@ -132,10 +218,12 @@ fn record_harness(
     cwd: &Path,
     enforcement: Enforcement,
     plan: &HarnessPlan,
-) -> Result<(), Failure> {
+    key: &TrialKey,
+) -> Result<FileSink, Failure> {
     let redactor = Redactor::from_policy(&arm.policy.audit).map_err(|e| failed(e.to_string()))?;
     let mut sink = FileSink::open(&arm.audit_log, redactor)
         .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
+    sink.seal_with(key.clone());
     let lossy = |p: &Path| p.to_string_lossy().into_owned();
     let event = Event::Harness {
         arm: arm.policy.arm.clone(),
@@ -156,9 +244,11 @@ fn record_harness(
             .iter()
             .map(|(file, names)| (lossy(file), names.iter().cloned().collect()))
             .collect(),
+        key_sha256: key.sha256_hex(),
     };
     sink.append(&event)
-        .map_err(|e| failed(format!("audit log unavailable: {e}")))
+        .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
+    Ok(sink)
 }
 
 /// What the launcher needs from an arm folder.
