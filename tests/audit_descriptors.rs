@@ -107,6 +107,14 @@ impl Trial {
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(script.as_bytes()).unwrap();
         drop(stdin);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("guard-sh hung on {script:?}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         let out = child.wait_with_output().unwrap();
         let stderr = common::text(&out.stderr);
         assert!(
@@ -284,6 +292,15 @@ fn redirection() -> impl Strategy<Value = String> {
     // Descriptors an `exec` may replace: not 0, which is where the
     // session's next lines come from.
     let target = prop_oneof![1u32..12, 250u32..264, 1u32..400];
+    // `exec N<>/proc/self/fd/0` would hold a writer of the session's own
+    // stdin pipe, which then never ends (bash waits the same way): the
+    // paths an `exec` keeps open name descriptors from 3 up.
+    let kept = prop_oneof![3u32..12, 250u32..264, 3u32..400];
+    let kept_path = prop_oneof![
+        Just("/dev/null".to_string()),
+        kept.clone().prop_map(|n| format!("/proc/self/fd/{n}")),
+        kept.prop_map(|n| format!("/dev/fd/{n}")),
+    ];
     let path = prop_oneof![
         Just("/dev/null".to_string()),
         number.clone().prop_map(|n| format!("/proc/self/fd/{n}")),
@@ -294,7 +311,7 @@ fn redirection() -> impl Strategy<Value = String> {
         (target.clone(), number.clone()).prop_map(|(a, b)| format!("exec {a}>&{b}")),
         (target.clone(), number.clone()).prop_map(|(a, b)| format!("exec {a}<&{b}")),
         target.clone().prop_map(|a| format!("exec {a}>&-")),
-        (target, path.clone()).prop_map(|(a, p)| format!("exec {a}<>{p}")),
+        (target, kept_path).prop_map(|(a, p)| format!("exec {a}<>{p}")),
         number.clone().prop_map(|a| format!("echo {MARKER} >&{a}")),
         path.clone().prop_map(|p| format!("echo {MARKER} >> {p}")),
         path.prop_map(|p| format!("echo {MARKER} > {p}")),

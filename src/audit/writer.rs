@@ -207,7 +207,8 @@ impl FileSink {
         }
         let e = std::io::Error::last_os_error();
         match e.raw_os_error() {
-            Some(libc::EOPNOTSUPP | libc::ENOSYS | libc::EINVAL) => {
+            // Not supported here, or not a regular file (a device, a FIFO).
+            Some(libc::EOPNOTSUPP | libc::ENOSYS | libc::EINVAL | libc::ENODEV | libc::ESPIPE) => {
                 self.can_reserve = false;
                 Ok(())
             }
