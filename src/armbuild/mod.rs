@@ -196,13 +196,14 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         l.policy.clone(),
         l.definition.clone(),
         runtimes.clone(),
+        l.home.clone(),
     ];
     made.extend(links.iter().map(|k| k.at.clone()));
     made.extend(compiled.files.iter().map(|(p, _)| p.clone()));
     made.extend(writable.iter().cloned());
     layout::clean(&out)?;
     layout::write_marker(&out, &made)?;
-    for dir in [&l.bin, &l.work, &l.tmp, &l.audit_dir, &runtimes] {
+    for dir in [&l.bin, &l.work, &l.tmp, &l.home, &l.audit_dir, &runtimes] {
         layout::make_dir(dir)?;
     }
     layout::make_links(&links)?;

@@ -39,6 +39,10 @@ pub struct Layout {
     pub helpers: PathBuf,
     pub work: PathBuf,
     pub tmp: PathBuf,
+    /// The commands' HOME: the arm's own, empty and not writable, so no
+    /// operator dotfile (`.curlrc`, `.gitconfig`) is read and none can be
+    /// planted.
+    pub home: PathBuf,
     pub audit_dir: PathBuf,
     pub audit_log: PathBuf,
     pub policy: PathBuf,
@@ -57,6 +61,7 @@ impl Layout {
             helpers: out.join("helpers"),
             work: out.join("work"),
             tmp: out.join("tmp"),
+            home: out.join("home"),
             audit_dir: out.join("audit"),
             audit_log: out.join("audit").join("audit.jsonl"),
             policy: out.join("policy.json"),
@@ -359,6 +364,12 @@ impl Compiler {
         let bootstrap_text = self.fill(&arm_path, "bootstrap.text", &arm.bootstrap.text)?;
 
         let layout = self.layout.clone();
+        let mut env_set =
+            BTreeMap::from([("TMPDIR".to_string(), path_text(&layout.tmp, harmless_path)?)]);
+        for (name, value) in &harmless.env.set {
+            let filled = self.fill(harmless_path, &format!("env.set.{name}"), value)?;
+            env_set.insert(name.clone(), filled);
+        }
         let policy = Policy {
             format: POLICY_FORMAT,
             arm: arm.name.clone(),
@@ -372,10 +383,7 @@ impl Compiler {
             commands,
             env: EnvPolicy {
                 pass: harmless.env.pass.clone(),
-                set: BTreeMap::from([(
-                    "TMPDIR".to_string(),
-                    path_text(&layout.tmp, harmless_path)?,
-                )]),
+                set: env_set,
                 deny: harmless
                     .env
                     .deny
@@ -403,6 +411,7 @@ impl Compiler {
                     layout.audit_dir.clone(),
                     layout.runtimes.clone(),
                     layout.bash_dir.clone(),
+                    layout.home.clone(),
                 ],
             },
             audit: AuditPolicy {

@@ -32,6 +32,10 @@ pub struct HarmlessFile {
 pub struct EnvSource {
     /// Inherited variables passed to children (exact, or `PREFIX*`).
     pub pass: Vec<String>,
+    /// Variables every child gets from the arm (templates such as
+    /// `{out}` filled), whatever the agent exports or the deny patterns say.
+    #[serde(default)]
+    pub set: BTreeMap<String, String>,
     /// Variables the agent may not assign and children never inherit.
     pub deny: Vec<EnvDenySource>,
 }

@@ -1,10 +1,13 @@
 //! The environment every child gets, built from the policy.
 //!
 //! Order: the shell's inherited variables matching `env.pass`, then
-//! `env.set`, then the command's own `env`, then variables the agent
-//! exported; `PATH` is the command's `path_env` joined with `:` (absent if
-//! empty). Guarantee: no name matching `env.deny` reaches a child, whatever
-//! was inherited or exported.
+//! variables the agent exported, less every name matching `env.deny`; then
+//! the arm's own `env.set` and the command's own `env`, which win over both
+//! (the agent cannot point the tool elsewhere or drop its hardening, and
+//! the arm may set names it denies the agent, such as `HOME` or `GIT_*`);
+//! `PATH` is the command's `path_env` joined with `:` (absent if empty).
+//! Guarantee: no inherited or exported name matching `env.deny` reaches a
+//! child, and every name the arm sets has the arm's value.
 
 use crate::guard::env_pattern_matches;
 use crate::policy::{CommandRule, Policy};
@@ -64,20 +67,19 @@ pub fn build_child_env<'a>(
             put(&mut env, var.name, var.value);
         }
     }
-    for (name, value) in &policy.env.set {
-        put(&mut env, name, value.as_bytes());
-        added.push(name.clone());
-    }
-    for (name, value) in &rule.env {
-        put(&mut env, name, value.as_bytes());
-        added.push(name.clone());
-    }
     for var in vars.iter().filter(|v| v.exported && !v.inherited) {
         put(&mut env, var.name, var.value);
         added.push(var.name.to_string());
     }
     env.retain(|(name, _)| !is_denied(policy, name));
     added.retain(|name| !is_denied(policy, name));
+    for (name, value) in policy.env.set.iter().chain(&rule.env) {
+        if name != "PATH" {
+            put(&mut env, name, value.as_bytes());
+            added.push(name.clone());
+        }
+    }
+    env.retain(|(name, _)| name != "PATH");
     if !rule.path_env.is_empty() {
         let joined: Vec<Vec<u8>> = rule
             .path_env
@@ -207,8 +209,24 @@ mod tests {
         assert_eq!(get(&env, "TOKEN"), Some(&b"s3"[..]));
         assert_eq!(get(&env, "FOO"), Some(&b"1"[..]));
         assert_eq!(get(&env, "BAR"), None);
-        // The agent's export comes after env.set, so it wins.
-        assert_eq!(get(&env, "LANG"), Some(&b"fr"[..]));
+        // env.set is the arm's: the agent's export does not replace it.
+        assert_eq!(get(&env, "LANG"), Some(&b"C.UTF-8"[..]));
         assert_eq!(env.added, vec!["FOO", "LANG", "PATH", "TOKEN"]);
+    }
+
+    #[test]
+    fn the_arms_own_variables_win_over_deny_patterns_and_the_agents_exports() {
+        let mut rule = rule();
+        rule.env.insert("LD_LIBRARY_PATH".into(), "/arm/lib".into());
+        let env = build_child_env(
+            &policy(),
+            &rule,
+            [
+                var("TOKEN", b"agent's", true, false),
+                var("LD_LIBRARY_PATH", b"/evil", true, false),
+            ],
+        );
+        assert_eq!(get(&env, "TOKEN"), Some(&b"s3"[..]));
+        assert_eq!(get(&env, "LD_LIBRARY_PATH"), Some(&b"/arm/lib"[..]));
     }
 }
