@@ -27,6 +27,7 @@ fn session() -> Event {
         commands: BTreeMap::new(),
         helpers: vec![],
         sandbox: "off".into(),
+        supervised: false,
         trial: None,
     }
 }

@@ -10,6 +10,7 @@ use guard_sh::exec::System;
 use guard_sh::exec::real::RealSystem;
 use guard_sh::interp::{Shell, signals};
 use guard_sh::policy::{Policy, SandboxMode};
+use guard_sh::sandbox::supervisor::Supervisor;
 use guard_sh::sandbox::{landlock, pin};
 use guard_sh::syntax;
 use std::ffi::OsString;
@@ -277,14 +278,19 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     if let Some((_, key)) = trial {
         sink.seal_with(key);
     }
-    if let Err(e) = sink.record(audit::session_event(
+    let mut session = audit::session_event(
         &policy,
         &enforcement,
         &argv_text,
         mode,
         &cwd,
         trial_id.as_deref(),
-    )) {
+    );
+    let supervise = policy.shell && Supervisor::wanted();
+    if let Event::Session { supervised, .. } = &mut session {
+        *supervised = supervise;
+    }
+    if let Err(e) = sink.record(session) {
         say(&format!("audit log unavailable: {e}"));
         return 126;
     }
@@ -292,6 +298,14 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     // descriptor: after the restriction below the log's path may not be
     // opened for writing again.
     let fork_base = match sink.fork_session(redactor.clone()) {
+        Ok(s) => s,
+        Err(e) => {
+            say(&format!("audit log unavailable: {e}"));
+            return 126;
+        }
+    };
+    // The supervisor's records go through a copy of its own as well.
+    let supervisor_base = match sink.fork_session(redactor.clone()) {
         Ok(s) => s,
         Err(e) => {
             say(&format!("audit log unavailable: {e}"));
@@ -306,6 +320,29 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         .collect();
     let mut sys = RealSystem::new();
     let mut shell = Shell::new(policy.clone(), &mut sys, &mut sink, environ);
+    if supervise {
+        let sink = supervisor_base;
+        let policy = policy.clone();
+        let redactor = redactor.clone();
+        let (enforcement, argv_text, cwd, trial) = (
+            enforcement.clone(),
+            argv_text.clone(),
+            cwd.clone(),
+            trial_id.clone(),
+        );
+        shell.supervisor_start = Some(Box::new(move || {
+            let own = sink.fork_session(redactor).map_err(|e| e.to_string())?;
+            let session = audit::session_event(
+                &policy,
+                &enforcement,
+                &argv_text,
+                "supervisor",
+                &cwd,
+                trial.as_deref(),
+            );
+            Supervisor::start(own, session).map_err(|e| e.to_string())
+        }));
+    }
     {
         // A forked copy of the shell records in a session of its own, so
         // the parent's hash chain is never interleaved.

@@ -14,6 +14,7 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 mod common;
+mod sandbox_support;
 
 use guard_sh::policy::Policy;
 use proptest::prelude::*;
@@ -124,7 +125,7 @@ impl Trial {
         if !traced {
             return Vec::new();
         }
-        let text = std::fs::read_to_string(&trace).unwrap();
+        let text = sandbox_support::join_resumed(&std::fs::read_to_string(&trace).unwrap());
         let started: Vec<String> = text
             .lines()
             .filter(|l| l.contains("execve(\"") && l.trim_end().ends_with("= 0"))

@@ -73,9 +73,18 @@ fn eight_guard_sh_sessions_of_1000_lines_share_one_log_with_every_chain_intact()
         .iter()
         .filter(|s| s["mode"] == "subshell")
         .collect();
+    let supervisors: Vec<&Value> = sessions
+        .iter()
+        .filter(|s| s["mode"] == "supervisor")
+        .collect();
     assert_eq!(stdin.len(), 8);
     assert_eq!(subshell.len(), 8 * 10, "one per command substitution");
-    assert_eq!(sessions.len(), 88);
+    assert_eq!(supervisors.len(), 8, "one exec supervisor per guard-sh");
+    assert_eq!(sessions.len(), 96);
+    for s in &supervisors {
+        // session + one exec per spawn (90 by the shell, 10 by its subshells)
+        assert_eq!(s["records"], 101);
+    }
     for s in &stdin {
         assert_eq!(s["lines"], 1000);
         // session + 1000 lines + 1000 verdicts + 90 × (spawn, exit)
@@ -92,7 +101,7 @@ fn eight_guard_sh_sessions_of_1000_lines_share_one_log_with_every_chain_intact()
 
     // Read the file independently of the verifier: every line whole JSON.
     let all = records(&log);
-    assert_eq!(all.len(), 8 * 2181 + 80 * 3);
+    assert_eq!(all.len(), 8 * 2181 + 80 * 3 + 8 * 101);
     assert_eq!(of_type(&all, "line").len(), 8000);
     // The test only proves something if the sessions really overlapped.
     let ids: Vec<&str> = all
@@ -149,7 +158,24 @@ fn a_real_stdin_session_records_every_event_kind() {
     assert_eq!(text(&out.stdout), "ok\n");
     assert!(m1.exists());
 
-    let all = records(&log);
+    let everything = records(&log);
+    // The exec supervisor records in a session of its own (one `exec` per
+    // spawn); the shell's session is the rest.
+    let supervisor: Vec<&Value> = everything
+        .iter()
+        .filter(|r| r["session"] != everything[0]["session"])
+        .collect();
+    let supervisor_kinds: Vec<&str> = supervisor
+        .iter()
+        .filter_map(|r| r["type"].as_str())
+        .collect();
+    assert_eq!(supervisor_kinds, ["session", "exec", "exec"]);
+    assert_eq!(supervisor[0]["mode"], "supervisor");
+    let all: Vec<Value> = everything
+        .iter()
+        .filter(|r| r["session"] == everything[0]["session"])
+        .cloned()
+        .collect();
     let kinds: Vec<&str> = all.iter().filter_map(|r| r["type"].as_str()).collect();
     assert_eq!(
         kinds,

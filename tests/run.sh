@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System tools the tests use: bash and dash (peers), strace (execve oracle),
+# git (the tea arm's helper, driven with hostile repository config),
 # jq and column (harmless utilities arm-build resolves; column is in
 # bsdextrautils); curl, node, python3 and gzip are the programs the Landlock
 # tests try to reach; npm installs the agent harnesses for tests/e2e/run.sh.
@@ -13,6 +14,9 @@ missing=()
 for entry in bash:bash dash:dash strace:strace jq:jq column:bsdextrautils curl:curl node:nodejs python3:python3 gzip:gzip npm:npm; do
     command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
 done
+# Debian's own git (the supervisor tests drive /usr/bin/git, whatever else
+# is on PATH).
+[ -x /usr/bin/git ] || missing+=(git)
 if [ "${#missing[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         export DEBIAN_FRONTEND=noninteractive

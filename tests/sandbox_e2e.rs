@@ -31,15 +31,21 @@ const NO_LANDLOCK_WARNING: &str = "Landlock is not available";
 /// Whether guard-sh runs on this machine's Landlock or as if it had none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kernel {
+    /// Landlock alone (the exec supervisor off).
     Landlock,
+    /// Neither: what the guard alone does.
     Off,
+    /// The exec supervisor alone (Landlock off): it checks every `execve`
+    /// of a command's tree, and nothing else.
+    Supervisor,
 }
 
 impl Kernel {
     fn env(self) -> Vec<(&'static str, &'static str)> {
         match self {
-            Kernel::Landlock => vec![],
-            Kernel::Off => vec![("GUARD_SH_LANDLOCK", "off")],
+            Kernel::Landlock => vec![("GUARD_SH_SUPERVISOR", "off")],
+            Kernel::Off => vec![("GUARD_SH_LANDLOCK", "off"), ("GUARD_SH_SUPERVISOR", "off")],
+            Kernel::Supervisor => vec![("GUARD_SH_LANDLOCK", "off")],
         }
     }
 
@@ -51,12 +57,18 @@ impl Kernel {
                 assert_ne!(found, Enforcement::None, "these tests need Landlock");
                 found.to_string()
             }
-            Kernel::Off => "none".to_string(),
+            Kernel::Off | Kernel::Supervisor => "none".to_string(),
         }
     }
 
+    /// Landlock is on.
     fn confines(self) -> bool {
         self == Kernel::Landlock
+    }
+
+    /// Something below the guard refuses an `execve` outside the plan.
+    fn confines_exec(self) -> bool {
+        self != Kernel::Off
     }
 }
 
@@ -76,6 +88,22 @@ macro_rules! with_and_without_landlock {
         }
     )*};
 }
+
+/// `scenario(Kernel::Supervisor)` as `scenario_under_the_supervisor`.
+macro_rules! under_the_supervisor_alone {
+    ($($scenario:ident => $test:ident),* $(,)?) => {$(
+        #[test]
+        fn $test() {
+            $scenario(Kernel::Supervisor)
+        }
+    )*};
+}
+
+under_the_supervisor_alone!(
+    sort_compress_program_is_not_executed => sort_compress_program_is_not_executed_under_the_supervisor,
+    tool_stub_that_execs_curl_is_refused_by_the_kernel => tool_stub_that_execs_curl_is_refused_under_the_supervisor,
+    shebang_script_tool_runs_its_chain_but_cannot_exec_a_foreign_binary => shebang_script_tool_cannot_exec_a_foreign_binary_under_the_supervisor,
+);
 
 with_and_without_landlock!(
     sort_compress_program_is_not_executed,
@@ -226,7 +254,7 @@ fn sort_compress_program_is_not_executed(kernel: Kernel) {
         "sort itself ran:\n{trace}"
     );
     let sorted = std::fs::read_to_string(arm.path("work/sorted")).unwrap_or_default();
-    if kernel.confines() {
+    if kernel.confines_exec() {
         // sort either reports the failed compressor (2) or dies writing
         // to it (SIGPIPE, 128+13), depending on timing; both are the
         // kernel's refusal surfacing normally.
@@ -256,7 +284,7 @@ fn tool_stub_that_execs_curl_is_refused_by_the_kernel(kernel: Kernel) {
 
     assert_session(&arm, kernel, &out);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
-    if kernel.confines() {
+    if kernel.confines_exec() {
         assert_eq!(stdout(&out), "tool=126\nnext\n", "stderr: {}", stderr(&out));
         assert!(
             stderr(&out).contains("Permission denied"),
@@ -299,7 +327,7 @@ fn shebang_script_tool_runs_its_chain_but_cannot_exec_a_foreign_binary(kernel: K
         "env ran python3:\n{trace}"
     );
     let escape = std::fs::read_to_string(arm.path("work/escape.out")).expect("escape.out");
-    if kernel.confines() {
+    if kernel.confines_exec() {
         assert_eq!(
             stdout(&out),
             "chain-ran\nplain=0\nescape=3\nnext\n",

@@ -7,6 +7,7 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 mod common;
+mod sandbox_support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -58,7 +59,7 @@ fn tool_env(arm: &Path, tool: &str, line: &str) -> BTreeMap<String, String> {
         "{line}: {}",
         common::text(&o.stderr)
     );
-    let text = std::fs::read_to_string(&trace).unwrap();
+    let text = sandbox_support::join_resumed(&std::fs::read_to_string(&trace).unwrap());
     let target = format!("execve(\"{}\"", arm.join("bin").join(tool).display());
     let call = text
         .lines()

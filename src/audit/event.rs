@@ -54,6 +54,10 @@ pub enum Event {
         /// The policy's sandbox mode: `best-effort`, `required` or `off`.
         #[serde(default)]
         sandbox: String,
+        /// Whether every command's `execve`s went to the supervisor
+        /// ([`crate::sandbox::supervisor`]).
+        #[serde(default)]
+        supervised: bool,
         /// The trial (harness session id) this guard-sh was started in;
         /// its records are then sealed ([`crate::audit::trial`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,6 +111,17 @@ pub enum Event {
         argv: Vec<String>,
         env_added: Vec<String>,
     },
+    /// A program was about to start in a supervised command's process tree
+    /// (the command itself, or anything it ran), seen by the supervisor:
+    /// `allowed` false means the `execve` was refused, for `reason`.
+    Exec {
+        pid: i32,
+        ppid: i32,
+        path: String,
+        allowed: bool,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reason: String,
+    },
     /// A child process ended.
     Exit {
         pid: i32,
@@ -151,6 +166,7 @@ impl Event {
             Event::Line { .. } => "line",
             Event::Verdict { .. } => "verdict",
             Event::Spawn { .. } => "spawn",
+            Event::Exec { .. } => "exec",
             Event::Exit { .. } => "exit",
             Event::Denied { .. } => "denied",
             Event::Error { .. } => "error",

@@ -56,6 +56,7 @@ pub fn session_event(
         commands,
         helpers: helpers.into_iter().collect(),
         sandbox: sandbox_mode_name(policy.sandbox.mode).to_string(),
+        supervised: false,
         trial: trial.map(str::to_string),
     }
 }

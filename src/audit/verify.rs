@@ -813,6 +813,13 @@ impl<'a> SessionJudge<'a> {
                     );
                     self.find(FindingKind::Incomplete, Some(e), None, message);
                 }
+                Event::Exec { path, allowed, .. } => {
+                    if allowed {
+                        *self.summary.binaries.entry(path).or_default() += 1;
+                    } else {
+                        self.summary.denied_commands += 1;
+                    }
+                }
                 Event::Exit { .. } | Event::HarnessEnd { .. } => {}
             }
         }

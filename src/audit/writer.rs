@@ -135,6 +135,11 @@ impl FileSink {
         self.seal = Some(key);
     }
 
+    /// The descriptor records are written through (a private one).
+    pub fn descriptor(&self) -> std::os::fd::RawFd {
+        self.file.as_raw_fd()
+    }
+
     /// This session's id (unique across processes).
     pub fn session_id(&self) -> &str {
         &self.session

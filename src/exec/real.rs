@@ -282,6 +282,13 @@ impl System for RealSystem {
                     libc::write(error_w, bytes.as_ptr().cast(), bytes.len());
                     libc::_exit(126);
                 }
+                if let Some(attach) = &req.sandbox.supervise
+                    && let Err(errno) = attach.enter()
+                {
+                    let bytes = errno.to_ne_bytes();
+                    libc::write(error_w, bytes.as_ptr().cast(), bytes.len());
+                    libc::_exit(126);
+                }
                 libc::execve(path.as_ptr(), argv_ptrs.as_ptr(), envp_ptrs.as_ptr());
                 let errno = *libc::__errno_location();
                 let bytes = errno.to_ne_bytes();

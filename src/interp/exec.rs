@@ -378,6 +378,8 @@ impl Shell<'_> {
         pgroup: ProcessGroup,
         f: impl FnOnce(&mut Self) -> Status,
     ) -> Result<Pid, Flow> {
+        // Forked copies share the parent's supervisor.
+        self.ensure_supervisor()?;
         match self.sys.fork_shell(pgroup) {
             Ok(Forked::Child) => {
                 let was_interactive = self.interactive;
@@ -785,6 +787,35 @@ impl Shell<'_> {
         r
     }
 
+    /// Start the exec supervisor if it is wanted and not running yet. Where
+    /// it cannot start, a policy that requires the sandbox stops the line
+    /// (126); otherwise the shell warns once and goes on with Landlock alone.
+    fn ensure_supervisor(&mut self) -> Result<(), Flow> {
+        let Some(start) = self.supervisor_start.take() else {
+            return Ok(());
+        };
+        match start() {
+            Ok(supervisor) => {
+                self.supervisor = Some(supervisor);
+                Ok(())
+            }
+            Err(e) => {
+                let message = format!("cannot start the exec supervisor: {e}");
+                let _ = self.sink().record(Event::Error {
+                    message: message.clone(),
+                });
+                if self.policy.sandbox.mode == crate::policy::SandboxMode::Required {
+                    self.error(&format!("sandbox: {message}"));
+                    return Err(Flow::Abort(126));
+                }
+                self.error(&format!(
+                    "warning: {message}; commands run with Landlock alone"
+                ));
+                Ok(())
+            }
+        }
+    }
+
     /// Refuse to go deeper when the real stack is nearly used up (deep
     /// recursion through functions and nested groups), rather than let the
     /// process die of a stack overflow. Reported as bash reports
@@ -891,6 +922,22 @@ impl Shell<'_> {
                 return Ok(Started::Done(126));
             }
         };
+        self.ensure_supervisor()?;
+        let supervise = match &self.supervisor {
+            None => None,
+            Some(supervisor) => {
+                match crate::sandbox::supervisor::ExecPlan::for_command(rule, &path, &self.cwd) {
+                    Ok(plan) => Some(crate::sandbox::supervisor::Attach::new(supervisor, &plan)),
+                    Err(e) => {
+                        self.error(&format!("{name}: supervisor: {e}"));
+                        let _ = self.sink().record(Event::Error {
+                            message: format!("{name}: supervisor: {e}"),
+                        });
+                        return Ok(Started::Done(126));
+                    }
+                }
+            }
+        };
         let req = SpawnRequest {
             path: path.clone(),
             argv: argv.to_vec(),
@@ -898,7 +945,10 @@ impl Shell<'_> {
             cwd: self.cwd.clone(),
             pgroup,
             foreground_tty: None,
-            sandbox: SandboxSpec { confinement },
+            sandbox: SandboxSpec {
+                confinement,
+                supervise,
+            },
         };
         // The bin-folder link is what the audit verifier expects to see.
         let resolved = path;

@@ -129,6 +129,11 @@ pub struct Shell<'a> {
     /// Written by a forked copy that hit a denial, read by the top level:
     /// a denial anywhere aborts the whole line.
     pub abort_pipe: Option<(Fd, Fd)>,
+    /// Every spawned command's `execve`s go to this supervisor, if set.
+    pub supervisor: Option<crate::sandbox::supervisor::Supervisor>,
+    /// Starts the supervisor when the shell first forks or spawns (a line
+    /// of builtins costs no extra process); taken when used.
+    pub supervisor_start: Option<SupervisorStart<'a>>,
     /// The logical working folder (`$PWD`).
     pub cwd: PathBuf,
     /// `eval`/`source` nesting, bounded.
@@ -151,6 +156,11 @@ pub struct Shell<'a> {
     /// The sink of a forked copy, when `audit_reopen` made one.
     pub child_audit: Option<Box<dyn AuditSink>>,
 }
+
+/// Starts the exec supervisor; `Err` says why it could not (the shell then
+/// refuses to spawn when the policy requires the sandbox, else warns).
+pub type SupervisorStart<'a> =
+    Box<dyn FnOnce() -> Result<crate::sandbox::supervisor::Supervisor, String> + 'a>;
 
 /// Makes the audit sink of a forked copy of the shell.
 pub type AuditReopen<'a> = Box<dyn Fn() -> Result<Box<dyn AuditSink>, String> + 'a>;
@@ -195,6 +205,8 @@ impl<'a> Shell<'a> {
             pending_close: Vec::new(),
             errexit_off: 0,
             abort_pipe: None,
+            supervisor: None,
+            supervisor_start: None,
             cwd,
             nesting: 0,
             name: "guard-sh".into(),

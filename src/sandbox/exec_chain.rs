@@ -99,6 +99,19 @@ impl Resolver {
         Resolver::default()
     }
 
+    /// The `PT_INTERP` loaders of every ELF file read so far, canonical.
+    pub fn elf_interpreters(&self) -> std::collections::BTreeSet<PathBuf> {
+        self.formats
+            .values()
+            .filter_map(|f| match f {
+                Format::Elf { interp: Some(i) } => {
+                    Some(std::fs::canonicalize(i).unwrap_or_else(|_| i.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// How many files this resolver has opened and read.
     pub fn files_read(&self) -> usize {
         self.reads

@@ -11,6 +11,7 @@ pub mod harness;
 pub mod landlock;
 pub mod pin;
 pub mod real_path;
+pub mod supervisor;
 
 use landlock::Confinement;
 
@@ -20,12 +21,15 @@ use landlock::Confinement;
 #[derive(Debug, Clone)]
 pub struct SandboxSpec {
     pub confinement: Confinement,
+    /// Hand the tree's `execve`s to the supervisor ([`supervisor`]).
+    pub supervise: Option<supervisor::Attach>,
 }
 
 impl Default for SandboxSpec {
     fn default() -> Self {
         SandboxSpec {
             confinement: Confinement::none(),
+            supervise: None,
         }
     }
 }

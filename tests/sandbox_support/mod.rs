@@ -155,9 +155,13 @@ pub fn run_traced(
 }
 
 /// The `execve` lines of `trace` whose target is `path`.
-pub fn execve_lines<'t>(trace: &'t str, path: &str) -> Vec<&'t str> {
+pub fn execve_lines(trace: &str, path: &str) -> Vec<String> {
     let needle = format!("execve(\"{path}\"");
-    trace.lines().filter(|l| l.contains(&needle)).collect()
+    join_resumed(trace)
+        .lines()
+        .filter(|l| l.contains(&needle))
+        .map(str::to_string)
+        .collect()
 }
 
 /// True when `trace` shows a successful `execve` of `path`.
@@ -206,4 +210,35 @@ pub fn utility(path: &str) -> CommandRule {
         path_env: vec![],
         ..rule(Path::new(path), &[], &[], &[])
     }
+}
+
+/// An `strace -f` trace with each call that another process interrupted
+/// (`PID call(… <unfinished ...>` … `PID <... call resumed>…) = R`) joined
+/// back into one line, so a call's name, arguments and result can be read
+/// from a single line (the resumed half alone names no path).
+pub fn join_resumed(trace: &str) -> String {
+    let mut pending: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let mut out = String::new();
+    for line in trace.lines() {
+        let pid = line.split_whitespace().next().unwrap_or("").to_string();
+        if let Some(head) = line.strip_suffix(" <unfinished ...>") {
+            pending.insert(pid, head.to_string());
+            continue;
+        }
+        if let Some(at) = line.find(" resumed>") {
+            if let Some(head) = pending.remove(&pid) {
+                out.push_str(&head);
+                out.push_str(&line[at + " resumed>".len()..]);
+                out.push('\n');
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    for head in pending.into_values() {
+        out.push_str(&head);
+        out.push('\n');
+    }
+    out
 }

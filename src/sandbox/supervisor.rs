@@ -1,0 +1,726 @@
+//! Supervision of every `execve` in a command's process tree.
+//!
+//! Landlock lets a command execute the files of its plan: its binary, its
+//! start-up chain (the ELF loader among them) and its helpers. It cannot
+//! tell the loader run as `PT_INTERP` from the loader run as a program,
+//! which maps any readable file and runs it (`ld-linux-x86-64.so.2
+//! ./copy-of-dash`), and it records nothing. So between fork and exec each
+//! child also installs a seccomp filter that turns every `execve` and
+//! `execveat` of it and of all its descendants into a user notification,
+//! and hands the listener to a supervisor process forked from guard-sh at
+//! start-up. The supervisor reads the path each call names (from
+//! `/proc/PID/mem`, relative paths against the caller's cwd or descriptor),
+//! resolves it, lets the call go on only when the file is in the command's
+//! plan and is not a loader, and records an `exec` event either way. Other
+//! architectures' system-call numbers (x32) are refused by the filter.
+//!
+//! Guarantees: no program outside the plan and no loader named as a
+//! program starts under a supervised command, and every program that does
+//! start there is recorded with its parent, before it runs. Fail closed: a
+//! child that cannot hand over its listener does not exec; a call the
+//! supervisor cannot read, resolve or record is refused; if the supervisor
+//! is gone, every later `execve` of the tree fails (`ENOSYS`).
+//!
+//! What it does not cover: the path is read before the kernel acts on it,
+//! so a second thread of a process could change it in between (the known
+//! limit of seccomp notification); Landlock's execute rule underneath still
+//! holds the plan, so what such a race could reach is the loader, which the
+//! programs of the harmless set and the tools' helpers do not race.
+
+use super::exec_chain::Resolver;
+use super::landlock::SandboxError;
+use crate::audit::{AuditSink, Event, FileSink};
+use crate::exec::Fd;
+use crate::policy::CommandRule;
+use std::collections::BTreeSet;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// Set to `off` to run commands without the supervisor (Landlock alone).
+pub const SUPERVISOR_ENV: &str = "GUARD_SH_SUPERVISOR";
+
+/// What one command's process tree may execute.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExecPlan {
+    /// The command's own executable, as guard-sh passes it to `execve`.
+    pub first: PathBuf,
+    /// Files, and folders with everything beneath, that may be executed.
+    pub allowed: BTreeSet<PathBuf>,
+    /// ELF loaders: allowed as `PT_INTERP`, never as a program.
+    pub loaders: BTreeSet<PathBuf>,
+}
+
+impl ExecPlan {
+    /// The plan for running `exe` under `rule` (the same files Landlock's
+    /// domain lets it execute).
+    pub fn for_command(
+        rule: &CommandRule,
+        exe: &Path,
+        cwd: &Path,
+    ) -> Result<ExecPlan, SandboxError> {
+        let mut resolver = Resolver::new();
+        let chain = resolver
+            .resolve(exe, cwd, &rule.path_env)
+            .map_err(|source| SandboxError::Open {
+                path: exe.to_path_buf(),
+                source,
+            })?;
+        let mut allowed: BTreeSet<PathBuf> = chain.into_iter().collect();
+        allowed.extend(super::landlock::helper_execute_set(
+            rule,
+            cwd,
+            &mut resolver,
+        ));
+        let loaders = resolver.elf_interpreters();
+        Ok(ExecPlan {
+            first: exe.to_path_buf(),
+            allowed,
+            loaders,
+        })
+    }
+
+    /// Why `real` (a canonical path) may not be executed, or `None`.
+    pub fn refusal(&self, real: &Path) -> Option<&'static str> {
+        if self.loaders.contains(real) || is_loader_name(real) {
+            return Some("the ELF loader runs only as a program's interpreter, never as a program");
+        }
+        if self
+            .allowed
+            .iter()
+            .any(|a| real == a || real.starts_with(a))
+        {
+            None
+        } else {
+            Some("not in the command's exec plan")
+        }
+    }
+
+    /// One line per entry: `F first`, `A allowed`, `L loader`.
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut line = |tag: u8, p: &Path| {
+            out.push(tag);
+            out.push(b' ');
+            out.extend_from_slice(p.as_os_str().as_bytes());
+            out.push(b'\n');
+        };
+        line(b'F', &self.first);
+        for p in &self.allowed {
+            line(b'A', p);
+        }
+        for p in &self.loaders {
+            line(b'L', p);
+        }
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> ExecPlan {
+        let mut plan = ExecPlan::default();
+        for line in bytes.split(|&b| b == b'\n') {
+            let Some((&tag, rest)) = line.split_first() else {
+                continue;
+            };
+            let path = PathBuf::from(std::ffi::OsStr::from_bytes(
+                rest.get(1..).unwrap_or_default(),
+            ));
+            match tag {
+                b'F' => plan.first = path,
+                b'A' => {
+                    plan.allowed.insert(path);
+                }
+                b'L' => {
+                    plan.loaders.insert(path);
+                }
+                _ => {}
+            }
+        }
+        plan
+    }
+}
+
+/// The names glibc and musl give their dynamic loaders.
+fn is_loader_name(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        n.starts_with("ld-linux")
+            || n.starts_with("ld-musl")
+            || n.starts_with("ld64.so")
+            || n == "ld.so"
+    })
+}
+
+/// What a child needs to put itself under supervision: the supervisor's
+/// socket and its plan, encoded before fork.
+#[derive(Debug, Clone)]
+pub struct Attach {
+    socket: Fd,
+    message: Vec<u8>,
+}
+
+impl Attach {
+    pub fn new(supervisor: &Supervisor, plan: &ExecPlan) -> Attach {
+        Attach {
+            socket: supervisor.socket,
+            message: plan.encode(),
+        }
+    }
+
+    /// In the child, between fork and exec: install the filter and hand
+    /// its listener, with the plan, to the supervisor. Only system calls,
+    /// no allocation. Returns the errno of the step that failed.
+    pub fn enter(&self) -> Result<(), i32> {
+        let errno = || {
+            io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EPERM)
+        };
+        // SAFETY: plain system calls; every pointer is to a live local or
+        // to data owned by `self`, valid for the call.
+        unsafe {
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                return Err(errno());
+            }
+            let prog = libc::sock_fprog {
+                len: FILTER.len() as u16,
+                filter: FILTER.as_ptr().cast_mut(),
+            };
+            let listener = libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                &prog as *const libc::sock_fprog,
+            ) as libc::c_int;
+            if listener < 0 {
+                return Err(errno());
+            }
+            let sent = send_fd(self.socket, listener, &self.message);
+            libc::close(listener);
+            sent
+        }
+    }
+}
+
+/// `sendmsg` of `message` with `fd` attached (async-signal-safe).
+///
+/// # Safety
+/// `socket` and `fd` must be open descriptors.
+unsafe fn send_fd(socket: Fd, fd: Fd, message: &[u8]) -> Result<(), i32> {
+    let mut iov = libc::iovec {
+        iov_base: message.as_ptr().cast_mut().cast(),
+        iov_len: message.len(),
+    };
+    // Room for one descriptor's control message, aligned for cmsghdr.
+    let mut control = [0u64; 4];
+    // SAFETY: a zeroed msghdr is valid; its pointers are set below to live
+    // locals; CMSG_* walk `control`, which is large enough for one int.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as usize;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        if cmsg.is_null() {
+            return Err(libc::EINVAL);
+        }
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as usize;
+        std::ptr::copy_nonoverlapping(
+            (&fd as *const libc::c_int).cast::<u8>(),
+            libc::CMSG_DATA(cmsg),
+            std::mem::size_of::<libc::c_int>(),
+        );
+        if libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) < 0 {
+            return Err(io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EPIPE));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(target_arch = "x86_64")]
+mod arch {
+    pub const AUDIT_ARCH: u32 = 0xC000_003E;
+    pub const EXECVE: u32 = 59;
+    pub const EXECVEAT: u32 = 322;
+}
+#[cfg(target_arch = "aarch64")]
+mod arch {
+    pub const AUDIT_ARCH: u32 = 0xC000_00B7;
+    pub const EXECVE: u32 = 221;
+    pub const EXECVEAT: u32 = 281;
+}
+
+const fn stmt(code: u32, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+const fn jump(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter {
+        code: code as u16,
+        jt,
+        jf,
+        k,
+    }
+}
+
+/// Offsets of `seccomp_data`: `nr` at 0, `arch` at 4.
+const NR: u32 = 0;
+const ARCH: u32 = 4;
+/// x32 system calls on x86_64 carry this bit.
+const X32_BIT: u32 = 0x4000_0000;
+
+/// The filter: another architecture's calls end the process; x32 calls
+/// fail; `execve`/`execveat` go to the supervisor; everything else runs.
+static FILTER: [libc::sock_filter; 10] = [
+    stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, ARCH),
+    jump(
+        libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+        arch::AUDIT_ARCH,
+        0,
+        6,
+    ), // → 8
+    stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, NR),
+    jump(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K, X32_BIT, 5, 0), // → 9
+    jump(
+        libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+        arch::EXECVE,
+        2,
+        0,
+    ), // → 7
+    jump(
+        libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+        arch::EXECVEAT,
+        1,
+        0,
+    ), // → 7
+    stmt(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_ALLOW),
+    stmt(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_USER_NOTIF),
+    stmt(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_KILL_PROCESS),
+    stmt(
+        libc::BPF_RET | libc::BPF_K,
+        libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32,
+    ),
+];
+
+/// guard-sh's end of the supervisor's socket (a private descriptor).
+#[derive(Debug)]
+pub struct Supervisor {
+    socket: Fd,
+}
+
+impl Supervisor {
+    /// Fork the supervisor process, which records through `sink` (a
+    /// session of its own, opened with `session`). Call at start-up, while
+    /// guard-sh is single-threaded and before it confines itself.
+    pub fn start(mut sink: FileSink, session: Event) -> io::Result<Supervisor> {
+        sink.append(&session)
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        let mut pair = [0; 2];
+        // SAFETY: a valid array for socketpair.
+        let r = unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+                0,
+                pair.as_mut_ptr(),
+            )
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let (ours, theirs) = (pair[0], pair[1]);
+        // SAFETY: guard-sh is single-threaded here; the child runs the
+        // supervisor loop and exits without returning.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            let e = io::Error::last_os_error();
+            // SAFETY: closing the pair made above.
+            unsafe {
+                libc::close(ours);
+                libc::close(theirs);
+            }
+            return Err(e);
+        }
+        if pid == 0 {
+            // SAFETY: closing guard-sh's end in the supervisor.
+            unsafe {
+                libc::close(ours);
+            }
+            detach_from_terminal();
+            // Keep nothing of guard-sh's but the socket and the log: a pipe
+            // end held here would keep a `$(…)` or a pipeline waiting.
+            close_all_except(&[theirs, sink.descriptor()]);
+            let status = Serve::new(theirs, sink).run();
+            // SAFETY: ending the supervisor process.
+            unsafe { libc::_exit(status) }
+        }
+        // SAFETY: closing the supervisor's end in guard-sh.
+        unsafe {
+            libc::close(theirs);
+        }
+        drop(sink);
+        let socket = crate::exec::private_fd::claim(ours)?;
+        Ok(Supervisor { socket })
+    }
+
+    /// Whether supervision is wanted (`GUARD_SH_SUPERVISOR` is not `off`).
+    pub fn wanted() -> bool {
+        std::env::var_os(SUPERVISOR_ENV).is_none_or(|v| v != "off")
+    }
+}
+
+/// The supervisor keeps running until every command it watches has ended;
+/// the terminal's signals are not for it.
+fn detach_from_terminal() {
+    // SAFETY: changing this process's signal dispositions and descriptors.
+    unsafe {
+        for signal in [
+            libc::SIGINT,
+            libc::SIGQUIT,
+            libc::SIGTSTP,
+            libc::SIGHUP,
+            libc::SIGTERM,
+            libc::SIGPIPE,
+        ] {
+            libc::signal(signal, libc::SIG_IGN);
+        }
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        if null >= 0 {
+            libc::dup2(null, 0);
+            libc::dup2(null, 1);
+            libc::dup2(null, 2);
+            if null > 2 {
+                libc::close(null);
+            }
+        }
+    }
+}
+
+/// Close every descriptor from 3 up except `keep`.
+fn close_all_except(keep: &[Fd]) {
+    let mut keep: Vec<Fd> = keep.iter().copied().filter(|&fd| fd >= 3).collect();
+    keep.sort_unstable();
+    let mut from: u32 = 3;
+    for fd in keep.into_iter().map(|fd| fd as u32) {
+        if fd > from {
+            // SAFETY: close_range on descriptor numbers this process owns.
+            unsafe {
+                libc::syscall(libc::SYS_close_range, from, fd - 1, 0u32);
+            }
+        }
+        from = fd + 1;
+    }
+    // SAFETY: as above.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, from, u32::MAX, 0u32);
+    }
+}
+
+/// One watched process tree.
+struct Watched {
+    listener: Fd,
+    plan: ExecPlan,
+    /// The first notification is guard-sh's own exec of the command.
+    first_done: bool,
+}
+
+/// The supervisor's loop.
+struct Serve {
+    control: Option<Fd>,
+    sink: FileSink,
+    watched: Vec<Watched>,
+}
+
+impl Serve {
+    fn new(control: Fd, sink: FileSink) -> Serve {
+        Serve {
+            control: Some(control),
+            sink,
+            watched: Vec::new(),
+        }
+    }
+
+    /// Serve until guard-sh has gone and no watched tree is left.
+    fn run(mut self) -> i32 {
+        loop {
+            if self.control.is_none() && self.watched.is_empty() {
+                return 0;
+            }
+            let mut fds: Vec<libc::pollfd> = self
+                .control
+                .iter()
+                .chain(self.watched.iter().map(|w| &w.listener))
+                .map(|&fd| libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                })
+                .collect();
+            // SAFETY: a valid array of pollfd.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+            if n < 0 {
+                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return 1;
+            }
+            let mut index = 0;
+            if let Some(control) = self.control {
+                let revents = fds[0].revents;
+                index = 1;
+                if revents & libc::POLLIN != 0 {
+                    self.accept(control);
+                } else if revents & (libc::POLLHUP | libc::POLLERR) != 0 {
+                    // SAFETY: closing our end of the control socket.
+                    unsafe {
+                        libc::close(control);
+                    }
+                    self.control = None;
+                }
+            }
+            let mut ended = Vec::new();
+            for (i, pfd) in fds[index..].iter().enumerate() {
+                if pfd.revents & libc::POLLIN != 0 {
+                    self.answer(i);
+                } else if pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+                    ended.push(i);
+                }
+            }
+            for i in ended.into_iter().rev() {
+                let w = self.watched.remove(i);
+                // SAFETY: closing a listener this process owns.
+                unsafe {
+                    libc::close(w.listener);
+                }
+            }
+        }
+    }
+
+    /// Take a listener and its plan from a child of guard-sh.
+    fn accept(&mut self, control: Fd) {
+        let mut buf = vec![0u8; 256 * 1024];
+        let mut control_buf = [0u64; 4];
+        let mut iov = libc::iovec {
+            iov_base: buf.as_mut_ptr().cast(),
+            iov_len: buf.len(),
+        };
+        // SAFETY: a zeroed msghdr pointing at live locals; the received
+        // descriptor is read out of the control buffer as the kernel wrote it.
+        let (n, fd) = unsafe {
+            let mut msg: libc::msghdr = std::mem::zeroed();
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control_buf.as_mut_ptr().cast();
+            msg.msg_controllen = std::mem::size_of_val(&control_buf);
+            let n = libc::recvmsg(control, &mut msg, libc::MSG_CMSG_CLOEXEC);
+            let cmsg = libc::CMSG_FIRSTHDR(&msg);
+            let fd = if n > 0
+                && !cmsg.is_null()
+                && (*cmsg).cmsg_level == libc::SOL_SOCKET
+                && (*cmsg).cmsg_type == libc::SCM_RIGHTS
+            {
+                let mut fd: libc::c_int = -1;
+                std::ptr::copy_nonoverlapping(
+                    libc::CMSG_DATA(cmsg),
+                    (&mut fd as *mut libc::c_int).cast::<u8>(),
+                    std::mem::size_of::<libc::c_int>(),
+                );
+                fd
+            } else {
+                -1
+            };
+            (n, fd)
+        };
+        if n <= 0 || fd < 0 {
+            if n == 0 {
+                // SAFETY: guard-sh closed the socket.
+                unsafe {
+                    libc::close(control);
+                }
+                self.control = None;
+            }
+            return;
+        }
+        let plan = ExecPlan::decode(&buf[..n as usize]);
+        self.watched.push(Watched {
+            listener: fd,
+            plan,
+            first_done: false,
+        });
+    }
+
+    /// Answer one notification of watched tree `i`.
+    fn answer(&mut self, i: usize) {
+        let listener = self.watched[i].listener;
+        // SAFETY: a zeroed notification buffer of the kernel's layout.
+        let mut notif: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+        // SAFETY: the ioctl fills `notif`.
+        let r = unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut notif) };
+        if r != 0 {
+            return;
+        }
+        let pid = notif.pid as i32;
+        let first = !self.watched[i].first_done;
+        self.watched[i].first_done = true;
+        let named = if first {
+            Ok(self.watched[i].plan.first.clone())
+        } else {
+            exec_target(pid, &notif.data)
+        };
+        let (path, refusal) =
+            match named.and_then(|p| std::fs::canonicalize(&p).map(|real| (p, real))) {
+                Ok((named, real)) => {
+                    let refusal = self.watched[i].plan.refusal(&real);
+                    (named.display().to_string(), refusal.map(str::to_string))
+                }
+                Err(e) => (
+                    "?".to_string(),
+                    Some(format!("cannot tell what it executes: {e}")),
+                ),
+            };
+        let allowed = refusal.is_none();
+        let recorded = self.sink.record(Event::Exec {
+            pid,
+            ppid: parent_of(pid),
+            path,
+            allowed,
+            reason: refusal.clone().unwrap_or_default(),
+        });
+        // The call goes on only if it is allowed, recorded, and still the
+        // same call (the process was not killed and the id not reused).
+        let mut id = notif.id;
+        // SAFETY: the ioctl reads `id`.
+        let valid =
+            unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &mut id) } == 0;
+        let go_on = allowed && recorded.is_ok() && valid;
+        let mut resp = libc::seccomp_notif_resp {
+            id: notif.id,
+            val: 0,
+            error: if go_on { 0 } else { -libc::EACCES },
+            flags: if go_on {
+                libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32
+            } else {
+                0
+            },
+        };
+        // SAFETY: the ioctl reads `resp`.
+        unsafe {
+            libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp);
+        }
+    }
+}
+
+/// The file an `execve`/`execveat` of process `pid` names, resolved
+/// against its cwd or directory descriptor (not yet canonical).
+fn exec_target(pid: i32, data: &libc::seccomp_data) -> io::Result<PathBuf> {
+    let (dirfd, address, flags) = if data.nr as u32 == arch::EXECVEAT {
+        (data.args[0] as i32, data.args[1], data.args[4] as i32)
+    } else {
+        (libc::AT_FDCWD, data.args[0], 0)
+    };
+    let named = read_string(pid, address)?;
+    let proc = PathBuf::from(format!("/proc/{pid}"));
+    if named.is_empty() {
+        if flags & libc::AT_EMPTY_PATH != 0 {
+            return std::fs::read_link(proc.join(format!("fd/{dirfd}")));
+        }
+        return Err(io::Error::from_raw_os_error(libc::ENOENT));
+    }
+    let named = PathBuf::from(std::ffi::OsStr::from_bytes(&named));
+    if named.is_absolute() {
+        return Ok(named);
+    }
+    let base = if dirfd == libc::AT_FDCWD {
+        std::fs::read_link(proc.join("cwd"))?
+    } else {
+        std::fs::read_link(proc.join(format!("fd/{dirfd}")))?
+    };
+    Ok(base.join(named))
+}
+
+/// A NUL-terminated string at `address` in process `pid` (at most PATH_MAX).
+fn read_string(pid: i32, address: u64) -> io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mem = std::fs::File::open(format!("/proc/{pid}/mem"))?;
+    let mut buf = vec![0u8; libc::PATH_MAX as usize];
+    let mut len = 0;
+    // Read page by page: the string may end just before an unmapped page.
+    while len < buf.len() {
+        let at = address + len as u64;
+        let page_left = 4096 - (at % 4096) as usize;
+        let want = page_left.min(buf.len() - len);
+        let n = mem.read_at(&mut buf[len..len + want], at)?;
+        if n == 0 {
+            break;
+        }
+        if let Some(end) = buf[len..len + n].iter().position(|&b| b == 0) {
+            buf.truncate(len + end);
+            return Ok(buf);
+        }
+        len += n;
+    }
+    Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG))
+}
+
+/// The parent of `pid`, from `/proc/PID/stat` (0 if unknown).
+fn parent_of(pid: i32) -> i32 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+            let rest = &s[s.rfind(')')? + 1..];
+            rest.split_whitespace().nth(1)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_survives_its_encoding_and_refuses_loaders_and_strangers() {
+        let plan = ExecPlan {
+            first: "/arm/bin/tea".into(),
+            allowed: [
+                "/usr/bin/tea",
+                "/usr/lib/git-core",
+                "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+            ]
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
+            loaders: ["/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"]
+                .into_iter()
+                .map(PathBuf::from)
+                .collect(),
+        };
+        assert_eq!(ExecPlan::decode(&plan.encode()), plan);
+        assert_eq!(plan.refusal(Path::new("/usr/bin/tea")), None);
+        assert_eq!(
+            plan.refusal(Path::new("/usr/lib/git-core/git-remote-http")),
+            None
+        );
+        assert!(
+            plan.refusal(Path::new("/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"))
+                .is_some()
+        );
+        assert!(
+            plan.refusal(Path::new("/lib/ld-musl-x86_64.so.1"))
+                .is_some()
+        );
+        assert!(plan.refusal(Path::new("/usr/bin/dash")).is_some());
+        assert!(
+            plan.refusal(Path::new("/usr/lib/git-core-evil/x"))
+                .is_some()
+        );
+    }
+}
