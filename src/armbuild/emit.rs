@@ -12,6 +12,12 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The variables Codex's `shell_environment_policy.inherit = "core"` keeps
+/// (codex-rs/core exec_env.rs).
+const CODEX_CORE_VARS: [&str; 9] = [
+    "HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP",
+];
+
 /// Claude tools that reach the network by themselves.
 pub const CLAUDE_NETWORK_TOOLS: [&str; 2] = ["WebFetch", "WebSearch"];
 /// Claude's shell tools, disabled for arms without a shell.
@@ -192,8 +198,17 @@ pub fn codex_config(inputs: &RuntimeInputs) -> Result<String, BuildError> {
     }
     root.insert("features".into(), T::Table(features));
     if let Some(env) = inputs.shell_env {
+        // Codex's "core" set, plus the trial's id and seal that
+        // guard-sh-launch hands the harness (inherit = "core" would drop
+        // them, and guard-sh could not prove its records belong to the trial).
         let mut policy = Table::new();
-        policy.insert("inherit".into(), T::String("core".into()));
+        policy.insert("inherit".into(), T::String("all".into()));
+        let include: Vec<T> = CODEX_CORE_VARS
+            .iter()
+            .chain(&["GUARD_SH_*"])
+            .map(|v| T::String((*v).into()))
+            .collect();
+        policy.insert("include_only".into(), T::Array(include));
         policy.insert("set".into(), table(env));
         root.insert("shell_environment_policy".into(), T::Table(policy));
     }

@@ -13,7 +13,7 @@ impl ArgRule {
     pub fn matches(&self, args: &[&[u8]]) -> bool {
         match self {
             ArgRule::Subcommand { name, .. } => {
-                first_operand(args).is_some_and(|a| a == name.as_bytes())
+                possible_subcommands(args).any(|a| a == name.as_bytes())
             }
             ArgRule::LongOption { name, .. } => {
                 option_args(args).any(|a| long_option_matches(a, name.as_bytes()))
@@ -22,13 +22,46 @@ impl ArgRule {
                 option_args(args).any(|a| short_cluster_has(a, *letter))
             }
             ArgRule::Argument { value, .. } => args.contains(&value.as_bytes()),
+            ArgRule::NumericOperand { min_digits, .. } => args
+                .iter()
+                .any(|a| is_numeric_operand(a, *min_digits as usize)),
         }
     }
 }
 
-/// The first argument that does not start with `-` (the subcommand).
-fn first_operand<'a>(args: &[&'a [u8]]) -> Option<&'a [u8]> {
-    args.iter().copied().find(|a| !a.starts_with(b"-"))
+/// The arguments that could be the subcommand. Without the program's
+/// option table an operand right after an option that may take a value
+/// might be that value or the subcommand, so both it and the next operand
+/// count; the first operand after anything else is surely the subcommand,
+/// and the scan ends there.
+fn possible_subcommands<'a, 'b>(args: &'b [&'a [u8]]) -> impl Iterator<Item = &'a [u8]> + 'b {
+    let mut after_value_option = false;
+    let mut done = false;
+    args.iter().copied().filter(move |a| {
+        if done {
+            return false;
+        }
+        if a.starts_with(b"-") && *a != b"-" {
+            after_value_option = may_take_next_as_value(a);
+            return false;
+        }
+        if !after_value_option {
+            done = true;
+        }
+        after_value_option = false;
+        true
+    })
+}
+
+/// `DIGITS[.DIGITS]` with at least `min` digits before the dot.
+fn is_numeric_operand(arg: &[u8], min: usize) -> bool {
+    let (whole, fraction) = match arg.iter().position(|&b| b == b'.') {
+        Some(dot) => (&arg[..dot], Some(&arg[dot + 1..])),
+        None => (arg, None),
+    };
+    whole.len() >= min
+        && whole.iter().all(u8::is_ascii_digit)
+        && fraction.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit))
 }
 
 /// The arguments that may be parsed as options: everything before the first
@@ -244,5 +277,32 @@ mod tests {
         let bad: &[u8] = b"--pag\xff";
         assert!(!r.matches(&[bad]));
         assert!(r.matches(&[b"--pag".as_slice(), bad]));
+    }
+
+    #[test]
+    fn a_subcommand_after_an_option_value_is_still_found() {
+        let rule = ArgRule::Subcommand {
+            name: "api".into(),
+            reason: "r".into(),
+        };
+        let m = |args: &[&str]| {
+            let a: Vec<&[u8]> = args.iter().map(|s| s.as_bytes()).collect();
+            rule.matches(&a)
+        };
+        assert!(m(&["--repo", "o/r", "api", "/repos/o/r"]));
+        assert!(m(&["--login", "forge", "api"]));
+        assert!(m(&["-o", "json", "api"]));
+        assert!(!m(&["issues", "create", "--title", "api"]));
+        assert!(!m(&["--repo", "o/r", "issues", "api"]));
+    }
+
+    #[test]
+    fn a_numeric_operand_needs_its_digits() {
+        assert!(is_numeric_operand(b"12312359", 8));
+        assert!(is_numeric_operand(b"123123592030.59", 8));
+        assert!(!is_numeric_operand(b"1231235", 8));
+        assert!(!is_numeric_operand(b"+%Y%m%d", 8));
+        assert!(!is_numeric_operand(b"12312359.", 8));
+        assert!(!is_numeric_operand(b"2024-01-01", 8));
     }
 }

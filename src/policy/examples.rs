@@ -93,6 +93,7 @@ mod tests {
             name: Some("compress-program".into()),
             letter: None,
             value: None,
+            min_digits: None,
             reason: "runs a program".into(),
             allow_examples: conv(allow),
             deny_examples: conv(deny),

@@ -75,8 +75,9 @@ pub struct CommandRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "match", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum ArgRule {
-    /// The first argument that does not start with `-` equals `name`
-    /// (a subcommand such as `tea api`).
+    /// An argument that could be the subcommand equals `name` (`tea api`):
+    /// the first operand, or any operand before it that follows an option
+    /// which may take a value (`tea --repo o/r api`, `tea -o json api`).
     Subcommand { name: String, reason: String },
     /// A long option `--name`, `--name=VALUE`, or any abbreviation of it that
     /// GNU getopt would accept (`--compress`, `--compress-prog=gzip`), before
@@ -86,6 +87,9 @@ pub enum ArgRule {
     ShortOption { letter: char, reason: String },
     /// Any argument equal to `value`.
     Argument { value: String, reason: String },
+    /// An operand of at least `min_digits` digits, optionally followed by
+    /// `.` and more digits (`date MMDDhhmm[[CC]YY][.ss]` sets the clock).
+    NumericOperand { min_digits: u32, reason: String },
 }
 
 impl ArgRule {
@@ -94,7 +98,8 @@ impl ArgRule {
             ArgRule::Subcommand { reason, .. }
             | ArgRule::LongOption { reason, .. }
             | ArgRule::ShortOption { reason, .. }
-            | ArgRule::Argument { reason, .. } => reason,
+            | ArgRule::Argument { reason, .. }
+            | ArgRule::NumericOperand { reason, .. } => reason,
         }
     }
 }

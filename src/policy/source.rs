@@ -73,6 +73,7 @@ pub enum RuleKind {
     LongOption,
     ShortOption,
     Argument,
+    NumericOperand,
 }
 
 /// An argument rule as written, with examples checked at compile time.
@@ -87,6 +88,8 @@ pub struct RuleSource {
     pub letter: Option<char>,
     /// For `argument`.
     pub value: Option<String>,
+    /// For `numeric-operand`.
+    pub min_digits: Option<u32>,
     /// Shown to the agent when the rule denies a command.
     pub reason: String,
     /// Full argvs (command name first) no rule of the command may deny.
@@ -130,6 +133,7 @@ impl RuleSource {
         }
         Ok(match self.kind {
             RuleKind::Subcommand | RuleKind::LongOption => {
+                extra(self.min_digits.is_some(), "min_digits")?;
                 extra(self.letter.is_some(), "letter")?;
                 extra(self.value.is_some(), "value")?;
                 let name = need("name", self.name.clone())?;
@@ -147,6 +151,7 @@ impl RuleSource {
                 }
             }
             RuleKind::ShortOption => {
+                extra(self.min_digits.is_some(), "min_digits")?;
                 extra(self.name.is_some(), "name")?;
                 extra(self.value.is_some(), "value")?;
                 let letter = self.letter.ok_or_else(|| {
@@ -168,10 +173,24 @@ impl RuleSource {
             RuleKind::Argument => {
                 extra(self.name.is_some(), "name")?;
                 extra(self.letter.is_some(), "letter")?;
+                extra(self.min_digits.is_some(), "min_digits")?;
                 ArgRule::Argument {
                     value: need("value", self.value.clone())?,
                     reason,
                 }
+            }
+            RuleKind::NumericOperand => {
+                extra(self.name.is_some(), "name")?;
+                extra(self.letter.is_some(), "letter")?;
+                extra(self.value.is_some(), "value")?;
+                let min_digits = self.min_digits.filter(|&n| n > 0).ok_or_else(|| {
+                    PolicyError::invalid(
+                        path,
+                        format!("{field}.min_digits"),
+                        "required for this kind of rule (a positive number)",
+                    )
+                })?;
+                ArgRule::NumericOperand { min_digits, reason }
             }
         })
     }

@@ -280,9 +280,13 @@ fn codex_allowed_tea_pipeline_returns_the_stub_output_and_is_audited() {
     t.assert_tea_list_output();
     let s = t.session_for(cmd);
     assert_tea_pipeline_session(&s, &t.arm);
-    // Codex 0.171 `exec` makes no start-up snapshot: the command is the only session.
+    // Codex 0.171 `exec` makes no start-up snapshot: the command is the
+    // only shell session (beside its exec supervisor's).
     assert_eq!(
-        t.records.iter().filter(|r| r["type"] == "session").count(),
+        t.records
+            .iter()
+            .filter(|r| r["type"] == "session" && r["mode"] != "supervisor")
+            .count(),
         1,
         "{:?}",
         t.records
