@@ -4,7 +4,8 @@
 //! Then the same through the guard-sh binary: one command line per spawn
 //! in a persistent session (parse, guard, audit, prepare, fork, enforce,
 //! exec, wait), and one `guard-sh -c` per spawn (start-up, guard-sh's own
-//! domain included), each with Landlock and with `GUARD_SH_LANDLOCK=off`.
+//! domain included), each with Landlock and with `GUARD_SH_LANDLOCK=off`;
+//! and a session with the exec supervisor against one without.
 //!
 //! `cargo bench --bench sandbox -- NOMATCH` prints the interleaved figures
 //! and skips the criterion groups.
@@ -170,6 +171,11 @@ impl GuardArm {
     }
 
     fn command(&self, landlock: bool, log: &str) -> Command {
+        self.command_supervised(landlock, false, log)
+    }
+
+    /// With the exec supervisor on or off (`GUARD_SH_SUPERVISOR`).
+    fn command_supervised(&self, landlock: bool, supervised: bool, log: &str) -> Command {
         let root = self.dir.path();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_guard-sh"));
         cmd.env_clear()
@@ -181,6 +187,9 @@ impl GuardArm {
             .stderr(Stdio::null());
         if !landlock {
             cmd.env("GUARD_SH_LANDLOCK", "off");
+        }
+        if !supervised {
+            cmd.env("GUARD_SH_SUPERVISOR", "off");
         }
         cmd
     }
@@ -195,8 +204,19 @@ struct Session {
 
 impl Session {
     fn start(arm: &GuardArm, landlock: bool) -> Session {
-        let log = if landlock { "on.jsonl" } else { "off.jsonl" };
-        let mut child = arm.command(landlock, log).spawn().expect("start guard-sh");
+        Session::start_supervised(arm, landlock, false)
+    }
+
+    fn start_supervised(arm: &GuardArm, landlock: bool, supervised: bool) -> Session {
+        let log = match (landlock, supervised) {
+            (true, false) => "on.jsonl",
+            (false, _) => "off.jsonl",
+            (true, true) => "supervised.jsonl",
+        };
+        let mut child = arm
+            .command_supervised(landlock, supervised, log)
+            .spawn()
+            .expect("start guard-sh");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         Session {
@@ -290,6 +310,40 @@ fn through_guard_sh(rounds: usize) {
     );
 }
 
+/// The per-spawn cost of the exec supervisor (seccomp notification, one
+/// round trip per `execve`), Landlock on in both sessions.
+fn supervision(rounds: usize) {
+    let arm = GuardArm::new();
+    let mut plain = Session::start_supervised(&arm, true, false);
+    let mut supervised = Session::start_supervised(&arm, true, true);
+    for _ in 0..20 {
+        plain.spawn_once();
+        supervised.spawn_once();
+    }
+    let (mut without, mut with, mut extra) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let a = plain.spawn_once();
+        let b = supervised.spawn_once();
+        without.push(a);
+        with.push(b);
+        extra.push(b - a);
+    }
+    plain.finish();
+    supervised.finish();
+    println!(
+        "guard-sh session with Landlock, {rounds} lines each: median {:.0} µs without the exec supervisor, \
+         {:.0} µs with; per-spawn overhead median {:.0} µs",
+        median(&mut without),
+        median(&mut with),
+        median(&mut extra)
+    );
+    let execs = std::fs::read_to_string(arm.dir.path().join("audit/supervised.jsonl"))
+        .expect("audit log")
+        .matches("\"type\":\"exec\"")
+        .count();
+    assert!(execs >= rounds, "the supervised session recorded its execs");
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -300,6 +354,7 @@ criterion_group!(benches, spawn_true);
 fn main() {
     interleaved(2000);
     through_guard_sh(1000);
+    supervision(1000);
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -45,7 +45,11 @@ pub fn check_source(policy: &Policy, source: &[u8]) -> Result<Verdict, SyntaxErr
 
 /// Dynamic check of a final argv before an external command is spawned.
 /// Builtins and functions never come here. Returns the command's rule.
-pub fn check_argv<'p>(policy: &'p Policy, argv: &[Vec<u8>]) -> Result<&'p CommandRule, Deny> {
+pub fn check_argv<'p>(
+    policy: &'p Policy,
+    cwd: &Path,
+    argv: &[Vec<u8>],
+) -> Result<&'p CommandRule, Deny> {
     let Some(name) = argv.first() else {
         return Err(Deny::new("empty-command", "the command name is empty"));
     };
@@ -64,7 +68,7 @@ pub fn check_argv<'p>(policy: &'p Policy, argv: &[Vec<u8>]) -> Result<&'p Comman
     };
     let args: Vec<&[u8]> = argv[1..].iter().map(Vec::as_slice).collect();
     check_arguments(rule, &args)?;
-    check_path_arguments(policy, &args)?;
+    check_path_arguments(policy, cwd, &args)?;
     Ok(rule)
 }
 
@@ -77,41 +81,35 @@ pub fn check_arguments(rule: &CommandRule, args: &[&[u8]]) -> Result<(), Deny> {
 }
 
 /// No argument of a command may name the guard's own files (policy, bin
-/// folder, audit log): `tee`, `mkdir`, `sort -o` and a tool's output flags
-/// write their operands. Reads are refused too; there is nothing an agent
-/// needs there. Checked on plain operands, `--opt=VALUE` values and the
-/// value glued to a short option (`-oFILE`).
-pub fn check_path_arguments(policy: &Policy, args: &[&[u8]]) -> Result<(), Deny> {
-    if policy.sandbox.protected.is_empty() {
-        return Ok(());
-    }
+/// folder, audit log), a program of the arm's exec plan or a tool's private
+/// folder: `tee`, `mkdir`, `sort -o` and a tool's output flags write their
+/// operands. Reads are refused too; there is nothing an agent needs there.
+/// Without the program's option table every reading is tried: the whole
+/// argument (an operand may start with `-`), a `--opt=VALUE` value, every
+/// tail of a short-option bundle (`-uoFILE` → `oFILE`, `FILE`), a
+/// `file://` URL's path, and the fixed prefix of a curl output pattern
+/// (`../#1/x`, `{a,b}`, `[1-3]`). `cwd` resolves relative paths (the
+/// shell's own, which may have been removed).
+pub fn check_path_arguments(policy: &Policy, cwd: &Path, args: &[&[u8]]) -> Result<(), Deny> {
     // Resolved once for all the arguments (and only when one may be a
     // path), not once per argument.
     let mut protected = None;
-    let cwd = std::env::current_dir();
     for arg in args {
-        let candidates: [Option<&[u8]>; 2] = if arg.starts_with(b"--") {
-            [
-                arg.iter().position(|&b| b == b'=').map(|eq| &arg[eq + 1..]),
-                None,
-            ]
-        } else if arg.starts_with(b"-") {
-            [arg.get(2..).filter(|v| !v.is_empty()), None]
-        } else {
-            [Some(arg), None]
-        };
-        for candidate in candidates.into_iter().flatten() {
+        for candidate in path_readings(arg) {
             let path = Path::new(std::ffi::OsStr::from_bytes(candidate));
-            let absolute = match &cwd {
-                Ok(cwd) if path.is_relative() => cwd.join(path),
-                _ => path.to_path_buf(),
-            };
+            let absolute = cwd.join(path);
             let protected = protected.get_or_insert_with(|| protected_reals(policy));
-            if protected_root_among(protected, &absolute).is_some() {
+            let reached = if is_pattern_prefix(arg, candidate) {
+                // A folder the pattern may write anywhere beneath.
+                protected_beneath(protected, &absolute)
+            } else {
+                protected_root_among(protected, &absolute)
+            };
+            if reached.is_some() {
                 return Err(Deny::new(
                     "protected-path",
                     format!(
-                        "argument \"{}\" names part of the guard (policy, bin folder or audit log)",
+                        "argument \"{}\" names part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
                         String::from_utf8_lossy(arg)
                     ),
                 ));
@@ -119,6 +117,55 @@ pub fn check_path_arguments(policy: &Policy, args: &[&[u8]]) -> Result<(), Deny>
         }
     }
     Ok(())
+}
+
+/// Every way a program could read `arg` as a path (see
+/// [`check_path_arguments`]).
+fn path_readings(arg: &[u8]) -> Vec<&[u8]> {
+    let mut out: Vec<&[u8]> = vec![arg];
+    if arg.starts_with(b"--") {
+        if let Some(eq) = arg.iter().position(|&b| b == b'=') {
+            out.push(&arg[eq + 1..]);
+        }
+    } else if arg.starts_with(b"-") {
+        out.extend((2..arg.len()).map(|k| &arg[k..]));
+    }
+    let mut more = Vec::new();
+    for reading in &out {
+        if let Some(rest) = reading.strip_prefix(b"file://") {
+            let rest = rest.strip_prefix(b"localhost").unwrap_or(rest);
+            more.push(rest);
+        }
+        if let Some(glob) = reading.iter().position(|b| b"#{[".contains(b)) {
+            more.push(&reading[..glob]);
+        }
+    }
+    out.extend(more);
+    out.retain(|r| !r.is_empty() && *r != b"-");
+    out
+}
+
+/// Whether `candidate` is the fixed prefix cut from a pattern in `arg`.
+fn is_pattern_prefix(arg: &[u8], candidate: &[u8]) -> bool {
+    let end = candidate.as_ptr() as usize + candidate.len();
+    let arg_end = arg.as_ptr() as usize + arg.len();
+    end < arg_end && b"#{[".contains(&arg[end - arg.as_ptr() as usize])
+}
+
+/// A protected path inside the folder (or file prefix) `prefix` names.
+fn protected_beneath<'p>(protected: &[(&'p Path, PathBuf)], prefix: &Path) -> Option<&'p Path> {
+    let folder = if prefix.as_os_str().as_bytes().ends_with(b"/") {
+        prefix.to_path_buf()
+    } else {
+        prefix
+            .parent()
+            .map_or_else(|| prefix.to_path_buf(), Path::to_path_buf)
+    };
+    let (real, _) = resolve_for_write(&folder);
+    protected
+        .iter()
+        .find(|(_, p)| p.starts_with(&real) || real.starts_with(p))
+        .map(|(protected, _)| *protected)
 }
 
 /// Dynamic check of an assignment or `export` of `name`.
@@ -153,7 +200,7 @@ pub fn check_write_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
         Some(_) => Err(Deny::new(
             "protected-path",
             format!(
-                "writing {} is not permitted: it is part of the guard (policy, bin folder or audit log)",
+                "writing {} is not permitted: it is part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
                 path.display()
             ),
         )),
@@ -161,45 +208,110 @@ pub fn check_write_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
     }
 }
 
-/// The protected path (policy, bin folder, audit log) that `path` (absolute)
-/// lies in, after symlinks and `/proc/self/fd` links are resolved.
+/// The protected path that `path` (absolute) lies in, after symlinks and
+/// `/proc/self/fd` links are resolved.
 fn protected_root<'p>(policy: &'p Policy, path: &Path) -> Option<&'p Path> {
     protected_root_among(&protected_reals(policy), path)
 }
 
-/// Each protected path with its real path (itself when it does not exist).
+/// Each protected path with its real path (itself when it does not exist):
+/// the policy's protected list, every program the arm's commands resolve
+/// to with their helpers (a write through a `bin/` link reaches the system
+/// binary), and the tools' private folders (a tool's login is not the
+/// agent's to write).
 fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
-    policy
+    let rules = policy.commands.values();
+    let named: Vec<&Path> = policy
         .sandbox
         .protected
         .iter()
-        .map(|protected| {
-            let real = std::fs::canonicalize(protected).unwrap_or_else(|_| protected.clone());
-            (protected.as_path(), real)
-        })
-        .collect()
+        .chain(rules.clone().map(|r| &r.path))
+        .chain(rules.clone().flat_map(|r| r.exec_allow.iter()))
+        .chain(rules.flat_map(|r| r.writable.iter()))
+        .filter(|p| p.is_absolute())
+        .map(PathBuf::as_path)
+        .collect();
+    // The programs and folders do not move during a session: resolve each
+    // once per process, not once per command.
+    thread_local! {
+        static RESOLVED: std::cell::RefCell<std::collections::HashMap<PathBuf, PathBuf>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    RESOLVED.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        named
+            .into_iter()
+            .map(|protected| {
+                let real = match cache.get(protected) {
+                    Some(real) => real.clone(),
+                    None => {
+                        let real = std::fs::canonicalize(protected)
+                            .unwrap_or_else(|_| protected.to_path_buf());
+                        // A path that does not exist yet may appear later
+                        // (the audit log): only settled answers are kept.
+                        if protected.exists() {
+                            cache.insert(protected.to_path_buf(), real.clone());
+                        }
+                        real
+                    }
+                };
+                (protected, real)
+            })
+            .collect()
+    })
 }
 
-/// [`protected_root`] against protected paths already resolved.
+/// [`protected_root`] against protected paths already resolved: both the
+/// file a write would reach and the name it would go through (a link in a
+/// protected folder pointing elsewhere) count.
 fn protected_root_among<'p>(protected: &[(&'p Path, PathBuf)], path: &Path) -> Option<&'p Path> {
-    let target = resolve_for_write(path);
+    let (target, through) = resolve_for_write(path);
     protected
         .iter()
-        .find(|(_, real)| target.starts_with(real))
+        .find(|(_, real)| target.starts_with(real) || through.starts_with(real))
         .map(|(protected, _)| *protected)
 }
 
-/// The real file a write to `path` would reach: the canonical path if it
-/// exists, else the canonical parent joined with the last component.
-fn resolve_for_write(path: &Path) -> PathBuf {
+/// Where a write to `path` lands, and the name it goes through. The first
+/// follows every link; the second resolves the folders but not the last
+/// component. Components that do not exist yet (`mkdir -p a/../../x`) are
+/// applied as text after the longest part that exists, `..` included.
+fn resolve_for_write(path: &Path) -> (PathBuf, PathBuf) {
     if let Ok(real) = std::fs::canonicalize(path) {
+        let through = match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => resolve_lexically(parent).join(name),
+            _ => real.clone(),
+        };
+        return (real, through);
+    }
+    let resolved = resolve_lexically(path);
+    (resolved.clone(), resolved)
+}
+
+/// The canonical form of the longest existing ancestor of `path`, with the
+/// remaining components applied as text (`..` removes one).
+fn resolve_lexically(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let components: Vec<Component<'_>> = path.components().collect();
+    for split in (0..=components.len()).rev() {
+        let head: PathBuf = components[..split].iter().collect();
+        let Ok(mut real) = std::fs::canonicalize(if head.as_os_str().is_empty() {
+            Path::new("/")
+        } else {
+            &head
+        }) else {
+            continue;
+        };
+        for c in &components[split..] {
+            match c {
+                Component::ParentDir => {
+                    real.pop();
+                }
+                Component::Normal(n) => real.push(n),
+                _ => {}
+            }
+        }
         return real;
     }
-    match (path.parent(), path.file_name()) {
-        (Some(parent), Some(file)) => match std::fs::canonicalize(parent) {
-            Ok(real_parent) => real_parent.join(file),
-            Err(_) => path.to_path_buf(),
-        },
-        _ => path.to_path_buf(),
-    }
+    path.to_path_buf()
 }

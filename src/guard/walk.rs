@@ -250,8 +250,10 @@ impl<'p> Walker<'p> {
         // judged again on the final argv.
         let fixed: Vec<Vec<u8>> = words[1..].iter().filter_map(static_value).collect();
         let fixed_refs: Vec<&[u8]> = fixed.iter().map(Vec::as_slice).collect();
-        let checked = check_arguments(rule, &fixed_refs)
-            .and_then(|()| check_path_arguments(self.policy, &fixed_refs));
+        let checked = check_arguments(rule, &fixed_refs).and_then(|()| {
+            let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
+            check_path_arguments(self.policy, &cwd, &fixed_refs)
+        });
         let (rule_id, outcome) = match checked {
             Err(deny) => (deny.rule, Err(deny.reason)),
             Ok(()) if kind == ReachedKind::Tool => {

@@ -878,7 +878,7 @@ impl Shell<'_> {
         pgroup: ProcessGroup,
     ) -> Result<Started, Flow> {
         let policy = self.policy.clone();
-        let rule = match guard::check_argv(&policy, argv) {
+        let rule = match guard::check_argv(&policy, &self.cwd, argv) {
             Ok(rule) => rule,
             Err(deny) => return Err(self.deny(&deny, argv)),
         };
