@@ -397,14 +397,14 @@ fn rebuild_into_the_same_folder_replaces_cleanly() {
     f.build("tea", &out, &[]);
     std::fs::write(out.join("work/notes.txt"), "kept").expect("write");
     std::os::unix::fs::symlink("/usr/bin/env", out.join("bin/env")).expect("plant");
-    f.build("tea", &out, &[]);
+    f.build("tea", &out, &["--keep-work"]);
     assert!(
         !out.join("bin/env").exists() && std::fs::symlink_metadata(out.join("bin/env")).is_err()
     );
     let first = names_in(&out);
-    f.build("tea", &out, &[]);
+    f.build("tea", &out, &["--keep-work"]);
     assert_eq!(names_in(&out), first);
-    f.build("raw-api", &out, &[]);
+    f.build("raw-api", &out, &["--keep-work"]);
     let bin = names_in(&out.join("bin"));
     assert!(bin.contains("curl") && !bin.contains("tea"));
     assert!(
@@ -414,8 +414,12 @@ fn rebuild_into_the_same_folder_replaces_cleanly() {
     assert!(!out.join("helpers/tea").exists());
     assert_eq!(
         std::fs::read_to_string(out.join("work/notes.txt")).expect("read"),
-        "kept"
+        "kept",
+        "--keep-work keeps the work folder"
     );
+    // Without it, the next build starts the next trial with an empty one.
+    f.build("tea", &out, &[]);
+    assert!(names_in(&out.join("work")).is_empty());
     f.build("gitea-mcp", &out, &[]);
     assert!(names_in(&out.join("bin")).is_empty());
     assert!(!out.join("bash").exists());

@@ -363,6 +363,7 @@ fn harness_event(enforcement: &str) -> Event {
         execute: vec!["/usr/bin/codex".into()],
         left_out: Default::default(),
         key_sha256: String::new(),
+        planted: Vec::new(),
     }
 }
 

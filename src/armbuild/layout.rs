@@ -62,6 +62,29 @@ pub fn clean(out: &Path) -> Result<(), BuildError> {
     Ok(())
 }
 
+/// Remove everything inside `dir` (not `dir` itself); how many entries
+/// there were. A missing folder has none.
+pub fn empty_dir(dir: &Path) -> Result<usize, BuildError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(BuildError::io(dir, e)),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let path = entry.map_err(|e| BuildError::io(dir, e))?.path();
+        let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+        if is_dir {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        }
+        .map_err(|e| BuildError::io(&path, e))?;
+        removed += 1;
+    }
+    Ok(removed)
+}
+
 /// Record the top-level entries this build made.
 pub fn write_marker(out: &Path, made: &[PathBuf]) -> Result<(), BuildError> {
     let mut names: Vec<String> = made

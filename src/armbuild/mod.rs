@@ -35,6 +35,9 @@ pub struct BuildOptions {
     pub arms_dir: Option<PathBuf>,
     /// `--guard-sh`: the guard-sh executable; default next to this program.
     pub guard_sh: Option<PathBuf>,
+    /// `--keep-work`: keep what an earlier trial left in `work/` when
+    /// rebuilding in place (by default it is removed, and said so).
+    pub keep_work: bool,
 }
 
 /// The arms folder when `--arms` is not given: `<exe dir>/../share/guard-sh/arms`
@@ -202,6 +205,15 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     made.extend(compiled.files.iter().map(|(p, _)| p.clone()));
     made.extend(writable.iter().cloned());
     layout::clean(&out)?;
+    if !opts.keep_work {
+        let removed = layout::empty_dir(&l.work)?;
+        if removed > 0 {
+            eprintln!(
+                "arm-build: removed {removed} entries an earlier trial left in {} (--keep-work keeps them)",
+                l.work.display()
+            );
+        }
+    }
     layout::write_marker(&out, &made)?;
     for dir in [&l.bin, &l.work, &l.tmp, &l.home, &l.audit_dir, &runtimes] {
         layout::make_dir(dir)?;
@@ -376,6 +388,10 @@ struct Cli {
     /// The guard-sh executable to use as the agent's SHELL.
     #[arg(long = "guard-sh", value_name = "PATH")]
     guard_sh: Option<PathBuf>,
+    /// When rebuilding in place, keep what an earlier trial left in work/
+    /// (by default it is removed, so nothing planted reaches the next trial).
+    #[arg(long)]
+    keep_work: bool,
 }
 
 /// Entry point of the `arm-build` binary: 0 on success, 2 on any error.
@@ -466,6 +482,7 @@ fn run(cli: Cli) -> Result<(), BuildError> {
         skill: cli.skill,
         arms_dir: cli.arms,
         guard_sh: cli.guard_sh,
+        keep_work: cli.keep_work,
     };
     let definition = build(&opts)?;
     let text = serde_json::to_string_pretty(&definition).map_err(|e| BuildError::Serialize {

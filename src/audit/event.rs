@@ -86,6 +86,10 @@ pub enum Event {
         /// SHA-256 of the trial key, revealed by `harness-end`.
         #[serde(default)]
         key_sha256: String,
+        /// Configuration a harness or tool reads that was already in the
+        /// work folder when the trial started (`.claude`, `AGENTS.md`, …).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        planted: Vec<String>,
     },
     /// Last record of a harness session: the harness has ended; the trial
     /// key is revealed so that every sealed record can be checked.

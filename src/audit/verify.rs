@@ -19,7 +19,9 @@
 //!   policy required the sandbox), `incomplete` (a top-level line with no
 //!   verdict or error after it: a record could not be written, e.g. on a
 //!   full filesystem, so what the line did is unknown), `no-sessions`,
-//!   `no-lines`.
+//!   `no-lines`, `planted-config` (harness or tool configuration such as
+//!   `.claude/` or `AGENTS.md` was in the work folder when a launched trial
+//!   started).
 //!
 //! - Trials ([`super::trial`]): 3 `forged` (a record of a sealed trial
 //!   whose MAC does not verify under the revealed key, or a revealed key
@@ -48,6 +50,7 @@ pub enum FindingKind {
     NoLines,
     HarnessUnconfined,
     Incomplete,
+    PlantedConfig,
     TrialUnproven,
     ChainBreak,
     Forged,
@@ -67,6 +70,7 @@ impl FindingKind {
             | FindingKind::NoLines
             | FindingKind::HarnessUnconfined
             | FindingKind::Incomplete
+            | FindingKind::PlantedConfig
             | FindingKind::TrialUnproven => 1,
             FindingKind::ChainBreak
             | FindingKind::Forged
@@ -86,6 +90,7 @@ impl FindingKind {
             FindingKind::NoLines => "no-lines",
             FindingKind::HarnessUnconfined => "harness-unconfined",
             FindingKind::Incomplete => "incomplete",
+            FindingKind::PlantedConfig => "planted-config",
             FindingKind::TrialUnproven => "trial-unproven",
             FindingKind::Forged => "forged",
             FindingKind::ChainBreak => "chain-break",
@@ -740,8 +745,17 @@ impl<'a> SessionJudge<'a> {
                     arm,
                     policy_sha256,
                     enforcement,
+                    planted,
                     ..
                 } => {
+                    if !planted.is_empty() {
+                        let message = format!(
+                            "seq {}: the work folder held {} when the trial started: configuration an earlier trial (or anyone) left there steers this one; start each trial in a fresh work folder (arm-build clears it)",
+                            e.seq,
+                            planted.join(", ")
+                        );
+                        self.find(FindingKind::PlantedConfig, Some(e), None, message);
+                    }
                     self.summary.arm = Some(arm);
                     self.summary.policy_sha256 = Some(policy_sha256);
                     self.summary.enforcement = Some(enforcement);

@@ -245,10 +245,36 @@ fn record_harness(
             .map(|(file, names)| (lossy(file), names.iter().cloned().collect()))
             .collect(),
         key_sha256: key.sha256_hex(),
+        planted: planted_config(&args.arm.join("work")),
     };
     sink.append(&event)
         .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
     Ok(sink)
+}
+
+/// Entries of a work folder that a harness or the tool reads as its own
+/// configuration: hooks, settings, instructions, credentials.
+const CONFIG_NAMES: [&str; 10] = [
+    ".claude",
+    ".codex",
+    ".mcp.json",
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    "AGENTS.md",
+    ".gitconfig",
+    ".curlrc",
+    ".netrc",
+    ".config",
+];
+
+/// The [`CONFIG_NAMES`] present in `work` when the trial starts: left by an
+/// earlier trial (or put there by anyone), they steer this one.
+fn planted_config(work: &Path) -> Vec<String> {
+    CONFIG_NAMES
+        .iter()
+        .filter(|name| std::fs::symlink_metadata(work.join(name)).is_ok())
+        .map(|name| (*name).to_string())
+        .collect()
 }
 
 /// What the launcher needs from an arm folder.
