@@ -184,10 +184,14 @@ pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
     }
 }
 
-/// `NAME` matches exactly; `PREFIX*` matches every name starting with PREFIX.
+/// `NAME` matches exactly; `PREFIX*` matches every name starting with
+/// PREFIX, `*SUFFIX` every name ending with SUFFIX.
 pub fn env_pattern_matches(pattern: &str, name: &str) -> bool {
-    match pattern.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
+    if let Some(prefix) = pattern.strip_suffix('*') {
+        return name.starts_with(prefix);
+    }
+    match pattern.strip_prefix('*') {
+        Some(suffix) => name.ends_with(suffix),
         None => pattern == name,
     }
 }

@@ -25,6 +25,19 @@ impl ArgRule {
             ArgRule::NumericOperand { min_digits, .. } => args
                 .iter()
                 .any(|a| is_numeric_operand(a, *min_digits as usize)),
+            ArgRule::UrlScheme { allowed, .. } => args.iter().any(|a| {
+                let value = match a.strip_prefix(b"--") {
+                    Some(rest) => rest
+                        .iter()
+                        .position(|&b| b == b'=')
+                        .map_or(&a[..0], |eq| &rest[eq + 1..]),
+                    None => a,
+                };
+                [*a, value]
+                    .into_iter()
+                    .filter_map(url_scheme)
+                    .any(|scheme| !allowed.iter().any(|s| s.eq_ignore_ascii_case(scheme)))
+            }),
         }
     }
 }
@@ -51,6 +64,18 @@ fn possible_subcommands<'a, 'b>(args: &'b [&'a [u8]]) -> impl Iterator<Item = &'
         after_value_option = false;
         true
     })
+}
+
+/// The scheme of `arg` if it starts like a URL (`SCHEME://`).
+fn url_scheme(arg: &[u8]) -> Option<&str> {
+    let end = arg.windows(3).position(|w| w == b"://")?;
+    let scheme = &arg[..end];
+    let ok = !scheme.is_empty()
+        && scheme[0].is_ascii_alphabetic()
+        && scheme
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b));
+    ok.then(|| std::str::from_utf8(scheme).ok()).flatten()
 }
 
 /// `DIGITS[.DIGITS]` with at least `min` digits before the dot.
@@ -294,6 +319,23 @@ mod tests {
         assert!(m(&["-o", "json", "api"]));
         assert!(!m(&["issues", "create", "--title", "api"]));
         assert!(!m(&["--repo", "o/r", "issues", "api"]));
+    }
+
+    #[test]
+    fn a_url_of_another_scheme_is_found_in_operands_and_option_values() {
+        let rule = ArgRule::UrlScheme {
+            allowed: vec!["http".into(), "https".into()],
+            reason: "r".into(),
+        };
+        let m = |args: &[&str]| {
+            let a: Vec<&[u8]> = args.iter().map(|s| s.as_bytes()).collect();
+            rule.matches(&a)
+        };
+        assert!(m(&["tftp://127.0.0.1:5353/x"]));
+        assert!(m(&["-T", "f", "FILE:///etc/passwd"]));
+        assert!(m(&["--url=gopher://h/"]));
+        assert!(!m(&["-s", "HTTP://127.0.0.1:3000/api/v1/user"]));
+        assert!(!m(&["127.0.0.1:3000/api"]));
     }
 
     #[test]

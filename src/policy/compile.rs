@@ -574,13 +574,16 @@ fn check_env_patterns(path: &Path, env: &EnvPolicy) -> Result<(), PolicyError> {
         .map(String::as_str)
         .chain(env.deny.iter().map(|d| d.pattern.as_str()));
     for p in patterns {
-        let core = p.strip_suffix('*').unwrap_or(p);
+        let core = p
+            .strip_suffix('*')
+            .or_else(|| p.strip_prefix('*'))
+            .unwrap_or(p);
         let ok = !core.is_empty() && core.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if !ok {
             return Err(PolicyError::invalid(
                 path,
                 "env",
-                format!("{p:?} is not a variable name or NAME_PREFIX*"),
+                format!("{p:?} is not a variable name, NAME_PREFIX* or *_SUFFIX"),
             ));
         }
     }

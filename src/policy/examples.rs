@@ -94,6 +94,7 @@ mod tests {
             letter: None,
             value: None,
             min_digits: None,
+            allowed: None,
             reason: "runs a program".into(),
             allow_examples: conv(allow),
             deny_examples: conv(deny),

@@ -90,6 +90,12 @@ pub enum ArgRule {
     /// An operand of at least `min_digits` digits, optionally followed by
     /// `.` and more digits (`date MMDDhhmm[[CC]YY][.ss]` sets the clock).
     NumericOperand { min_digits: u32, reason: String },
+    /// An argument (or `--opt=VALUE` value) that is a URL whose scheme is
+    /// not one of `allowed` (`tftp://…`, `file://…`, `gopher://…`).
+    UrlScheme {
+        allowed: Vec<String>,
+        reason: String,
+    },
 }
 
 impl ArgRule {
@@ -99,7 +105,8 @@ impl ArgRule {
             | ArgRule::LongOption { reason, .. }
             | ArgRule::ShortOption { reason, .. }
             | ArgRule::Argument { reason, .. }
-            | ArgRule::NumericOperand { reason, .. } => reason,
+            | ArgRule::NumericOperand { reason, .. }
+            | ArgRule::UrlScheme { reason, .. } => reason,
         }
     }
 }

@@ -74,6 +74,7 @@ pub enum RuleKind {
     ShortOption,
     Argument,
     NumericOperand,
+    UrlScheme,
 }
 
 /// An argument rule as written, with examples checked at compile time.
@@ -90,6 +91,8 @@ pub struct RuleSource {
     pub value: Option<String>,
     /// For `numeric-operand`.
     pub min_digits: Option<u32>,
+    /// For `url-scheme`: the schemes a URL argument may have.
+    pub allowed: Option<Vec<String>>,
     /// Shown to the agent when the rule denies a command.
     pub reason: String,
     /// Full argvs (command name first) no rule of the command may deny.
@@ -133,6 +136,7 @@ impl RuleSource {
         }
         Ok(match self.kind {
             RuleKind::Subcommand | RuleKind::LongOption => {
+                extra(self.allowed.is_some(), "allowed")?;
                 extra(self.min_digits.is_some(), "min_digits")?;
                 extra(self.letter.is_some(), "letter")?;
                 extra(self.value.is_some(), "value")?;
@@ -151,6 +155,7 @@ impl RuleSource {
                 }
             }
             RuleKind::ShortOption => {
+                extra(self.allowed.is_some(), "allowed")?;
                 extra(self.min_digits.is_some(), "min_digits")?;
                 extra(self.name.is_some(), "name")?;
                 extra(self.value.is_some(), "value")?;
@@ -174,12 +179,14 @@ impl RuleSource {
                 extra(self.name.is_some(), "name")?;
                 extra(self.letter.is_some(), "letter")?;
                 extra(self.min_digits.is_some(), "min_digits")?;
+                extra(self.allowed.is_some(), "allowed")?;
                 ArgRule::Argument {
                     value: need("value", self.value.clone())?,
                     reason,
                 }
             }
             RuleKind::NumericOperand => {
+                extra(self.allowed.is_some(), "allowed")?;
                 extra(self.name.is_some(), "name")?;
                 extra(self.letter.is_some(), "letter")?;
                 extra(self.value.is_some(), "value")?;
@@ -191,6 +198,24 @@ impl RuleSource {
                     )
                 })?;
                 ArgRule::NumericOperand { min_digits, reason }
+            }
+            RuleKind::UrlScheme => {
+                extra(self.name.is_some(), "name")?;
+                extra(self.letter.is_some(), "letter")?;
+                extra(self.value.is_some(), "value")?;
+                extra(self.min_digits.is_some(), "min_digits")?;
+                let allowed = self
+                    .allowed
+                    .clone()
+                    .filter(|a| !a.is_empty())
+                    .ok_or_else(|| {
+                        PolicyError::invalid(
+                            path,
+                            format!("{field}.allowed"),
+                            "required for this kind of rule (the schemes a URL may have)",
+                        )
+                    })?;
+                ArgRule::UrlScheme { allowed, reason }
             }
         })
     }
