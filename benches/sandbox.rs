@@ -31,6 +31,7 @@ fn fixture(work: &Path) -> (Policy, CommandRule) {
         path_env: vec![],
         env: BTreeMap::new(),
         connect_ports: vec![],
+        connect_hosts: vec![],
         writable: vec![],
     };
     let policy = Policy {

@@ -126,6 +126,18 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "String::is_empty")]
         reason: String,
     },
+    /// A network call in a supervised command's tree named a destination
+    /// (`connect`, or a `send*` with an address): allowed only for the
+    /// forge's address and port.
+    Connect {
+        pid: i32,
+        ppid: i32,
+        call: String,
+        address: String,
+        allowed: bool,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reason: String,
+    },
     /// A child process ended.
     Exit {
         pid: i32,
@@ -171,6 +183,7 @@ impl Event {
             Event::Verdict { .. } => "verdict",
             Event::Spawn { .. } => "spawn",
             Event::Exec { .. } => "exec",
+            Event::Connect { .. } => "connect",
             Event::Exit { .. } => "exit",
             Event::Denied { .. } => "denied",
             Event::Error { .. } => "error",

@@ -834,6 +834,11 @@ impl<'a> SessionJudge<'a> {
                         self.summary.denied_commands += 1;
                     }
                 }
+                Event::Connect { allowed, .. } => {
+                    if !allowed {
+                        self.summary.denied_commands += 1;
+                    }
+                }
                 Event::Exit { .. } | Event::HarnessEnd { .. } => {}
             }
         }

@@ -133,6 +133,7 @@ struct Compiler {
     layout: Layout,
     vars: Vars,
     host_port: u16,
+    host_name: String,
     search: OsString,
     token: String,
 }
@@ -177,6 +178,7 @@ impl Compiler {
             layout: Layout::new(&inputs.out_dir),
             vars,
             host_port: host.port,
+            host_name: host.name.clone(),
             search,
             token: inputs.token.clone(),
         })
@@ -235,8 +237,10 @@ impl Compiler {
                 shell_env.insert(name.clone(), value.clone());
             }
             let mut ports = BTreeSet::new();
+            let mut connect_hosts = Vec::new();
             if tool.connect_host {
                 ports.insert(self.host_port);
+                connect_hosts.push(format!("{}:{}", self.host_name, self.host_port));
             }
             ports.extend(tool.connect_ports.iter().copied());
             let mut writable = Vec::new();
@@ -259,6 +263,7 @@ impl Compiler {
                     path_env,
                     env,
                     connect_ports: ports.into_iter().collect(),
+                    connect_hosts,
                     writable,
                 },
             );
@@ -299,6 +304,7 @@ impl Compiler {
                         path_env,
                         env: BTreeMap::new(),
                         connect_ports: Vec::new(),
+                        connect_hosts: Vec::new(),
                         writable: Vec::new(),
                     },
                 );

@@ -65,6 +65,10 @@ pub struct CommandRule {
     /// TCP ports this command may connect to (Landlock ABI >= 4). Empty: none.
     #[serde(default)]
     pub connect_ports: Vec<u16>,
+    /// `HOST:PORT` endpoints this command may reach (the forge): the exec
+    /// supervisor refuses every other address. Empty: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub connect_hosts: Vec<String>,
     /// Extra folders this command may write (e.g. the tool's config home).
     #[serde(default)]
     pub writable: Vec<PathBuf>,

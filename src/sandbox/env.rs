@@ -135,6 +135,7 @@ mod tests {
             path_env: vec!["/h1".into(), "/h2".into()],
             env: [("TOKEN".to_string(), "s3".to_string())].into(),
             connect_ports: vec![],
+            connect_hosts: vec![],
             writable: vec![],
         }
     }

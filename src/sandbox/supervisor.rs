@@ -34,6 +34,7 @@ use crate::exec::Fd;
 use crate::policy::CommandRule;
 use std::collections::BTreeSet;
 use std::io;
+use std::net::{IpAddr, SocketAddr};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -49,6 +50,11 @@ pub struct ExecPlan {
     pub allowed: BTreeSet<PathBuf>,
     /// ELF loaders: allowed as `PT_INTERP`, never as a program.
     pub loaders: BTreeSet<PathBuf>,
+    /// Addresses the tree may connect or send to (the forge's, resolved).
+    pub connect: BTreeSet<SocketAddr>,
+    /// Ports it may reach on any address: a forge whose name could not be
+    /// resolved here (its addresses are unknown), and DNS for that name.
+    pub any_address_ports: BTreeSet<u16>,
 }
 
 impl ExecPlan {
@@ -73,11 +79,55 @@ impl ExecPlan {
             &mut resolver,
         ));
         let loaders = resolver.elf_interpreters();
-        Ok(ExecPlan {
+        let mut plan = ExecPlan {
             first: exe.to_path_buf(),
             allowed,
             loaders,
-        })
+            ..ExecPlan::default()
+        };
+        for endpoint in &rule.connect_hosts {
+            plan.add_endpoint(endpoint);
+        }
+        Ok(plan)
+    }
+
+    /// Allow `HOST:PORT`: an address, `localhost`, or a name from
+    /// `/etc/hosts`; a name only DNS knows allows its port on any address,
+    /// and DNS (port 53).
+    fn add_endpoint(&mut self, endpoint: &str) {
+        let Some((host, port)) = endpoint.rsplit_once(':') else {
+            return;
+        };
+        let Ok(port) = port.parse::<u16>() else {
+            return;
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let addresses = resolve_locally(host);
+        if addresses.is_empty() {
+            self.any_address_ports.insert(port);
+            self.any_address_ports.insert(53);
+        }
+        for ip in addresses {
+            self.connect.insert(SocketAddr::new(ip, port));
+        }
+    }
+
+    /// Why sending to or connecting to `addr` is refused, or `None`.
+    fn network_refusal(&self, addr: &SocketAddr) -> Option<&'static str> {
+        let addr = match addr.ip() {
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => SocketAddr::new(IpAddr::V4(v4), addr.port()),
+                None => *addr,
+            },
+            IpAddr::V4(_) => *addr,
+        };
+        if self.connect.contains(&addr) || self.any_address_ports.contains(&addr.port()) {
+            None
+        } else if self.connect.is_empty() && self.any_address_ports.is_empty() {
+            Some("this command may not use the network")
+        } else {
+            Some("not the forge's address and port")
+        }
     }
 
     /// Why `real` (a canonical path) may not be executed, or `None`.
@@ -112,6 +162,12 @@ impl ExecPlan {
         for p in &self.loaders {
             line(b'L', p);
         }
+        for a in &self.connect {
+            line(b'C', Path::new(&a.to_string()));
+        }
+        for port in &self.any_address_ports {
+            line(b'P', Path::new(&port.to_string()));
+        }
         out
     }
 
@@ -132,11 +188,45 @@ impl ExecPlan {
                 b'L' => {
                     plan.loaders.insert(path);
                 }
+                b'C' => {
+                    if let Ok(a) = path.to_string_lossy().parse() {
+                        plan.connect.insert(a);
+                    }
+                }
+                b'P' => {
+                    if let Ok(p) = path.to_string_lossy().parse() {
+                        plan.any_address_ports.insert(p);
+                    }
+                }
                 _ => {}
             }
         }
         plan
     }
+}
+
+/// The addresses of `host` known without DNS: a literal, `localhost`, or
+/// `/etc/hosts` (guard-sh calls no NSS function).
+fn resolve_locally(host: &str) -> Vec<IpAddr> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return vec![ip];
+    }
+    if host.eq_ignore_ascii_case("localhost") {
+        return vec![
+            IpAddr::from([127, 0, 0, 1]),
+            IpAddr::from(std::net::Ipv6Addr::LOCALHOST),
+        ];
+    }
+    let hosts = std::fs::read_to_string("/etc/hosts").unwrap_or_default();
+    hosts
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let ip: IpAddr = words.next()?.parse().ok()?;
+            words.any(|w| w.eq_ignore_ascii_case(host)).then_some(ip)
+        })
+        .collect()
 }
 
 /// The names glibc and musl give their dynamic loaders.
@@ -166,23 +256,37 @@ impl Attach {
     }
 
     /// In the child, between fork and exec: install the filter and hand
-    /// its listener, with the plan, to the supervisor. Only system calls,
-    /// no allocation. Returns the errno of the step that failed.
+    /// its listener, with the plan, to the supervisor. Only system calls
+    /// and stack memory, no allocation. Returns the errno of the step that
+    /// failed.
     pub fn enter(&self) -> Result<(), i32> {
         let errno = || {
             io::Error::last_os_error()
                 .raw_os_error()
                 .unwrap_or(libc::EPERM)
         };
-        // SAFETY: plain system calls; every pointer is to a live local or
-        // to data owned by `self`, valid for the call.
+        let mut iov = libc::iovec {
+            iov_base: self.message.as_ptr().cast_mut().cast(),
+            iov_len: self.message.len(),
+        };
+        // Room for one descriptor's control message, aligned for cmsghdr.
+        let mut control = [0u64; 4];
+        // SAFETY: a zeroed msghdr is valid; its pointers are set to live
+        // locals; every call below gets pointers valid for its duration.
         unsafe {
+            let mut msg: libc::msghdr = std::mem::zeroed();
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen =
+                libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as usize;
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(errno());
             }
+            let program = filter(self.socket as u32, &msg as *const libc::msghdr as u64);
             let prog = libc::sock_fprog {
-                len: FILTER.len() as u16,
-                filter: FILTER.as_ptr().cast_mut(),
+                len: FILTER_LEN as u16,
+                filter: program.as_ptr().cast_mut(),
             };
             let listener = libc::syscall(
                 libc::SYS_seccomp,
@@ -193,51 +297,25 @@ impl Attach {
             if listener < 0 {
                 return Err(errno());
             }
-            let sent = send_fd(self.socket, listener, &self.message);
+            let cmsg = libc::CMSG_FIRSTHDR(&msg);
+            if cmsg.is_null() {
+                libc::close(listener);
+                return Err(libc::EINVAL);
+            }
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as usize;
+            std::ptr::copy_nonoverlapping(
+                (&listener as *const libc::c_int).cast::<u8>(),
+                libc::CMSG_DATA(cmsg),
+                std::mem::size_of::<libc::c_int>(),
+            );
+            let sent = libc::sendmsg(self.socket, &msg, libc::MSG_NOSIGNAL);
+            let result = if sent < 0 { Err(errno()) } else { Ok(()) };
             libc::close(listener);
-            sent
+            result
         }
     }
-}
-
-/// `sendmsg` of `message` with `fd` attached (async-signal-safe).
-///
-/// # Safety
-/// `socket` and `fd` must be open descriptors.
-unsafe fn send_fd(socket: Fd, fd: Fd, message: &[u8]) -> Result<(), i32> {
-    let mut iov = libc::iovec {
-        iov_base: message.as_ptr().cast_mut().cast(),
-        iov_len: message.len(),
-    };
-    // Room for one descriptor's control message, aligned for cmsghdr.
-    let mut control = [0u64; 4];
-    // SAFETY: a zeroed msghdr is valid; its pointers are set below to live
-    // locals; CMSG_* walk `control`, which is large enough for one int.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as usize;
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        if cmsg.is_null() {
-            return Err(libc::EINVAL);
-        }
-        (*cmsg).cmsg_level = libc::SOL_SOCKET;
-        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as usize;
-        std::ptr::copy_nonoverlapping(
-            (&fd as *const libc::c_int).cast::<u8>(),
-            libc::CMSG_DATA(cmsg),
-            std::mem::size_of::<libc::c_int>(),
-        );
-        if libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) < 0 {
-            return Err(io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EPIPE));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -245,12 +323,22 @@ mod arch {
     pub const AUDIT_ARCH: u32 = 0xC000_003E;
     pub const EXECVE: u32 = 59;
     pub const EXECVEAT: u32 = 322;
+    pub const SOCKET: u32 = 41;
+    pub const CONNECT: u32 = 42;
+    pub const SENDTO: u32 = 44;
+    pub const SENDMSG: u32 = 46;
+    pub const SENDMMSG: u32 = 307;
 }
 #[cfg(target_arch = "aarch64")]
 mod arch {
     pub const AUDIT_ARCH: u32 = 0xC000_00B7;
     pub const EXECVE: u32 = 221;
     pub const EXECVEAT: u32 = 281;
+    pub const SOCKET: u32 = 198;
+    pub const CONNECT: u32 = 203;
+    pub const SENDTO: u32 = 206;
+    pub const SENDMSG: u32 = 211;
+    pub const SENDMMSG: u32 = 269;
 }
 
 const fn stmt(code: u32, k: u32) -> libc::sock_filter {
@@ -271,44 +359,58 @@ const fn jump(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     }
 }
 
-/// Offsets of `seccomp_data`: `nr` at 0, `arch` at 4.
+/// Offsets of `seccomp_data`: `nr` at 0, `arch` at 4, `args[i]` at 16 + 8i
+/// (low word first on the little-endian machines supported).
 const NR: u32 = 0;
 const ARCH: u32 = 4;
+const ARG0_LOW: u32 = 16;
+const ARG1_LOW: u32 = 24;
+const ARG1_HIGH: u32 = 28;
 /// x32 system calls on x86_64 carry this bit.
 const X32_BIT: u32 = 0x4000_0000;
+/// Instructions in [`filter`].
+const FILTER_LEN: usize = 25;
 
 /// The filter: another architecture's calls end the process; x32 calls
-/// fail; `execve`/`execveat` go to the supervisor; everything else runs.
-static FILTER: [libc::sock_filter; 10] = [
-    stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, ARCH),
-    jump(
-        libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-        arch::AUDIT_ARCH,
-        0,
-        6,
-    ), // → 8
-    stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, NR),
-    jump(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K, X32_BIT, 5, 0), // → 9
-    jump(
-        libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-        arch::EXECVE,
-        2,
-        0,
-    ), // → 7
-    jump(
-        libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-        arch::EXECVEAT,
-        1,
-        0,
-    ), // → 7
-    stmt(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_ALLOW),
-    stmt(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_USER_NOTIF),
-    stmt(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_KILL_PROCESS),
-    stmt(
-        libc::BPF_RET | libc::BPF_K,
-        libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32,
-    ),
-];
+/// fail; `execve`/`execveat`, `connect`, `sendto`, `sendmsg` and
+/// `sendmmsg` go to the supervisor; `socket(AF_UNIX, …)` fails with
+/// `EACCES` (no local socket, no daemon, no relay); everything else runs.
+/// The one `sendmsg` exempt is the hand-over itself: on `socket` with the
+/// message at `message` (an address on the child's stack, which no program
+/// after the exec can name together with that descriptor by accident).
+fn filter(socket: u32, message: u64) -> [libc::sock_filter; FILTER_LEN] {
+    let ld = libc::BPF_LD | libc::BPF_W | libc::BPF_ABS;
+    let jeq = libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K;
+    let ret = libc::BPF_RET | libc::BPF_K;
+    [
+        /* 0 */ stmt(ld, ARCH),
+        /* 1 */ jump(jeq, arch::AUDIT_ARCH, 0, 20), // → 22 kill
+        /* 2 */ stmt(ld, NR),
+        /* 3 */
+        jump(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K, X32_BIT, 19, 0), // → 23
+        /* 4 */ jump(jeq, arch::EXECVE, 16, 0), // → 21 notify
+        /* 5 */ jump(jeq, arch::EXECVEAT, 15, 0),
+        /* 6 */ jump(jeq, arch::CONNECT, 14, 0),
+        /* 7 */ jump(jeq, arch::SENDTO, 13, 0),
+        /* 8 */ jump(jeq, arch::SENDMMSG, 12, 0),
+        /* 9 */ jump(jeq, arch::SENDMSG, 2, 0), // → 12
+        /* 10 */ jump(jeq, arch::SOCKET, 7, 0), // → 18
+        /* 11 */ stmt(ret, libc::SECCOMP_RET_ALLOW),
+        /* 12 */ stmt(ld, ARG0_LOW),
+        /* 13 */ jump(jeq, socket, 0, 7), // → 21
+        /* 14 */ stmt(ld, ARG1_LOW),
+        /* 15 */ jump(jeq, message as u32, 0, 5), // → 21
+        /* 16 */ stmt(ld, ARG1_HIGH),
+        /* 17 */ jump(jeq, (message >> 32) as u32, 2, 3), // → 20 / 21
+        /* 18 */ stmt(ld, ARG0_LOW),
+        /* 19 */ jump(jeq, libc::AF_UNIX as u32, 4, 0), // → 24
+        /* 20 */ stmt(ret, libc::SECCOMP_RET_ALLOW),
+        /* 21 */ stmt(ret, libc::SECCOMP_RET_USER_NOTIF),
+        /* 22 */ stmt(ret, libc::SECCOMP_RET_KILL_PROCESS),
+        /* 23 */ stmt(ret, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+        /* 24 */ stmt(ret, libc::SECCOMP_RET_ERRNO | libc::EACCES as u32),
+    ]
+}
 
 /// guard-sh's end of the supervisor's socket (a private descriptor).
 #[derive(Debug)]
@@ -568,6 +670,11 @@ impl Serve {
             return;
         }
         let pid = notif.pid as i32;
+        let nr = notif.data.nr as u32;
+        if nr != arch::EXECVE && nr != arch::EXECVEAT {
+            self.answer_network(listener, i, &notif);
+            return;
+        }
         let first = !self.watched[i].first_done;
         self.watched[i].first_done = true;
         let named = if first {
@@ -616,6 +723,148 @@ impl Serve {
             libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp);
         }
     }
+}
+
+impl Serve {
+    /// A `connect`/`sendto`/`sendmsg`/`sendmmsg`: every destination address
+    /// it names must be the forge's (the plan's); calls on a connected
+    /// socket name none and go on. Each address is recorded with the verdict.
+    fn answer_network(&mut self, listener: Fd, i: usize, notif: &libc::seccomp_notif) {
+        let pid = notif.pid as i32;
+        let data = &notif.data;
+        let nr = data.nr as u32;
+        let call = match nr {
+            arch::CONNECT => "connect",
+            arch::SENDTO => "sendto",
+            arch::SENDMSG => "sendmsg",
+            _ => "sendmmsg",
+        };
+        let named = match nr {
+            arch::CONNECT => read_sockaddr(pid, data.args[1], data.args[2]).map(|a| vec![a]),
+            arch::SENDTO if data.args[4] == 0 => Ok(Vec::new()),
+            arch::SENDTO => read_sockaddr(pid, data.args[4], data.args[5]).map(|a| vec![a]),
+            arch::SENDMSG => read_msg_name(pid, data.args[1]).map(|a| a.into_iter().collect()),
+            _ => (0..data.args[2].min(64))
+                .map(|k| read_msg_name(pid, data.args[1] + k * 64))
+                .collect::<io::Result<Vec<_>>>()
+                .map(|v| v.into_iter().flatten().collect()),
+        };
+        let mut refusal = None;
+        let mut recorded = Ok(());
+        match named {
+            Err(e) => refusal = Some(format!("cannot read the address: {e}")),
+            Ok(addresses) => {
+                for address in addresses {
+                    let why = match &address {
+                        Destination::Inet(a) => {
+                            self.watched[i].plan.network_refusal(a).map(str::to_string)
+                        }
+                        Destination::Unspecified => None,
+                        Destination::Other(family) => {
+                            Some(format!("address family {family} is not the forge's"))
+                        }
+                    };
+                    if recorded.is_ok() {
+                        recorded = self.sink.record(Event::Connect {
+                            pid,
+                            ppid: parent_of(pid),
+                            call: call.to_string(),
+                            address: address.to_string(),
+                            allowed: why.is_none(),
+                            reason: why.clone().unwrap_or_default(),
+                        });
+                    }
+                    if refusal.is_none() {
+                        refusal = why;
+                    }
+                }
+            }
+        }
+        let mut id = notif.id;
+        // SAFETY: the ioctl reads `id`.
+        let valid =
+            unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &mut id) } == 0;
+        let go_on = refusal.is_none() && recorded.is_ok() && valid;
+        let mut resp = libc::seccomp_notif_resp {
+            id: notif.id,
+            val: 0,
+            error: if go_on { 0 } else { -libc::EACCES },
+            flags: if go_on {
+                libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32
+            } else {
+                0
+            },
+        };
+        // SAFETY: the ioctl reads `resp`.
+        unsafe {
+            libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp);
+        }
+    }
+}
+
+/// Where a network call sends.
+#[derive(Debug)]
+enum Destination {
+    Inet(SocketAddr),
+    /// `AF_UNSPEC`: dissolving a connection.
+    Unspecified,
+    Other(u16),
+}
+
+impl std::fmt::Display for Destination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Destination::Inet(a) => write!(f, "{a}"),
+            Destination::Unspecified => f.write_str("unspecified"),
+            Destination::Other(family) => write!(f, "family {family}"),
+        }
+    }
+}
+
+/// Bytes at `address` in process `pid`.
+fn read_memory(pid: i32, address: u64, len: usize) -> io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mem = std::fs::File::open(format!("/proc/{pid}/mem"))?;
+    let mut buf = vec![0u8; len];
+    mem.read_exact_at(&mut buf, address)?;
+    Ok(buf)
+}
+
+/// The socket address of `len` bytes at `address`.
+fn read_sockaddr(pid: i32, address: u64, len: u64) -> io::Result<Destination> {
+    let len = (len as usize).min(128);
+    if len < 2 {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    let raw = read_memory(pid, address, len)?;
+    let family = u16::from_ne_bytes([raw[0], raw[1]]);
+    let port = |raw: &[u8]| u16::from_be_bytes([raw[2], raw[3]]);
+    Ok(match family as i32 {
+        libc::AF_INET if len >= 8 => {
+            let ip = std::net::Ipv4Addr::new(raw[4], raw[5], raw[6], raw[7]);
+            Destination::Inet(SocketAddr::new(IpAddr::V4(ip), port(&raw)))
+        }
+        libc::AF_INET6 if len >= 24 => {
+            let mut octets = [0u8; 16];
+            octets.copy_from_slice(&raw[8..24]);
+            let ip = std::net::Ipv6Addr::from(octets);
+            Destination::Inet(SocketAddr::new(IpAddr::V6(ip), port(&raw)))
+        }
+        libc::AF_UNSPEC => Destination::Unspecified,
+        other => Destination::Other(other as u16),
+    })
+}
+
+/// The destination a `msghdr` at `address` names, if any (`msg_name` at
+/// offset 0, `msg_namelen` at 8).
+fn read_msg_name(pid: i32, address: u64) -> io::Result<Option<Destination>> {
+    let raw = read_memory(pid, address, 12)?;
+    let name = u64::from_ne_bytes(raw[0..8].try_into().unwrap_or_default());
+    let len = u32::from_ne_bytes(raw[8..12].try_into().unwrap_or_default());
+    if name == 0 || len == 0 {
+        return Ok(None);
+    }
+    read_sockaddr(pid, name, u64::from(len)).map(Some)
 }
 
 /// The file an `execve`/`execveat` of process `pid` names, resolved
@@ -702,6 +951,7 @@ mod tests {
                 .into_iter()
                 .map(PathBuf::from)
                 .collect(),
+            ..ExecPlan::default()
         };
         assert_eq!(ExecPlan::decode(&plan.encode()), plan);
         assert_eq!(plan.refusal(Path::new("/usr/bin/tea")), None);
@@ -722,5 +972,29 @@ mod tests {
             plan.refusal(Path::new("/usr/lib/git-core-evil/x"))
                 .is_some()
         );
+    }
+
+    #[test]
+    fn the_network_plan_allows_the_forge_only() {
+        let addr = |s: &str| {
+            s.parse::<SocketAddr>()
+                .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)))
+        };
+        let mut plan = ExecPlan::default();
+        assert!(plan.network_refusal(&addr("127.0.0.1:3000")).is_some());
+        plan.add_endpoint("127.0.0.1:3000");
+        plan.add_endpoint("[::1]:3000");
+        assert_eq!(plan.network_refusal(&addr("127.0.0.1:3000")), None);
+        assert_eq!(plan.network_refusal(&addr("[::ffff:127.0.0.1]:3000")), None);
+        assert_eq!(plan.network_refusal(&addr("[::1]:3000")), None);
+        assert!(plan.network_refusal(&addr("127.0.0.2:3000")).is_some());
+        assert!(plan.network_refusal(&addr("127.0.0.1:3001")).is_some());
+        assert_eq!(ExecPlan::decode(&plan.encode()), plan);
+        // A name only DNS knows: its port anywhere, and DNS.
+        let mut named = ExecPlan::default();
+        named.add_endpoint("forge.invalid:443");
+        assert_eq!(named.network_refusal(&addr("203.0.113.5:443")), None);
+        assert_eq!(named.network_refusal(&addr("203.0.113.5:53")), None);
+        assert!(named.network_refusal(&addr("203.0.113.5:80")).is_some());
     }
 }

@@ -89,6 +89,7 @@ pub fn rule(
         path_env: vec![PathBuf::from("/usr/bin")],
         env: BTreeMap::new(),
         connect_ports: connect_ports.to_vec(),
+        connect_hosts: Vec::new(),
         writable: writable.to_vec(),
     }
 }
