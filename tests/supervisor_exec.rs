@@ -81,7 +81,7 @@ impl Arm {
         if !supervisor {
             c.env("GUARD_SH_SUPERVISOR", "off");
         }
-        let out = c.output().unwrap();
+        let out = output_within(c, std::time::Duration::from_secs(30), line);
         let text = sandbox_support::join_resumed(&std::fs::read_to_string(&trace).unwrap());
         let started = text
             .lines()
@@ -149,6 +149,27 @@ impl Arm {
         std::fs::write(repo.join(".git/config"), text).unwrap();
         repo
     }
+}
+
+/// Run `c` to its end, failing the test if it takes longer than `limit`
+/// (a connection that reached a listener which never answers would wait).
+fn output_within(mut c: Command, limit: std::time::Duration, what: &str) -> Output {
+    use std::process::Stdio;
+    let mut child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            // Kill the whole group strace started: guard-sh and its children.
+            let _ = child.kill();
+            panic!("{what}: still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
 }
 
 /// `sh-copy -c 'echo pwned > MARKER'` run through the loader.
@@ -255,6 +276,19 @@ fn hostile_configs(arm: &Arm) -> Vec<(&'static str, String, Vec<String>)> {
             vec!["-p".into(), "log".into()],
         ),
         (
+            "include.path",
+            format!(
+                "[include]\n\tpath = {}\n",
+                arm.work().join("included.cfg").display()
+            ),
+            vec!["ls-remote".into(), "ssh://127.0.0.1:9/x".into()],
+        ),
+        (
+            "filter.*.clean",
+            format!("[filter \"x\"]\n\tclean = {h}\n"),
+            vec!["add".into(), "f".into()],
+        ),
+        (
             "diff.external",
             format!("[diff]\n\texternal = {loader_only}\n"),
             vec!["diff".into(), "HEAD".into()],
@@ -280,9 +314,16 @@ fn hostile_repository_config_starts_nothing_outside_the_plan() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A config file the include.path case pulls in.
+    std::fs::write(
+        arm.work().join("included.cfg"),
+        format!("[core]\n\tsshCommand = {}\n", hostile(&arm)),
+    )
+    .unwrap();
     for (key, config, args) in hostile_configs(&arm) {
         arm.repo(&config);
         std::fs::write(arm.work().join("repo/f"), "changed\n").unwrap();
+        std::fs::write(arm.work().join("repo/.gitattributes"), "* filter=x\n").unwrap();
         let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
         let line = format!("cd repo && tea git {}", quoted.join(" "));
         for landlock in [true, false] {
@@ -320,5 +361,44 @@ fn every_program_of_the_tree_is_recorded_with_its_parent() {
     assert!(
         execs.iter().all(|r| r["ppid"].as_i64().unwrap_or(0) > 0),
         "{execs:?}"
+    );
+}
+
+#[test]
+fn hostile_repository_config_reaches_no_other_host() {
+    use std::net::TcpListener;
+    let arm = Arm::new();
+    // The arm's forge is 127.0.0.1:3999; a relay on another loopback address.
+    let relay = TcpListener::bind("127.0.0.2:0").unwrap();
+    relay.set_nonblocking(true).unwrap();
+    let port = relay.local_addr().unwrap().port();
+    for config in [
+        format!("[http]\n\tproxy = http://127.0.0.2:{port}\n"),
+        format!("[url \"http://127.0.0.2:{port}/\"]\n\tinsteadOf = http://127.0.0.1:3999/\n"),
+    ] {
+        arm.repo(&config);
+        for landlock in [true, false] {
+            let (_, started) = arm.run(
+                "cd repo && tea git ls-remote http://127.0.0.1:3999/o/r",
+                landlock,
+                true,
+            );
+            arm.assert_only_the_plan_ran(&started, &config);
+            assert!(
+                relay.accept().is_err(),
+                "{config}: the relay saw a connection"
+            );
+        }
+    }
+    let refused: Vec<Value> = arm
+        .audit()
+        .into_iter()
+        .filter(|r| r["type"] == "connect" && r["allowed"] == false)
+        .collect();
+    assert!(
+        refused
+            .iter()
+            .any(|r| r["address"] == format!("127.0.0.2:{port}")),
+        "{refused:?}"
     );
 }
