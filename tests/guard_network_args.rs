@@ -15,21 +15,7 @@ use std::process::Command;
 use std::time::Duration;
 
 fn build(root: &Path, forge_port: u16) -> PathBuf {
-    let out = root.join("arm");
-    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .args([
-            "raw-api",
-            "--host",
-            &format!("http://127.0.0.1:{forge_port}"),
-        ])
-        .args(["--repo", "o/r", "--token-env", "NET_TOKEN", "--out"])
-        .arg(&out)
-        .env("PATH", "/usr/bin:/bin")
-        .env("NET_TOKEN", "net-token-0123")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", common::text(&o.stderr));
-    out
+    common::build_arm("raw-api", &format!("http://127.0.0.1:{forge_port}"), root)
 }
 
 #[test]
@@ -66,15 +52,7 @@ fn curl_reaches_no_proxy_relay_or_datagram_listener_by_the_guard_alone() {
         format!("curl -s -m 3 dict://127.0.0.1:{other_port}/x"),
     ];
     for line in &lines {
-        let o = Command::new(common::guard_sh())
-            .args(["-c", line])
-            .env_clear()
-            .env("GUARD_SH_POLICY", arm.join("policy.json"))
-            .env("GUARD_SH_LANDLOCK", "off")
-            .env("GUARD_SH_SUPERVISOR", "off")
-            .current_dir(arm.join("work"))
-            .output()
-            .unwrap();
+        let o = common::run_guard_alone(&arm, line);
         let stderr = common::text(&o.stderr);
         assert_eq!(o.status.code(), Some(126), "{line}: {stderr}");
         assert!(stderr.contains("denied:"), "{line}: {stderr}");

@@ -13,21 +13,8 @@ use std::process::Command;
 
 /// `arm-build ARM` with stand-ins (copies of `true`) for the tools.
 fn build(arm: &str, root: &Path) -> PathBuf {
-    let stubs = root.join("stubs");
-    std::fs::create_dir_all(&stubs).unwrap();
-    for tool in ["tea", "curl", "git"] {
-        std::fs::copy("/usr/bin/true", stubs.join(tool)).unwrap();
-    }
-    let out = root.join(arm);
-    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .args([arm, "--host", "http://127.0.0.1:3999", "--repo", "o/r"])
-        .args(["--token-env", "PATHS_TOKEN", "--out"])
-        .arg(&out)
-        .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
-        .env("PATHS_TOKEN", "paths-token-0123")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", common::text(&o.stderr));
+    common::true_stubs(root, &["tea", "curl", "git"]);
+    let out = common::build_arm(arm, "http://127.0.0.1:3999", root);
     std::fs::write(out.join("work/input"), "b\na\n").unwrap();
     out
 }
@@ -66,15 +53,7 @@ fn hashes(dir: &Path) -> Vec<(PathBuf, String)> {
 
 fn assert_refused_by_the_guard_alone(arm: &Path, guarded: &[&Path], line: &str) {
     let before: Vec<_> = guarded.iter().map(|d| hashes(d)).collect();
-    let o = Command::new(common::guard_sh())
-        .args(["-c", line])
-        .env_clear()
-        .env("GUARD_SH_POLICY", arm.join("policy.json"))
-        .env("GUARD_SH_LANDLOCK", "off")
-        .env("GUARD_SH_SUPERVISOR", "off")
-        .current_dir(arm.join("work"))
-        .output()
-        .unwrap();
+    let o = common::run_guard_alone(arm, line);
     let stderr = common::text(&o.stderr);
     assert_eq!(o.status.code(), Some(126), "{line}: {stderr}");
     assert!(stderr.contains("denied:"), "{line}: {stderr}");

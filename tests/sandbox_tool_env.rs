@@ -17,22 +17,8 @@ const STRACE: &str = "/usr/bin/strace";
 
 /// `arm-build ARM` with compiled stand-ins (copies of `true`) for the tools.
 fn build(arm: &str, root: &Path) -> PathBuf {
-    let stubs = root.join("stubs");
-    std::fs::create_dir_all(&stubs).unwrap();
-    for tool in ["tea", "gitea-axi", "curl", "git"] {
-        std::fs::copy("/usr/bin/true", stubs.join(tool)).unwrap();
-    }
-    let out = root.join(arm);
-    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .args([arm, "--host", "http://127.0.0.1:3999", "--repo", "o/r"])
-        .args(["--token-env", "ENV_TEST_TOKEN", "--out"])
-        .arg(&out)
-        .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
-        .env("ENV_TEST_TOKEN", "env-test-token-0123")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", common::text(&o.stderr));
-    out
+    common::true_stubs(root, &["tea", "gitea-axi", "curl", "git"]);
+    common::build_arm(arm, "http://127.0.0.1:3999", root)
 }
 
 /// Run `line` in the arm's guard-sh under `strace -f -v`; the environment
@@ -141,7 +127,7 @@ fn the_gitea_axi_tool_keeps_its_forge_url_when_the_agent_names_another() {
     );
     assert_eq!(
         env.get("GITEA_AXI_TOKEN").map(String::as_str),
-        Some("env-test-token-0123")
+        Some("test-arm-token-0123")
     );
 }
 

@@ -16,21 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn build(root: &Path, forge_port: u16) -> PathBuf {
-    let out = root.join("arm");
-    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .args([
-            "raw-api",
-            "--host",
-            &format!("http://127.0.0.1:{forge_port}"),
-        ])
-        .args(["--repo", "o/r", "--token-env", "NET_TOKEN", "--out"])
-        .arg(&out)
-        .env("PATH", "/usr/bin:/bin")
-        .env("NET_TOKEN", "net-token-0123")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", common::text(&o.stderr));
-    out
+    common::build_arm("raw-api", &format!("http://127.0.0.1:{forge_port}"), root)
 }
 
 /// A loopback listener that answers every connection with `200 ok` and

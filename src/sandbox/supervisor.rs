@@ -701,27 +701,32 @@ impl Serve {
             allowed,
             reason: refusal.clone().unwrap_or_default(),
         });
-        // The call goes on only if it is allowed, recorded, and still the
-        // same call (the process was not killed and the id not reused).
-        let mut id = notif.id;
-        // SAFETY: the ioctl reads `id`.
-        let valid =
-            unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &mut id) } == 0;
-        let go_on = allowed && recorded.is_ok() && valid;
-        let mut resp = libc::seccomp_notif_resp {
-            id: notif.id,
-            val: 0,
-            error: if go_on { 0 } else { -libc::EACCES },
-            flags: if go_on {
-                libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32
-            } else {
-                0
-            },
-        };
-        // SAFETY: the ioctl reads `resp`.
-        unsafe {
-            libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp);
-        }
+        respond(listener, notif.id, allowed && recorded.is_ok());
+    }
+}
+
+/// Answer notification `id`: let the call go on when `allowed` and it is
+/// still the same call (the process was not killed and the id not reused),
+/// else fail it with `EACCES`.
+fn respond(listener: Fd, id: u64, allowed: bool) {
+    let mut check = id;
+    // SAFETY: the ioctl reads `check`.
+    let valid =
+        unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &mut check) } == 0;
+    let go_on = allowed && valid;
+    let mut resp = libc::seccomp_notif_resp {
+        id,
+        val: 0,
+        error: if go_on { 0 } else { -libc::EACCES },
+        flags: if go_on {
+            libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32
+        } else {
+            0
+        },
+    };
+    // SAFETY: the ioctl reads `resp`.
+    unsafe {
+        libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp);
     }
 }
 
@@ -780,25 +785,7 @@ impl Serve {
                 }
             }
         }
-        let mut id = notif.id;
-        // SAFETY: the ioctl reads `id`.
-        let valid =
-            unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &mut id) } == 0;
-        let go_on = refusal.is_none() && recorded.is_ok() && valid;
-        let mut resp = libc::seccomp_notif_resp {
-            id: notif.id,
-            val: 0,
-            error: if go_on { 0 } else { -libc::EACCES },
-            flags: if go_on {
-                libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32
-            } else {
-                0
-            },
-        };
-        // SAFETY: the ioctl reads `resp`.
-        unsafe {
-            libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp);
-        }
+        respond(listener, notif.id, refusal.is_none() && recorded.is_ok());
     }
 }
 

@@ -128,3 +128,47 @@ pub fn run_guard(arm: &TestArm, cwd: &Path, args: &[&str]) -> Output {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// `arm-build ARM --host HOST --repo o/r --out ROOT/ARM` with `ROOT/stubs`
+/// (filled by the caller, if at all) first on `PATH`; the token comes from
+/// the environment. Returns the arm folder.
+pub fn build_arm(arm: &str, host: &str, root: &Path) -> PathBuf {
+    let out = root.join(arm);
+    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+        .args([arm, "--host", host, "--repo", "o/r"])
+        .args(["--token-env", "TEST_ARM_TOKEN", "--out"])
+        .arg(&out)
+        .env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", root.join("stubs").display()),
+        )
+        .env("TEST_ARM_TOKEN", "test-arm-token-0123")
+        .output()
+        .expect("run arm-build");
+    assert!(o.status.success(), "arm-build {arm}: {}", text(&o.stderr));
+    out
+}
+
+/// `ROOT/stubs/NAME` for each name, a copy of `/usr/bin/true` (a compiled
+/// program, so no shell is in the arm's reach).
+pub fn true_stubs(root: &Path, names: &[&str]) {
+    let stubs = root.join("stubs");
+    std::fs::create_dir_all(&stubs).expect("stubs");
+    for name in names {
+        std::fs::copy("/usr/bin/true", stubs.join(name)).expect("copy true");
+    }
+}
+
+/// `guard-sh -c LINE` in a built arm's work folder with the guard alone:
+/// Landlock and the exec supervisor off.
+pub fn run_guard_alone(arm: &Path, line: &str) -> Output {
+    Command::new(guard_sh())
+        .args(["-c", line])
+        .env_clear()
+        .env("GUARD_SH_POLICY", arm.join("policy.json"))
+        .env("GUARD_SH_LANDLOCK", "off")
+        .env("GUARD_SH_SUPERVISOR", "off")
+        .current_dir(arm.join("work"))
+        .output()
+        .expect("run guard-sh")
+}
