@@ -82,6 +82,7 @@ fn every_spelling_of_a_write_into_the_raw_api_arm_is_refused_without_landlock() 
         format!("curl -T input file://localhost{policy}"),
         "curl -o '../#1/x' 'http://127.0.0.1:3999/{bin,audit}'".to_string(),
         "curl -o '../[a-z]in/curl' http://127.0.0.1:3999/".to_string(),
+        "curl -o '../p#1' 'http://127.0.0.1:3999/{olicy.json}'".to_string(),
         // Through the bin folder's link to the program it names.
         "tee ../bin/curl < input".to_string(),
         format!("tee {} < input", stubs.join("curl").display()),
@@ -115,7 +116,8 @@ fn ordinary_writes_in_the_work_folder_still_work() {
     let o = Command::new(common::guard_sh())
         .args([
             "-c",
-            "sort -uo sorted input && mkdir -p a/b && tee a/b/c < input > /dev/null && cat sorted a/b/c",
+            "sort -uo sorted input && mkdir -p a/b && tee a/b/c < input > /dev/null && cat sorted a/b/c \
+             && echo '[{\"title\":\"t\"}]' | jq -r '.[].title' && echo '{\"a\":1}' | jq -c '{a}'",
         ])
         .env_clear()
         .env("GUARD_SH_POLICY", arm.join("policy.json"))
@@ -123,5 +125,6 @@ fn ordinary_writes_in_the_work_folder_still_work() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", common::text(&o.stderr));
-    assert_eq!(common::text(&o.stdout), "a\nb\nb\na\n");
+    // jq filters with brackets and braces are no paths.
+    assert_eq!(common::text(&o.stdout), "a\nb\nb\na\nt\n{\"a\":1}\n");
 }

@@ -95,11 +95,11 @@ pub fn check_path_arguments(policy: &Policy, cwd: &Path, args: &[&[u8]]) -> Resu
     // path), not once per argument.
     let mut protected = None;
     for arg in args {
-        for candidate in path_readings(arg) {
+        for (candidate, pattern) in path_readings(arg) {
             let path = Path::new(std::ffi::OsStr::from_bytes(candidate));
             let absolute = cwd.join(path);
             let protected = protected.get_or_insert_with(|| protected_reals(policy));
-            let reached = if is_pattern_prefix(arg, candidate) {
+            let reached = if pattern {
                 // A folder the pattern may write anywhere beneath.
                 protected_beneath(protected, &absolute)
             } else {
@@ -120,48 +120,43 @@ pub fn check_path_arguments(policy: &Policy, cwd: &Path, args: &[&[u8]]) -> Resu
 }
 
 /// Every way a program could read `arg` as a path (see
-/// [`check_path_arguments`]).
-fn path_readings(arg: &[u8]) -> Vec<&[u8]> {
-    let mut out: Vec<&[u8]> = vec![arg];
+/// [`check_path_arguments`]), each with whether it is the folder part of
+/// an output pattern (anything may be written beneath it).
+fn path_readings(arg: &[u8]) -> Vec<(&[u8], bool)> {
+    let mut plain: Vec<&[u8]> = vec![arg];
     if arg.starts_with(b"--") {
         if let Some(eq) = arg.iter().position(|&b| b == b'=') {
-            out.push(&arg[eq + 1..]);
+            plain.push(&arg[eq + 1..]);
         }
     } else if arg.starts_with(b"-") {
-        out.extend((2..arg.len()).map(|k| &arg[k..]));
+        plain.extend((2..arg.len()).map(|k| &arg[k..]));
     }
-    let mut more = Vec::new();
-    for reading in &out {
+    let mut urls = Vec::new();
+    for reading in &plain {
         if let Some(rest) = reading.strip_prefix(b"file://") {
-            let rest = rest.strip_prefix(b"localhost").unwrap_or(rest);
-            more.push(rest);
-        }
-        if let Some(glob) = reading.iter().position(|b| b"#{[".contains(b)) {
-            more.push(&reading[..glob]);
+            urls.push(rest.strip_prefix(b"localhost").unwrap_or(rest));
         }
     }
-    out.extend(more);
-    out.retain(|r| !r.is_empty() && *r != b"-");
+    plain.extend(urls);
+    let mut out: Vec<(&[u8], bool)> = Vec::new();
+    for reading in &plain {
+        // Only a prefix that names a folder (`../#1/x` → `../`): a jq
+        // filter such as `.[].title` is no path.
+        if let Some(glob) = reading.iter().position(|b| b"#{[".contains(b)) {
+            if let Some(slash) = reading[..glob].iter().rposition(|&b| b == b'/') {
+                out.push((&reading[..=slash], true));
+            }
+        }
+    }
+    out.extend(plain.into_iter().map(|r| (r, false)));
+    out.retain(|(r, _)| !r.is_empty() && *r != b"-");
     out
 }
 
-/// Whether `candidate` is the fixed prefix cut from a pattern in `arg`.
-fn is_pattern_prefix(arg: &[u8], candidate: &[u8]) -> bool {
-    let end = candidate.as_ptr() as usize + candidate.len();
-    let arg_end = arg.as_ptr() as usize + arg.len();
-    end < arg_end && b"#{[".contains(&arg[end - arg.as_ptr() as usize])
-}
-
-/// A protected path inside the folder (or file prefix) `prefix` names.
-fn protected_beneath<'p>(protected: &[(&'p Path, PathBuf)], prefix: &Path) -> Option<&'p Path> {
-    let folder = if prefix.as_os_str().as_bytes().ends_with(b"/") {
-        prefix.to_path_buf()
-    } else {
-        prefix
-            .parent()
-            .map_or_else(|| prefix.to_path_buf(), Path::to_path_buf)
-    };
-    let (real, _) = resolve_for_write(&folder);
+/// A protected path beneath the folder `folder` (a pattern's fixed part),
+/// or one that contains it.
+fn protected_beneath<'p>(protected: &[(&'p Path, PathBuf)], folder: &Path) -> Option<&'p Path> {
+    let (real, _) = resolve_for_write(folder);
     protected
         .iter()
         .find(|(_, p)| p.starts_with(&real) || real.starts_with(p))
