@@ -237,13 +237,9 @@ impl Confinement {
         };
         let mut grants = Grants::default();
         let mut resolver = Resolver::new();
-        let chain = resolver
-            .resolve(exe, cwd, &rule.path_env)
-            .map_err(|source| SandboxError::Open {
-                path: exe.to_path_buf(),
-                source,
-            })?;
-        grants.execute.extend(chain);
+        grants
+            .execute
+            .extend(start_chain(rule, exe, cwd, &mut resolver)?);
         grants.add_rule(rule, cwd, &mut resolver);
         grants.add_writable(&policy.sandbox.writable, cwd);
         check_protected(policy, &grants.write, cwd)?;
@@ -391,6 +387,22 @@ fn add_path(
     }
     // An O_PATH descriptor is closed as soon as the rule is in the ruleset.
     Ok(created.add_rule(PathBeneath::new(fd, rights))?)
+}
+
+/// `exe` and what the kernel runs to start it (its ELF loader, its `#!`
+/// interpreters), as `resolver` finds them on the rule's `PATH`.
+pub(super) fn start_chain(
+    rule: &CommandRule,
+    exe: &Path,
+    cwd: &Path,
+    resolver: &mut Resolver,
+) -> Result<Vec<PathBuf>, SandboxError> {
+    resolver
+        .resolve(exe, cwd, &rule.path_env)
+        .map_err(|source| SandboxError::Open {
+            path: exe.to_path_buf(),
+            source,
+        })
 }
 
 /// What a command of `rule` may execute besides its own program's chain:

@@ -66,13 +66,10 @@ impl ExecPlan {
         cwd: &Path,
     ) -> Result<ExecPlan, SandboxError> {
         let mut resolver = Resolver::new();
-        let chain = resolver
-            .resolve(exe, cwd, &rule.path_env)
-            .map_err(|source| SandboxError::Open {
-                path: exe.to_path_buf(),
-                source,
-            })?;
-        let mut allowed: BTreeSet<PathBuf> = chain.into_iter().collect();
+        let mut allowed: BTreeSet<PathBuf> =
+            super::landlock::start_chain(rule, exe, cwd, &mut resolver)?
+                .into_iter()
+                .collect();
         allowed.extend(super::landlock::helper_execute_set(
             rule,
             cwd,
