@@ -304,14 +304,6 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
             return 126;
         }
     };
-    // The supervisor's records go through a copy of its own as well.
-    let supervisor_base = match sink.fork_session(redactor.clone()) {
-        Ok(s) => s,
-        Err(e) => {
-            say(&format!("audit log unavailable: {e}"));
-            return 126;
-        }
-    };
     if let Err(status) = confine_self(&policy, &enforcement, &mut sink) {
         return status;
     }
@@ -320,8 +312,11 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         .collect();
     let mut sys = RealSystem::new();
     let mut shell = Shell::new(policy.clone(), &mut sys, &mut sink, environ);
+    // Forked copies and the exec supervisor both record through copies of
+    // this one descriptor.
+    let fork_base = Rc::new(fork_base);
     if supervise {
-        let sink = supervisor_base;
+        let sink = Rc::clone(&fork_base);
         let policy = policy.clone();
         let redactor = redactor.clone();
         let (enforcement, argv_text, cwd, trial) = (

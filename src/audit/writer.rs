@@ -173,9 +173,9 @@ impl FileSink {
             }));
         }
         let line = self.encode(event)?;
-        self.check_file()?;
+        let end = self.check_file()?;
         let written = self
-            .reserve(line.len())
+            .reserve(end, line.len())
             .map_err(|e| AuditError::io(&self.path, e))
             .and_then(|()| self.write_record(&line));
         if let Err(e) = written {
@@ -194,16 +194,15 @@ impl FileSink {
         self.next_seq += 1;
     }
 
-    /// Make sure the file has room for `len` more bytes plus
+    /// Make sure the file (`end` bytes long) has room for `len` more bytes plus
     /// [`UNRECORDED_RESERVE`] (allocated past its end, its size unchanged),
     /// so that when a record cannot be written an `unrecorded` note still
     /// fits. Filesystems without `fallocate` skip this.
-    fn reserve(&mut self, len: usize) -> std::io::Result<()> {
+    fn reserve(&mut self, end: u64, len: usize) -> std::io::Result<()> {
         if !self.can_reserve {
             return Ok(());
         }
         let fd = self.file.as_raw_fd();
-        let end = self.file.metadata()?.len();
         let want = (len + UNRECORDED_RESERVE) as libc::off_t;
         // SAFETY: fallocate on a descriptor this sink owns, with plain numbers.
         let r = unsafe { libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, end as libc::off_t, want) };
@@ -269,8 +268,8 @@ impl FileSink {
     /// Fail if the file we hold is no longer the log at `path`: the
     /// descriptor must still be the file opened (device and inode) in append
     /// mode, and one `stat` of the path must name that same file (so it is
-    /// linked there, not removed or replaced).
-    fn check_file(&mut self) -> Result<(), AuditError> {
+    /// linked there, not removed or replaced). Returns the file's size.
+    fn check_file(&mut self) -> Result<u64, AuditError> {
         let fd = self.file.as_raw_fd();
         if private_fd::identity(fd) != Some(self.identity) {
             return Err(self.poison(format!(
@@ -283,7 +282,7 @@ impl FileSink {
             return Err(self.poison(format!("descriptor {fd} is no longer open for appending")));
         }
         match std::fs::metadata(&self.path) {
-            Ok(now) if (now.dev(), now.ino()) == self.identity => Ok(()),
+            Ok(now) if (now.dev(), now.ino()) == self.identity => Ok(now.len()),
             Ok(_) => Err(self.poison("the log file was moved or replaced".into())),
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 Err(self.poison("the log file was removed (or moved away)".into()))
