@@ -5,7 +5,8 @@
 //! in a persistent session (parse, guard, audit, prepare, fork, enforce,
 //! exec, wait), and one `guard-sh -c` per spawn (start-up, guard-sh's own
 //! domain included), each with Landlock and with `GUARD_SH_LANDLOCK=off`;
-//! and a session with the exec supervisor against one without.
+//! and a session with the exec supervisor against one without, per spawn
+//! and per connection.
 //!
 //! `cargo bench --bench sandbox -- NOMATCH` prints the interleaved figures
 //! and skips the criterion groups.
@@ -151,21 +152,32 @@ struct GuardArm {
 
 impl GuardArm {
     fn new() -> GuardArm {
+        GuardArm::with_command("t", Path::new(TRUE), None)
+    }
+
+    /// The arm with `name` running `program`, which may connect to
+    /// `127.0.0.1:PORT` when `forge` names a port.
+    fn with_command(name: &str, program: &Path, forge: Option<u16>) -> GuardArm {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = dir.path();
         for sub in ["work", "bin", "audit"] {
             std::fs::create_dir_all(root.join(sub)).expect("layout");
         }
-        let (mut policy, rule) = fixture(&root.join("work"));
+        let (mut policy, mut rule) = fixture(&root.join("work"));
+        rule.path = program.to_path_buf();
+        if let Some(port) = forge {
+            rule.connect_ports = vec![port];
+            rule.connect_hosts = vec![format!("127.0.0.1:{port}")];
+        }
         policy.bin_dir = root.join("bin");
-        policy.commands = BTreeMap::from([("t".to_string(), rule)]);
+        policy.commands = BTreeMap::from([(name.to_string(), rule)]);
         policy.sandbox.mode = SandboxMode::BestEffort;
         policy.sandbox.protected = vec![
             root.join("policy.json"),
             root.join("bin"),
             root.join("audit"),
         ];
-        std::os::unix::fs::symlink(TRUE, root.join("bin/t")).expect("bin link");
+        std::os::unix::fs::symlink(program, root.join("bin").join(name)).expect("bin link");
         let json = serde_json::to_vec(&policy).expect("policy json");
         std::fs::write(root.join("policy.json"), json).expect("write policy");
         GuardArm { dir }
@@ -345,6 +357,59 @@ fn supervision(rounds: usize) {
     assert!(execs >= rounds, "the supervised session recorded its execs");
 }
 
+/// The cost of one supervised connection: `c` (Debian's Python) opens and
+/// closes `CONNECTS` connections to a loopback listener and times its own
+/// loop, in `guard-sh -c` with the supervisor and without (Landlock on in
+/// both), interleaved.
+fn per_connection(rounds: usize) {
+    const CONNECTS: usize = 200;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listener");
+    let port = listener.local_addr().expect("port").port();
+    std::thread::spawn(move || for _ in listener.incoming() {});
+    let arm = GuardArm::with_command("c", Path::new("/usr/bin/python3"), Some(port));
+    let line = format!(
+        "c -c 'import socket, time\nt = time.perf_counter()\nfor _ in range({CONNECTS}):\n    \
+         s = socket.create_connection((\"127.0.0.1\", {port})); s.close()\n\
+         print((time.perf_counter() - t) / {CONNECTS} * 1e6)'"
+    );
+    let once = |supervised: bool| -> f64 {
+        let out = arm
+            .command_supervised(true, supervised, "connect.jsonl")
+            .args(["-c", &line])
+            .stdin(Stdio::null())
+            .output()
+            .expect("guard-sh -c");
+        assert!(out.status.success(), "the connecting command ran");
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .expect("microseconds per connection")
+    };
+    let (mut without, mut with, mut extra) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let a = once(false);
+        let b = once(true);
+        without.push(a);
+        with.push(b);
+        extra.push(b - a);
+    }
+    println!(
+        "{CONNECTS} loopback connections per command, {rounds} commands each: median {:.1} µs per \
+         connection without the supervisor, {:.1} µs with; per-connection overhead median {:.1} µs",
+        median(&mut without),
+        median(&mut with),
+        median(&mut extra)
+    );
+    let connects = std::fs::read_to_string(arm.dir.path().join("audit/connect.jsonl"))
+        .expect("audit log")
+        .matches("\"type\":\"connect\"")
+        .count();
+    assert!(
+        connects >= rounds * CONNECTS,
+        "the supervised commands recorded their connections"
+    );
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -356,6 +421,7 @@ fn main() {
     interleaved(2000);
     through_guard_sh(1000);
     supervision(1000);
+    per_connection(30);
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

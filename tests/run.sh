@@ -14,9 +14,10 @@ missing=()
 for entry in bash:bash dash:dash strace:strace jq:jq column:bsdextrautils curl:curl node:nodejs python3:python3 gzip:gzip npm:npm; do
     command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
 done
-# Debian's own git (the supervisor tests drive /usr/bin/git, whatever else
-# is on PATH).
+# Debian's own git and python3 (the supervisor tests drive /usr/bin/git and
+# /usr/bin/python3, whatever else is on PATH).
 [ -x /usr/bin/git ] || missing+=(git)
+[ -x /usr/bin/python3 ] || missing+=(python3)
 if [ "${#missing[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         export DEBIAN_FRONTEND=noninteractive

