@@ -240,7 +240,16 @@ impl Compiler {
             let mut connect_hosts = Vec::new();
             if tool.connect_host {
                 ports.insert(self.host_port);
-                connect_hosts.push(format!("{}:{}", self.host_name, self.host_port));
+                let resolv_conf = std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default();
+                connect_hosts = super::endpoint::forge_endpoints(
+                    &self.host_name,
+                    self.host_port,
+                    super::endpoint::system_dns,
+                    &resolv_conf,
+                );
+                if connect_hosts.iter().any(|e| e.ends_with(":53")) {
+                    ports.insert(53);
+                }
             }
             ports.extend(tool.connect_ports.iter().copied());
             let mut writable = Vec::new();

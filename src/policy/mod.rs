@@ -7,6 +7,7 @@
 
 mod argmatch;
 pub mod compile;
+pub mod endpoint;
 pub mod error;
 pub mod examples;
 pub mod load;

@@ -430,7 +430,10 @@ fn readable_roots() -> Result<&'static [ReadRoot], SandboxError> {
             // A private copy; `file` closes the original when dropped.
             let private = crate::exec::private_fd::save(file.as_fd().as_raw_fd())
                 .map_err(|e| format!("{}: {e}", path.display()))?;
-            roots.push(ReadRoot { fd: private, is_dir });
+            roots.push(ReadRoot {
+                fd: private,
+                is_dir,
+            });
         }
         Ok(roots)
     });
@@ -670,8 +673,14 @@ mod tests {
             .collect();
         assert!(named.contains(&PathBuf::from("/usr")), "{named:?}");
         assert!(named.contains(&PathBuf::from("/proc/cpuinfo")), "{named:?}");
-        assert!(!named.iter().any(|r| r == Path::new("/proc")
-            || r.starts_with(format!("/proc/{}", std::process::id()))));
-        assert!(roots.iter().all(|r| crate::exec::private_fd::is_private(r.fd)));
+        assert!(
+            !named.iter().any(|r| r == Path::new("/proc")
+                || r.starts_with(format!("/proc/{}", std::process::id())))
+        );
+        assert!(
+            roots
+                .iter()
+                .all(|r| crate::exec::private_fd::is_private(r.fd))
+        );
     }
 }

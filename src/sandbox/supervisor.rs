@@ -99,7 +99,7 @@ impl ExecPlan {
             return;
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
-        let addresses = resolve_locally(host);
+        let addresses = crate::policy::endpoint::resolve_locally(host);
         if addresses.is_empty() {
             self.any_address_ports.insert(port);
             self.any_address_ports.insert(53);
@@ -200,30 +200,6 @@ impl ExecPlan {
         }
         plan
     }
-}
-
-/// The addresses of `host` known without DNS: a literal, `localhost`, or
-/// `/etc/hosts` (guard-sh calls no NSS function).
-fn resolve_locally(host: &str) -> Vec<IpAddr> {
-    if let Ok(ip) = host.parse::<IpAddr>() {
-        return vec![ip];
-    }
-    if host.eq_ignore_ascii_case("localhost") {
-        return vec![
-            IpAddr::from([127, 0, 0, 1]),
-            IpAddr::from(std::net::Ipv6Addr::LOCALHOST),
-        ];
-    }
-    let hosts = std::fs::read_to_string("/etc/hosts").unwrap_or_default();
-    hosts
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or(""))
-        .filter_map(|l| {
-            let mut words = l.split_whitespace();
-            let ip: IpAddr = words.next()?.parse().ok()?;
-            words.any(|w| w.eq_ignore_ascii_case(host)).then_some(ip)
-        })
-        .collect()
 }
 
 /// The names glibc and musl give their dynamic loaders.
