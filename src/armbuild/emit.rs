@@ -1,10 +1,18 @@
 //! Runtime configs: what each agent harness needs to run one arm.
 //!
-//! For every arm the harnesses' own network built-ins are switched off
-//! (Claude: `WebFetch`, `WebSearch`; Codex: web search); for an arm without
-//! a shell their shell tool is switched off too. Shell arms point the
-//! harness's `SHELL` at guard-sh through a path that contains `bash`,
-//! because Claude Code ignores any other.
+//! Each harness is offered exactly the arm's channel, by allowlist: shell
+//! arms the shell tool alone (Claude: `tools: ["Bash"]` / `--tools Bash`),
+//! the MCP arm no built-in tool at all (`tools: []` / `--tools ""`) and
+//! only its server's tools. Every built-in the pinned releases know is
+//! also denied by name, for a harness that ignores the allowlist. No
+//! settings file, hook, skill, plugin or MCP server from disk is loaded
+//! (`settingSources: []` / `--setting-sources ""`, strict MCP config,
+//! `--disable-slash-commands`), and the harness's HOME and config folder
+//! are the arm's `harness-home/`, empty after every build. Shell arms point
+//! the harness's `SHELL` at guard-sh through a path that contains `bash`,
+//! because Claude Code ignores any other. Option names are those of
+//! Claude Code 2.1.332, the Claude Agent SDK 0.3.335 and Codex 0.171.0,
+//! which the end-to-end tests drive.
 
 use super::error::BuildError;
 use crate::policy::compile::ResolvedMcp;
@@ -18,10 +26,59 @@ const CODEX_CORE_VARS: [&str; 9] = [
     "HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP",
 ];
 
-/// Claude tools that reach the network by themselves.
-pub const CLAUDE_NETWORK_TOOLS: [&str; 2] = ["WebFetch", "WebSearch"];
-/// Claude's shell tools, disabled for arms without a shell.
+/// Claude's shell tools: the one built-in a shell arm is offered (the
+/// first), and what an arm without a shell denies.
 pub const CLAUDE_SHELL_TOOLS: [&str; 3] = ["Bash", "BashOutput", "KillShell"];
+/// Every other Claude built-in (Claude Code 2.1.332's `sdk-tools.d.ts` and
+/// the tools it offers by default), denied by name: files, subagents,
+/// skills, web, scheduling, monitoring, worktrees, MCP resources.
+pub const CLAUDE_OTHER_TOOLS: [&str; 45] = [
+    "Agent",
+    "Task",
+    "TaskCreate",
+    "TaskGet",
+    "TaskUpdate",
+    "TaskList",
+    "TaskStop",
+    "TaskOutput",
+    "Edit",
+    "MultiEdit",
+    "Read",
+    "Write",
+    "NotebookEdit",
+    "NotebookRead",
+    "Glob",
+    "Grep",
+    "LS",
+    "WebFetch",
+    "WebSearch",
+    "TodoWrite",
+    "Skill",
+    "SlashCommand",
+    "ToolSearch",
+    "Workflow",
+    "ListAgents",
+    "ReportFindings",
+    "ScheduleWakeup",
+    "Monitor",
+    "CronCreate",
+    "CronDelete",
+    "CronList",
+    "RemoteTrigger",
+    "EnterWorktree",
+    "ExitWorktree",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "AskUserQuestion",
+    "ListMcpResourcesTool",
+    "ReadMcpResourceTool",
+    "SendUserMessage",
+    "SendMessage",
+    "PushNotification",
+    "Artifact",
+    "ProposeSkills",
+    "ProposeGoal",
+];
 
 /// What the runtime configs are made from.
 pub struct RuntimeInputs<'a> {
@@ -30,6 +87,8 @@ pub struct RuntimeInputs<'a> {
     pub work_dir: &'a Path,
     /// The arm's temp folder (writable by guard-sh).
     pub tmp_dir: &'a Path,
+    /// The harness's own HOME and config folder.
+    pub harness_home: &'a Path,
     /// Shell arms: the variables the harness sets for itself (SHELL, guard-sh's).
     pub shell_env: Option<&'a BTreeMap<String, String>>,
     /// Shell arms: guard-sh under the file name `bash`, Codex's login shell.
@@ -75,18 +134,37 @@ impl RuntimeFiles {
     }
 }
 
-fn claude_tools(inputs: &RuntimeInputs) -> (Vec<String>, Vec<String>) {
-    let mut disallowed: Vec<String> = CLAUDE_NETWORK_TOOLS.iter().map(|s| s.to_string()).collect();
-    let allowed = match inputs.mcp {
-        Some(m) => {
-            disallowed.extend(CLAUDE_SHELL_TOOLS.iter().map(|s| s.to_string()));
-            vec![format!("mcp__{}", m.server)]
-        }
-        None => vec!["Bash".to_string()],
-    };
-    (allowed, disallowed)
+/// The arm's channel for Claude: the built-in tools offered (an
+/// allowlist), the tools pre-approved, and every other built-in, denied.
+struct ClaudeTools {
+    offered: Vec<String>,
+    allowed: Vec<String>,
+    denied: Vec<String>,
 }
 
+fn claude_tools(inputs: &RuntimeInputs) -> ClaudeTools {
+    let mut denied: Vec<String> = CLAUDE_OTHER_TOOLS.iter().map(|s| s.to_string()).collect();
+    match inputs.mcp {
+        Some(m) => {
+            denied.extend(CLAUDE_SHELL_TOOLS.iter().map(|s| s.to_string()));
+            ClaudeTools {
+                offered: Vec::new(),
+                allowed: vec![format!("mcp__{}", m.server)],
+                denied,
+            }
+        }
+        None => {
+            denied.extend(CLAUDE_SHELL_TOOLS[1..].iter().map(|s| s.to_string()));
+            ClaudeTools {
+                offered: vec![CLAUDE_SHELL_TOOLS[0].to_string()],
+                allowed: vec![CLAUDE_SHELL_TOOLS[0].to_string()],
+                denied,
+            }
+        }
+    }
+}
+
+/// For shell arms, guard-sh as the harness's shell.
 fn claude_env(inputs: &RuntimeInputs) -> BTreeMap<String, String> {
     let mut env = inputs.shell_env.cloned().unwrap_or_default();
     if let Some(shell) = env.get("SHELL").cloned() {
@@ -98,6 +176,28 @@ fn claude_env(inputs: &RuntimeInputs) -> BTreeMap<String, String> {
             inputs.tmp_dir.to_string_lossy().into_owned(),
         );
     }
+    env
+}
+
+/// [`claude_env`] plus HOME and the config folder in the arm: the whole
+/// process environment the SDK starts Claude Code with (its `env` option
+/// replaces the environment; without HOME the CLI wrote into the
+/// operator's `~/.claude`). Claude Code started by hand takes these two on
+/// its command line (README), since its settings apply after start-up.
+fn harness_env(inputs: &RuntimeInputs) -> BTreeMap<String, String> {
+    let mut env = claude_env(inputs);
+    env.insert(
+        "HOME".into(),
+        inputs.harness_home.to_string_lossy().into_owned(),
+    );
+    env.insert(
+        "CLAUDE_CONFIG_DIR".into(),
+        inputs
+            .harness_home
+            .join(".claude")
+            .to_string_lossy()
+            .into_owned(),
+    );
     env
 }
 
@@ -119,18 +219,26 @@ fn to_pretty(what: &'static str, v: &Value) -> Result<String, BuildError> {
         })
 }
 
-/// The Claude Agent SDK `options` object (merge `env` with your own environment).
+/// The Claude Agent SDK `options` object. Its `env` replaces the
+/// harness's whole environment: add `PATH` and the model's credentials
+/// (`ANTHROPIC_API_KEY`), and keep its `HOME`.
 pub fn claude_agent_sdk(inputs: &RuntimeInputs) -> Result<String, BuildError> {
-    let (allowed, disallowed) = claude_tools(inputs);
+    let tools = claude_tools(inputs);
     to_pretty(
         "Claude Agent SDK options",
         &json!({
             "systemPrompt": inputs.system_prompt,
             "cwd": inputs.work_dir,
-            "env": claude_env(inputs),
+            "env": harness_env(inputs),
+            "tools": tools.offered,
             "mcpServers": mcp_servers(inputs),
-            "allowedTools": allowed,
-            "disallowedTools": disallowed,
+            "strictMcpConfig": true,
+            "settingSources": [],
+            "skills": [],
+            "plugins": [],
+            "agents": {},
+            "allowedTools": tools.allowed,
+            "disallowedTools": tools.denied,
         }),
     )
 }
@@ -145,12 +253,14 @@ pub fn claude_code_mcp(inputs: &RuntimeInputs) -> Result<String, BuildError> {
 
 /// Claude Code settings (`--settings FILE`).
 pub fn claude_code_settings(inputs: &RuntimeInputs) -> Result<String, BuildError> {
-    let (allowed, disallowed) = claude_tools(inputs);
+    let tools = claude_tools(inputs);
     to_pretty(
         "Claude Code settings",
         &json!({
             "env": claude_env(inputs),
-            "permissions": { "allow": allowed, "deny": disallowed },
+            "permissions": { "allow": tools.allowed, "deny": tools.denied },
+            "disableAllHooks": true,
+            "enableAllProjectMcpServers": false,
         }),
     )
 }
@@ -160,19 +270,24 @@ pub fn claude_code_flags(
     inputs: &RuntimeInputs,
     files: &RuntimeFiles,
 ) -> Result<String, BuildError> {
-    let (allowed, disallowed) = claude_tools(inputs);
+    let tools = claude_tools(inputs);
     let args = json!([
+        "--tools",
+        tools.offered.join(","),
+        "--setting-sources",
+        "",
         "--settings",
         files.claude_code_settings,
         "--mcp-config",
         files.claude_code_mcp,
         "--strict-mcp-config",
+        "--disable-slash-commands",
         "--system-prompt-file",
         inputs.system_prompt_file,
         "--allowedTools",
-        allowed.join(","),
+        tools.allowed.join(","),
         "--disallowedTools",
-        disallowed.join(","),
+        tools.denied.join(","),
     ]);
     to_pretty("Claude Code flags", &args)
 }

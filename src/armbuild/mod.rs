@@ -200,6 +200,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         l.definition.clone(),
         runtimes.clone(),
         l.home.clone(),
+        l.harness_home.clone(),
     ];
     made.extend(links.iter().map(|k| k.at.clone()));
     made.extend(compiled.files.iter().map(|(p, _)| p.clone()));
@@ -215,7 +216,15 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         }
     }
     layout::write_marker(&out, &made)?;
-    for dir in [&l.bin, &l.work, &l.tmp, &l.home, &l.audit_dir, &runtimes] {
+    for dir in [
+        &l.bin,
+        &l.work,
+        &l.tmp,
+        &l.home,
+        &l.harness_home,
+        &l.audit_dir,
+        &runtimes,
+    ] {
         layout::make_dir(dir)?;
     }
     layout::make_links(&links)?;
@@ -258,6 +267,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         system_prompt_file: &prompt_file,
         work_dir: &l.work,
         tmp_dir: &l.tmp,
+        harness_home: &l.harness_home,
         shell_env: shell_env.as_ref(),
         codex_shell: codex_shell.as_deref(),
         writable_roots: &writable_roots,

@@ -43,6 +43,12 @@ pub struct Layout {
     /// operator dotfile (`.curlrc`, `.gitconfig`) is read and none can be
     /// planted.
     pub home: PathBuf,
+    /// The harness's HOME and config folder (`CLAUDE_CONFIG_DIR`,
+    /// `CODEX_HOME`): made empty by every build, so no settings, hooks,
+    /// skills or memory of the operator or of an earlier trial reach the
+    /// harness; not writable by commands, so the agent can plant none and
+    /// cannot rewrite the harness's own transcript.
+    pub harness_home: PathBuf,
     pub audit_dir: PathBuf,
     pub audit_log: PathBuf,
     pub policy: PathBuf,
@@ -62,6 +68,7 @@ impl Layout {
             work: out.join("work"),
             tmp: out.join("tmp"),
             home: out.join("home"),
+            harness_home: out.join("harness-home"),
             audit_dir: out.join("audit"),
             audit_log: out.join("audit").join("audit.jsonl"),
             policy: out.join("policy.json"),
@@ -427,6 +434,7 @@ impl Compiler {
                     layout.runtimes.clone(),
                     layout.bash_dir.clone(),
                     layout.home.clone(),
+                    layout.harness_home.clone(),
                 ],
             },
             audit: AuditPolicy {

@@ -6,6 +6,9 @@ Usage: python3 mock_anthropic.py [PORT] [LOGFILE]
   env MOCK_CMD (or the file named by MOCK_CMD_FILE, default ./mock_cmd.txt, re-read per request) overrides the
   Bash command the fake model asks for.
 First /v1/messages request that offers the Bash tool -> tool_use Bash {"command": CMD}.
+  env MOCK_TOOL_USES (a JSON list of {"name", "input"}) instead: the first request that offers any tool
+  gets all of those tool_use blocks in one message, whether offered or not (a model trying tools it
+  was not given).
 Any request whose last user message carries a tool_result -> text "done".
 Anything else -> plain text "ok". Every request (path, headers subset, body) is logged.
 """
@@ -52,12 +55,18 @@ def offers_bash(body):
     return any(t.get("name") == "Bash" for t in (body.get("tools") or []) if isinstance(t, dict))
 
 
+TOOL_USES = json.loads(os.environ.get("MOCK_TOOL_USES") or "null")
+
+
 def build(body):
     counter[0] += 1
     mid = "msg_mock_%d" % counter[0]
     model = body.get("model", "claude-mock")
     if has_tool_result(body):
         blocks = [{"type": "text", "text": "done"}]; stop = "end_turn"
+    elif TOOL_USES is not None and body.get("tools"):
+        blocks = [{"type": "tool_use", "id": "toolu_mock_%d_%d" % (counter[0], i), "name": u["name"],
+                   "input": u["input"]} for i, u in enumerate(TOOL_USES)]; stop = "tool_use"
     elif offers_bash(body):
         blocks = [{"type": "tool_use", "id": "toolu_mock_%d" % counter[0], "name": "Bash",
                    "input": {"command": current_cmd(), "description": "mock command"}}]; stop = "tool_use"
