@@ -30,9 +30,10 @@ const CODEX_CORE_VARS: [&str; 9] = [
 /// first), and what an arm without a shell denies.
 pub const CLAUDE_SHELL_TOOLS: [&str; 3] = ["Bash", "BashOutput", "KillShell"];
 /// Every other Claude built-in (Claude Code 2.1.332's `sdk-tools.d.ts` and
-/// the tools it offers by default), denied by name: files, subagents,
+/// the tools it offers by default, each a name it knows: it warns about a
+/// deny rule that matches no tool), denied by name: files, subagents,
 /// skills, web, scheduling, monitoring, worktrees, MCP resources.
-pub const CLAUDE_OTHER_TOOLS: [&str; 45] = [
+pub const CLAUDE_OTHER_TOOLS: [&str; 40] = [
     "Agent",
     "Task",
     "TaskCreate",
@@ -42,19 +43,15 @@ pub const CLAUDE_OTHER_TOOLS: [&str; 45] = [
     "TaskStop",
     "TaskOutput",
     "Edit",
-    "MultiEdit",
     "Read",
     "Write",
     "NotebookEdit",
-    "NotebookRead",
     "Glob",
     "Grep",
-    "LS",
     "WebFetch",
     "WebSearch",
     "TodoWrite",
     "Skill",
-    "SlashCommand",
     "ToolSearch",
     "Workflow",
     "ListAgents",
@@ -76,7 +73,6 @@ pub const CLAUDE_OTHER_TOOLS: [&str; 45] = [
     "SendMessage",
     "PushNotification",
     "Artifact",
-    "ProposeSkills",
     "ProposeGoal",
 ];
 

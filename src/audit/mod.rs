@@ -39,6 +39,7 @@ pub mod record;
 pub mod redact;
 pub mod report;
 pub mod session;
+pub mod transcript;
 pub mod trial;
 pub mod verify;
 pub mod writer;

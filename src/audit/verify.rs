@@ -52,6 +52,9 @@ pub enum FindingKind {
     Incomplete,
     PlantedConfig,
     TrialUnproven,
+    ToolOutsideChannel,
+    CallNotRecorded,
+    RecordWithoutCall,
     ChainBreak,
     Forged,
     Truncated,
@@ -71,7 +74,10 @@ impl FindingKind {
             | FindingKind::HarnessUnconfined
             | FindingKind::Incomplete
             | FindingKind::PlantedConfig
-            | FindingKind::TrialUnproven => 1,
+            | FindingKind::TrialUnproven
+            | FindingKind::ToolOutsideChannel
+            | FindingKind::CallNotRecorded
+            | FindingKind::RecordWithoutCall => 1,
             FindingKind::ChainBreak
             | FindingKind::Forged
             | FindingKind::Truncated
@@ -92,6 +98,9 @@ impl FindingKind {
             FindingKind::Incomplete => "incomplete",
             FindingKind::PlantedConfig => "planted-config",
             FindingKind::TrialUnproven => "trial-unproven",
+            FindingKind::ToolOutsideChannel => "tool-outside-channel",
+            FindingKind::CallNotRecorded => "call-not-recorded",
+            FindingKind::RecordWithoutCall => "record-without-call",
             FindingKind::Forged => "forged",
             FindingKind::ChainBreak => "chain-break",
             FindingKind::Truncated => "truncated",
@@ -186,6 +195,102 @@ pub fn verify_logs(paths: &[PathBuf], options: VerifyOptions) -> Report {
         }
     }
     verifier.finish(options)
+}
+
+/// The text of each session's `line` records in `paths`, sessions in order
+/// of first appearance (read without verifying: [`verify_logs`] judges the
+/// records themselves).
+pub fn recorded_lines(paths: &[PathBuf]) -> Vec<crate::audit::transcript::RecordedLines> {
+    let mut out: Vec<crate::audit::transcript::RecordedLines> = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        for record in text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        {
+            let (Some(session), Some(line)) = (record["session"].as_str(), record["text"].as_str())
+            else {
+                continue;
+            };
+            if record["type"] != "line" {
+                continue;
+            }
+            match out.iter_mut().find(|s| s.session == session) {
+                Some(s) => {
+                    s.text.push('\n');
+                    s.text.push_str(line);
+                }
+                None => out.push(crate::audit::transcript::RecordedLines {
+                    session: session.to_string(),
+                    text: line.to_string(),
+                }),
+            }
+        }
+    }
+    out
+}
+
+/// Add the transcript cross-check's mismatches (from `file`) to `report`.
+pub fn add_transcript_findings(
+    report: &mut Report,
+    file: &str,
+    mismatches: &[crate::audit::transcript::Mismatch],
+) {
+    use crate::audit::transcript::Mismatch;
+    for m in mismatches {
+        let (kind, session, line, message) = match m {
+            Mismatch::OutsideChannel(call) => (
+                FindingKind::ToolOutsideChannel,
+                None,
+                Some(call.line),
+                format!(
+                    "the model called `{}`, a tool outside the arm's channel",
+                    call.tool
+                ),
+            ),
+            Mismatch::NotRecorded(call) => (
+                FindingKind::CallNotRecorded,
+                None,
+                Some(call.line),
+                format!(
+                    "`{}` ran {:?}, which no guard-sh session recorded: a shell ran past guard-sh",
+                    call.tool,
+                    call.command.as_deref().unwrap_or_default()
+                ),
+            ),
+            Mismatch::NoCall { session, text } => (
+                FindingKind::RecordWithoutCall,
+                Some(session.clone()),
+                None,
+                format!("guard-sh ran {text:?}, which no call in the transcript asked for"),
+            ),
+        };
+        report.findings.push(Finding {
+            kind,
+            session,
+            seq: None,
+            file: Some(file.to_string()),
+            line,
+            message,
+        });
+        report.exit_code = report.exit_code.max(kind.exit_code());
+        report.clean = false;
+    }
+}
+
+/// A transcript that cannot be read or parsed: the cross-check cannot vouch
+/// for the trial.
+pub fn add_unreadable(report: &mut Report, file: &str, message: String) {
+    report.findings.push(Finding {
+        kind: FindingKind::Unreadable,
+        session: None,
+        seq: None,
+        file: Some(file.to_string()),
+        line: None,
+        message,
+    });
+    report.exit_code = report.exit_code.max(FindingKind::Unreadable.exit_code());
+    report.clean = false;
 }
 
 /// Verify log text held in memory (`name` labels it in findings).

@@ -1,11 +1,20 @@
-//! `guard-sh-audit LOG... [--json]`: verify audit logs and summarize each
-//! session. Exit 0 clean, 1 leak / denied-but-executed / no sessions /
-//! harness not confined (with `--require-harness`),
-//! 3 log corrupt or chain broken (3 wins over 1), 2 usage error.
+//! `guard-sh-audit LOG... [--json] [--transcript FILE]...`: verify audit
+//! logs and summarize each session; with `--transcript`, also cross-check
+//! the harness's transcript against the logs (see
+//! `guard_sh::audit::transcript`). Exit 0 clean, 1 leak /
+//! denied-but-executed / no sessions / harness not confined (with
+//! `--require-harness`) / a tool outside the channel, a shell call not
+//! recorded or a record without a call, 3 log corrupt or chain broken or a
+//! transcript unreadable (3 wins over 1), 2 usage error.
 
 use clap::Parser;
+use guard_sh::audit::Redactor;
 use guard_sh::audit::report::{render_json, render_text};
-use guard_sh::audit::verify::{VerifyOptions, verify_logs};
+use guard_sh::audit::transcript::{self, Channel};
+use guard_sh::audit::verify::{
+    Report, VerifyOptions, add_transcript_findings, add_unreadable, recorded_lines, verify_logs,
+};
+use guard_sh::policy::Policy;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,17 +36,33 @@ struct Args {
     /// Landlock (no `harness` record, or one with enforcement `none`).
     #[arg(long)]
     require_harness: bool,
+    /// The harness's transcript (Claude Code or Codex session file, or the
+    /// Claude Agent SDK's messages as JSON Lines): every tool call must be
+    /// the arm's channel and match a guard-sh session, and every session a
+    /// call. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    transcript: Vec<PathBuf>,
+    /// The arm's channel for `--transcript`: `shell`, or `mcp:SERVER`.
+    #[arg(long, value_name = "CHANNEL", default_value = "shell", value_parser = Channel::parse)]
+    channel: Channel,
+    /// The arm's policy, to redact the transcript's commands as guard-sh
+    /// redacted its lines (the forge token) before matching them.
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let report = verify_logs(
+    let mut report = verify_logs(
         &args.logs,
         VerifyOptions {
             allow_empty: args.allow_empty,
             require_harness: args.require_harness,
         },
     );
+    if !args.transcript.is_empty() {
+        cross_check(&args, &mut report);
+    }
     let text = if args.json {
         render_json(&report)
     } else {
@@ -47,4 +72,42 @@ fn main() -> ExitCode {
         return ExitCode::from(3);
     }
     ExitCode::from(u8::try_from(report.exit_code).unwrap_or(3))
+}
+
+/// The transcript cross-check, its findings added to `report`.
+fn cross_check(args: &Args, report: &mut Report) {
+    let redactor = match &args.policy {
+        None => Redactor::none(),
+        Some(path) => match Policy::load(path)
+            .map_err(|e| e.to_string())
+            .and_then(|p| Redactor::from_policy(&p.audit).map_err(|e| e.to_string()))
+        {
+            Ok(r) => r,
+            Err(e) => {
+                add_unreadable(report, &path.display().to_string(), e);
+                return;
+            }
+        },
+    };
+    let redact = |c: &str| redactor.redact(c).unwrap_or_else(|| c.to_string());
+    let sessions = recorded_lines(&args.logs);
+    let mut calls = Vec::new();
+    for path in &args.transcript {
+        let name = path.display().to_string();
+        match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| transcript::read_calls(&t))
+        {
+            Ok(found) => calls.push((name, found)),
+            Err(e) => add_unreadable(report, &name, format!("transcript {name}: {e}")),
+        }
+    }
+    let all: Vec<transcript::Call> = calls.iter().flat_map(|(_, c)| c.clone()).collect();
+    let name = calls
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mismatches = transcript::cross_check(&all, &sessions, &args.channel, &redact);
+    add_transcript_findings(report, &name, &mismatches);
 }

@@ -290,6 +290,14 @@ fn claude_with_a_shell_path_without_bash_is_reported_not_clean() {
             .any(|f| f["kind"] == "no-sessions"),
         "{report}"
     );
+    // The transcript shows the Bash call guard-sh never saw.
+    let (status, report) = cross_check(&t.arm, &transcript_in(&t.arm.home.join(".claude")));
+    assert_eq!(status, 1, "{report}");
+    let missing = findings(&report, "call-not-recorded");
+    assert!(
+        missing.len() == 1 && missing[0].contains("echo fell-back"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -453,4 +461,74 @@ fn claude_is_offered_only_bash_and_nothing_else_it_asks_for_happens() {
         1,
         "{records:?}"
     );
+
+    // The transcript cross-check names each attempt, and only those.
+    let (status, report) = cross_check(&arm, &transcript_in(&harness_home.join(".claude")));
+    assert_eq!(status, 1, "{report}");
+    let mut outside: Vec<String> = findings(&report, "tool-outside-channel")
+        .iter()
+        .map(|m| m.split('`').nth(1).unwrap_or_default().to_string())
+        .collect();
+    outside.sort();
+    assert_eq!(
+        outside,
+        ["Agent", "Monitor", "Read", "WebFetch", "Write"],
+        "{report}"
+    );
+    assert!(
+        findings(&report, "call-not-recorded").is_empty(),
+        "{report}"
+    );
+    assert!(
+        findings(&report, "record-without-call").is_empty(),
+        "{report}"
+    );
+}
+
+/// The one session transcript Claude Code wrote under `config`
+/// (`CLAUDE_CONFIG_DIR`, or `HOME/.claude`).
+fn transcript_in(config: &Path) -> std::path::PathBuf {
+    let projects = config.join("projects");
+    let mut found = Vec::new();
+    for dir in std::fs::read_dir(&projects)
+        .expect("projects folder")
+        .flatten()
+    {
+        for f in std::fs::read_dir(dir.path())
+            .expect("project folder")
+            .flatten()
+        {
+            if f.path().extension().is_some_and(|e| e == "jsonl") {
+                found.push(f.path());
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "one transcript: {found:?}");
+    found.remove(0)
+}
+
+/// `guard-sh-audit --json --transcript T --policy P LOG`.
+fn cross_check(arm: &Arm, transcript: &Path) -> (i32, Value) {
+    let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+        .arg("--json")
+        .arg("--transcript")
+        .arg(transcript)
+        .arg("--policy")
+        .arg(arm.out.join("policy.json"))
+        .arg(arm.audit_log())
+        .output()
+        .expect("run guard-sh-audit");
+    let report = serde_json::from_slice(&o.stdout).expect("audit report JSON");
+    (o.status.code().unwrap_or(-1), report)
+}
+
+/// The messages of the report's findings of `kind`.
+fn findings(report: &Value, kind: &str) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["kind"] == kind)
+        .filter_map(|f| f["message"].as_str().map(str::to_string))
+        .collect()
 }
