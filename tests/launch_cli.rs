@@ -449,3 +449,52 @@ fn configuration_planted_in_the_work_folder_is_reported_and_a_rebuild_clears_it(
     );
     assert_eq!(std::fs::read_dir(&work).expect("work").count(), 0);
 }
+
+#[test]
+fn a_fresh_trial_starts_with_an_empty_work_folder_harness_home_and_log() {
+    let f = Fixture::new();
+    let work = f.arm.join("work");
+    let harness_home = f.arm.join("harness-home");
+    // An earlier trial: it ran a line and left a hook and a session behind.
+    let o = f.shell_line(true, "tea issues list");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let earlier = std::fs::read(f.audit_log()).expect("the earlier log");
+    std::fs::create_dir_all(work.join(".claude")).expect("mkdir .claude");
+    std::fs::write(work.join(".claude/settings.json"), "{}").expect("plant");
+    std::fs::create_dir_all(harness_home.join(".claude/projects")).expect("mkdir");
+
+    let mut c = f.launch(
+        &["--fresh"],
+        &[
+            "env",
+            f.definition["shell"]["path"].as_str().expect("shell"),
+            "-c",
+            "tea x",
+        ],
+    );
+    let o = f.with_arm_env(&mut c).output().expect("launch --fresh");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.contains("removed 1 entries an earlier trial left in"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(&work).expect("work").count(), 0);
+    assert_eq!(std::fs::read_dir(&harness_home).expect("home").count(), 0);
+    // The earlier log is kept aside, whole; the new one holds one trial.
+    let aside: Vec<PathBuf> = std::fs::read_dir(f.audit_log().parent().expect("audit dir"))
+        .expect("audit dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p != &f.audit_log())
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert_eq!(std::fs::read(&aside[0]).expect("aside"), earlier);
+    let (status, report) = f.verify_requiring_harness();
+    assert_eq!(status, 0, "{report}");
+    let harnesses = std::fs::read_to_string(f.audit_log())
+        .expect("new log")
+        .matches("\"type\":\"harness\"")
+        .count();
+    assert_eq!(harnesses, 1);
+}

@@ -44,6 +44,12 @@ struct Args {
     /// Print the execute set as JSON and exit, running nothing.
     #[arg(long)]
     plan: bool,
+    /// Start a fresh trial: empty the arm's `work/` and `harness-home/`
+    /// and move an earlier audit log aside (`audit.jsonl` →
+    /// `audit.UNIXTIME.jsonl`), so nothing an earlier trial left (planted
+    /// settings, hooks, sessions, records) reaches this one.
+    #[arg(long)]
+    fresh: bool,
     /// The harness and its arguments.
     #[arg(last = true, required = true, value_name = "PROGRAM")]
     command: Vec<OsString>,
@@ -102,6 +108,9 @@ fn run(args: &Args) -> Result<ExitCode, Failure> {
             "guard-sh-launch: warning: no Landlock on this system: the harness runs unconfined \
              and may start programs other than guard-sh"
         ),
+    }
+    if args.fresh {
+        start_fresh(&args.arm, &arm.audit_log)?;
     }
     let key = TrialKey::generate().map_err(|e| failed(format!("/dev/urandom: {e}")))?;
     let mut sink = record_harness(&arm, &program, args, &cwd, enforcement, &plan, &key)?;
@@ -250,6 +259,39 @@ fn record_harness(
     sink.append(&event)
         .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
     Ok(sink)
+}
+
+/// `--fresh`: empty `work/` and `harness-home/`, move the audit log aside.
+/// Each step is said on stderr when it found something.
+fn start_fresh(arm: &Path, audit_log: &Path) -> Result<(), Failure> {
+    use guard_sh::armbuild::layout::empty_dir;
+    for folder in ["work", "harness-home"] {
+        let dir = arm.join(folder);
+        let removed = empty_dir(&dir).map_err(|e| failed(e.to_string()))?;
+        if removed > 0 {
+            eprintln!(
+                "guard-sh-launch: --fresh: removed {removed} entries an earlier trial left in {}",
+                dir.display()
+            );
+        }
+    }
+    let used = std::fs::metadata(audit_log).is_ok_and(|m| m.len() > 0);
+    if used {
+        let seconds = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let aside = audit_log.with_extension(format!("{seconds}.jsonl"));
+        if aside.exists() {
+            return Err(failed(format!("--fresh: {} exists", aside.display())));
+        }
+        std::fs::rename(audit_log, &aside)
+            .map_err(|e| failed(format!("--fresh: {}: {e}", audit_log.display())))?;
+        eprintln!(
+            "guard-sh-launch: --fresh: the earlier trial's audit log is now {}",
+            aside.display()
+        );
+    }
+    Ok(())
 }
 
 /// Entries of a work folder that a harness or the tool reads as its own
