@@ -3,8 +3,8 @@
 //! shell path Claude Code ignores is caught by the verifier.
 
 use crate::support::{
-    Arm, Listener, MockServer, STUB_TEA_OUTPUT, assert_tea_pipeline_session, npm_install,
-    sessions_with_line,
+    Arm, Hostile, Listener, MockServer, STUB_TEA_OUTPUT, assert_tea_pipeline_session, cross_check,
+    findings, npm_install, sessions_with_line,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -324,51 +324,6 @@ fn claude_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
     assert_eq!(status, 0, "{report}");
 }
 
-/// The built-in tools Claude Code offered in each request that offered
-/// any: the arm's allowlist (`--tools Bash`) leaves Bash and a placeholder
-/// that only keeps deferred loading on (`defer_loading`, "never call").
-fn offered_tools(mock: &MockServer) -> Vec<Vec<String>> {
-    mock.requests()
-        .iter()
-        .filter_map(|r| r["body"]["tools"].as_array())
-        .filter(|tools| !tools.is_empty())
-        .map(|tools| {
-            tools
-                .iter()
-                .filter(|t| !(t["name"] == "DeferredToolPlaceholder" && t["defer_loading"] == true))
-                .filter_map(|t| t["name"].as_str().map(str::to_string))
-                .collect()
-        })
-        .collect()
-}
-
-/// Every `tool_result` block Claude Code sent back: tool_use id → (text, is_error).
-fn tool_results(mock: &MockServer) -> std::collections::BTreeMap<String, (String, bool)> {
-    let mut out = std::collections::BTreeMap::new();
-    for req in mock.requests() {
-        for message in req["body"]["messages"].as_array().into_iter().flatten() {
-            for block in message["content"].as_array().into_iter().flatten() {
-                if block["type"] != "tool_result" {
-                    continue;
-                }
-                let text = match &block["content"] {
-                    Value::String(s) => s.clone(),
-                    Value::Array(parts) => {
-                        parts.iter().filter_map(|p| p["text"].as_str()).collect()
-                    }
-                    other => other.to_string(),
-                };
-                let id = block["tool_use_id"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                out.insert(id, (text, block["is_error"] == true));
-            }
-        }
-    }
-    out
-}
-
 /// With the arm's flags, bypass-permissions mode (what unattended runs
 /// use) and a model that asks for every tool it was not given: only Bash
 /// is offered, and the Write outside the arm, the Read of the policy, the
@@ -380,35 +335,7 @@ fn tool_results(mock: &MockServer) -> std::collections::BTreeMap<String, (String
 #[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
 fn claude_is_offered_only_bash_and_nothing_else_it_asks_for_happens() {
     let arm = Arm::build();
-    let listener = Listener::new();
-    let root = arm.root.path();
-    let outside = root.join("outside.txt");
-    let hook_marker = root.join("hook-ran");
-    let planted = arm.work_dir().join(".claude");
-    std::fs::create_dir_all(&planted).expect("mkdir .claude");
-    let hook = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
-        {"type": "command", "command": format!("touch {}", hook_marker.display())}
-    ]}]}});
-    std::fs::write(planted.join("settings.json"), hook.to_string()).expect("plant the hook");
-    let policy = arm.out.join("policy.json");
-    let policy_before = std::fs::read(&policy).expect("policy");
-    let url = format!("http://127.0.0.1:{}/", listener.port);
-    let uses = serde_json::json!([
-        {"name": "Write", "input": {"file_path": outside, "content": "written"}},
-        {"name": "Read", "input": {"file_path": policy}},
-        {"name": "Monitor", "input": {"description": "watch", "timeout_ms": 2000,
-                                      "ws": {"url": format!("ws://127.0.0.1:{}/", listener.port)}}},
-        {"name": "Agent", "input": {"description": "help", "prompt": "run id",
-                                    "subagent_type": "general-purpose"}},
-        {"name": "WebFetch", "input": {"url": url, "prompt": "read it"}},
-        {"name": "Bash", "input": {"command": "echo via-bash", "description": "echo"}},
-    ]);
-    let mock = MockServer::start_with(
-        "mock_anthropic.py",
-        root,
-        "unused",
-        &[("MOCK_TOOL_USES", &uses.to_string())],
-    );
+    let hostile = Hostile::plant_and_serve(&arm);
     let flags: Vec<String> = serde_json::from_str(
         &std::fs::read_to_string(arm.out.join("runtimes/claude-code/flags.json")).expect("flags"),
     )
@@ -428,60 +355,14 @@ fn claude_is_offered_only_bash_and_nothing_else_it_asks_for_happens() {
         .env("CLAUDE_CONFIG_DIR", harness_home.join(".claude"))
         // Claude Code refuses bypass mode as root unless told it is sandboxed.
         .env("IS_SANDBOX", "1")
-        .env("ANTHROPIC_BASE_URL", mock.url())
+        .env("ANTHROPIC_BASE_URL", hostile.mock.url())
         .env("ANTHROPIC_API_KEY", "e2e-dummy-key")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
     let (records, _) = arm.run_trial("claude -p (hostile)", &mut command);
-
-    let offered = offered_tools(&mock);
-    assert!(!offered.is_empty(), "no request offered tools");
-    for tools in &offered {
-        assert_eq!(tools, &["Bash"], "offered: {offered:?}");
-    }
-    assert!(!outside.exists(), "Write landed outside the arm");
-    assert_eq!(std::fs::read(&policy).expect("policy"), policy_before);
-    assert!(
-        !listener.was_reached(),
-        "Monitor or WebFetch reached the listener"
-    );
-    assert!(!hook_marker.exists(), "the planted hook ran");
-    let results = tool_results(&mock);
-    let uses = uses.as_array().expect("uses");
-    assert_eq!(results.len(), uses.len(), "{results:?}");
-    for (i, u) in uses.iter().enumerate() {
-        let (text, is_error) = &results[&format!("toolu_mock_1_{i}")];
-        if u["name"] == "Bash" {
-            assert!(!is_error && text.trim() == "via-bash", "{text}");
-        } else {
-            assert!(*is_error, "{}: {text}", u["name"]);
-        }
-    }
-    assert_eq!(
-        sessions_with_line(&records, "echo via-bash").len(),
-        1,
-        "{records:?}"
-    );
-
-    // The transcript cross-check names each attempt, and only those.
-    let (status, report) = cross_check(&arm, &transcript_in(&harness_home.join(".claude")));
-    assert_eq!(status, 1, "{report}");
-    let mut outside: Vec<String> = findings(&report, "tool-outside-channel")
-        .iter()
-        .map(|m| m.split('`').nth(1).unwrap_or_default().to_string())
-        .collect();
-    outside.sort();
-    assert_eq!(
-        outside,
-        ["Agent", "Monitor", "Read", "WebFetch", "Write"],
-        "{report}"
-    );
-    assert!(
-        findings(&report, "call-not-recorded").is_empty(),
-        "{report}"
-    );
-    assert!(
-        findings(&report, "record-without-call").is_empty(),
-        "{report}"
+    hostile.assert_nothing_happened(&records);
+    hostile.assert_the_transcript_names_each_attempt(
+        &arm,
+        &transcript_in(&harness_home.join(".claude")),
     );
 }
 
@@ -505,30 +386,4 @@ fn transcript_in(config: &Path) -> std::path::PathBuf {
     }
     assert_eq!(found.len(), 1, "one transcript: {found:?}");
     found.remove(0)
-}
-
-/// `guard-sh-audit --json --transcript T --policy P LOG`.
-fn cross_check(arm: &Arm, transcript: &Path) -> (i32, Value) {
-    let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
-        .arg("--json")
-        .arg("--transcript")
-        .arg(transcript)
-        .arg("--policy")
-        .arg(arm.out.join("policy.json"))
-        .arg(arm.audit_log())
-        .output()
-        .expect("run guard-sh-audit");
-    let report = serde_json::from_slice(&o.stdout).expect("audit report JSON");
-    (o.status.code().unwrap_or(-1), report)
-}
-
-/// The messages of the report's findings of `kind`.
-fn findings(report: &Value, kind: &str) -> Vec<String> {
-    report["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|f| f["kind"] == kind)
-        .filter_map(|f| f["message"].as_str().map(str::to_string))
-        .collect()
 }

@@ -9,6 +9,7 @@
 
 #![allow(clippy::panic)] // test code reports failures by panicking
 
+mod agent_sdk;
 mod claude;
 mod codex;
 mod support;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# End to end with the real agent harnesses (Claude Code, Codex CLI): installs
-# the pinned releases from npm into ~/.cache/guard-sh-e2e (or
-# $GUARD_SH_E2E_CACHE) once, then drives each against fake model servers on
-# 127.0.0.1. Without npm or the npm registry this FAILS; it never skips.
+# End to end with the real agent harnesses (Claude Code, Codex CLI, and the
+# Claude Agent SDK through examples/agent-sdk): installs the pinned releases
+# from npm into ~/.cache/guard-sh-e2e (or $GUARD_SH_E2E_CACHE) once, then
+# drives each against fake model servers on 127.0.0.1. Without npm or the npm registry this FAILS; it never skips.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for tool in npm python3 timeout; do

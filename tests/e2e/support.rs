@@ -367,3 +367,199 @@ pub fn assert_tea_pipeline_session(s: &[&Value], arm: &Arm) {
         "every spawn resolves in the arm's bin folder: {s:?}"
     );
 }
+
+/// The built-in tools Claude Code offered in each request that offered
+/// any: the arm's allowlist (`--tools Bash`) leaves Bash and a placeholder
+/// that only keeps deferred loading on (`defer_loading`, "never call").
+pub fn offered_tools(mock: &MockServer) -> Vec<Vec<String>> {
+    mock.requests()
+        .iter()
+        .filter_map(|r| r["body"]["tools"].as_array())
+        .filter(|tools| !tools.is_empty())
+        .map(|tools| {
+            tools
+                .iter()
+                .filter(|t| !(t["name"] == "DeferredToolPlaceholder" && t["defer_loading"] == true))
+                .filter_map(|t| t["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+/// Every `tool_result` block Claude Code sent back: tool_use id → (text, is_error).
+pub fn tool_results(mock: &MockServer) -> std::collections::BTreeMap<String, (String, bool)> {
+    let mut out = std::collections::BTreeMap::new();
+    for req in mock.requests() {
+        for message in req["body"]["messages"].as_array().into_iter().flatten() {
+            for block in message["content"].as_array().into_iter().flatten() {
+                if block["type"] != "tool_result" {
+                    continue;
+                }
+                let text = match &block["content"] {
+                    Value::String(s) => s.clone(),
+                    Value::Array(parts) => {
+                        parts.iter().filter_map(|p| p["text"].as_str()).collect()
+                    }
+                    other => other.to_string(),
+                };
+                let id = block["tool_use_id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                out.insert(id, (text, block["is_error"] == true));
+            }
+        }
+    }
+    out
+}
+
+/// `guard-sh-audit --json --transcript T --policy P LOG`.
+pub fn cross_check(arm: &Arm, transcript: &Path) -> (i32, Value) {
+    let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+        .arg("--json")
+        .arg("--transcript")
+        .arg(transcript)
+        .arg("--policy")
+        .arg(arm.out.join("policy.json"))
+        .arg(arm.audit_log())
+        .output()
+        .expect("run guard-sh-audit");
+    let report = serde_json::from_slice(&o.stdout).expect("audit report JSON");
+    (o.status.code().unwrap_or(-1), report)
+}
+
+/// The messages of the report's findings of `kind`.
+pub fn findings(report: &Value, kind: &str) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["kind"] == kind)
+        .filter_map(|f| f["message"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// A model that asks, in one message, for every tool a shell arm does not
+/// offer (Write outside the arm, Read of the policy, a Monitor WebSocket, a
+/// subagent, a WebFetch) and for one Bash call, with a hook planted in
+/// `work/.claude/settings.json`; and what must hold afterwards.
+pub struct Hostile {
+    pub mock: MockServer,
+    listener: Listener,
+    outside: PathBuf,
+    hook_marker: PathBuf,
+    policy: PathBuf,
+    policy_before: Vec<u8>,
+    uses: Value,
+}
+
+impl Hostile {
+    pub fn plant_and_serve(arm: &Arm) -> Hostile {
+        let listener = Listener::new();
+        let root = arm.root.path();
+        let outside = root.join("outside.txt");
+        let hook_marker = root.join("hook-ran");
+        let planted = arm.work_dir().join(".claude");
+        std::fs::create_dir_all(&planted).expect("mkdir .claude");
+        let hook = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": format!("touch {}", hook_marker.display())}
+        ]}]}});
+        std::fs::write(planted.join("settings.json"), hook.to_string()).expect("plant the hook");
+        let policy = arm.out.join("policy.json");
+        let policy_before = std::fs::read(&policy).expect("policy");
+        let port = listener.port;
+        let uses = serde_json::json!([
+            {"name": "Write", "input": {"file_path": outside, "content": "written"}},
+            {"name": "Read", "input": {"file_path": policy}},
+            {"name": "Monitor", "input": {"description": "watch", "timeout_ms": 2000,
+                                          "ws": {"url": format!("ws://127.0.0.1:{port}/")}}},
+            {"name": "Agent", "input": {"description": "help", "prompt": "run id",
+                                        "subagent_type": "general-purpose"}},
+            {"name": "WebFetch", "input": {"url": format!("http://127.0.0.1:{port}/"),
+                                           "prompt": "read it"}},
+            {"name": "Bash", "input": {"command": "echo via-bash", "description": "echo"}},
+        ]);
+        let mock = MockServer::start_with(
+            "mock_anthropic.py",
+            root,
+            "unused",
+            &[("MOCK_TOOL_USES", &uses.to_string())],
+        );
+        Hostile {
+            mock,
+            listener,
+            outside,
+            hook_marker,
+            policy,
+            policy_before,
+            uses,
+        }
+    }
+
+    /// Only Bash was offered; no file changed, nothing reached the
+    /// listener, the hook never ran; every other call came back an error,
+    /// and the Bash call ran through guard-sh.
+    pub fn assert_nothing_happened(&self, records: &[Value]) {
+        let offered = offered_tools(&self.mock);
+        assert!(!offered.is_empty(), "no request offered tools");
+        for tools in &offered {
+            assert_eq!(tools, &["Bash"], "offered: {offered:?}");
+        }
+        assert!(!self.outside.exists(), "Write landed outside the arm");
+        assert_eq!(
+            std::fs::read(&self.policy).expect("policy"),
+            self.policy_before
+        );
+        assert!(
+            !self.listener.was_reached(),
+            "Monitor or WebFetch reached the listener"
+        );
+        assert!(!self.hook_marker.exists(), "the planted hook ran");
+        let results = tool_results(&self.mock);
+        let uses = self.uses.as_array().expect("uses");
+        assert_eq!(results.len(), uses.len(), "{results:?}");
+        for (i, u) in uses.iter().enumerate() {
+            // `toolu_mock_N_I`: N counts the server's answers, I the call.
+            let (text, is_error) = results
+                .iter()
+                .find(|(id, _)| id.ends_with(&format!("_{i}")))
+                .map(|(_, r)| r)
+                .unwrap_or_else(|| panic!("no result for call {i}: {results:?}"));
+            if u["name"] == "Bash" {
+                assert!(!is_error && text.trim() == "via-bash", "{text}");
+            } else {
+                assert!(*is_error, "{}: {text}", u["name"]);
+            }
+        }
+        assert_eq!(
+            sessions_with_line(records, "echo via-bash").len(),
+            1,
+            "{records:?}"
+        );
+    }
+
+    /// `guard-sh-audit --transcript` names the five calls outside the
+    /// channel, and nothing else.
+    pub fn assert_the_transcript_names_each_attempt(&self, arm: &Arm, transcript: &Path) {
+        let (status, report) = cross_check(arm, transcript);
+        assert_eq!(status, 1, "{report}");
+        let mut outside: Vec<String> = findings(&report, "tool-outside-channel")
+            .iter()
+            .map(|m| m.split('`').nth(1).unwrap_or_default().to_string())
+            .collect();
+        outside.sort();
+        assert_eq!(
+            outside,
+            ["Agent", "Monitor", "Read", "WebFetch", "Write"],
+            "{report}"
+        );
+        assert!(
+            findings(&report, "call-not-recorded").is_empty(),
+            "{report}"
+        );
+        assert!(
+            findings(&report, "record-without-call").is_empty(),
+            "{report}"
+        );
+    }
+}
