@@ -26,6 +26,30 @@ const CODEX_CORE_VARS: [&str; 9] = [
     "HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP",
 ];
 
+/// Codex 0.171.0 features (`codex features list`) on by default that offer
+/// the model a tool or load code or instructions from disk, switched off
+/// for every arm: subagents, goals, image viewing and generation, apps,
+/// browser and computer use, hooks, plugins, skills, tool suggestions,
+/// worktrees.
+const CODEX_OFF_FEATURES: [&str; 16] = [
+    "multi_agent",
+    "goals",
+    "view_image",
+    "image_generation",
+    "apps",
+    "browser_use",
+    "browser_use_external",
+    "computer_use",
+    "hooks",
+    "plugins",
+    "remote_plugin",
+    "skill_search",
+    "skill_mcp_dependency_install",
+    "tool_suggest",
+    "sleep_tool",
+    "worktrees",
+];
+
 /// Claude's shell tools: the one built-in a shell arm is offered (the
 /// first), and what an arm without a shell denies.
 pub const CLAUDE_SHELL_TOOLS: [&str; 3] = ["Bash", "BashOutput", "KillShell"];
@@ -303,11 +327,20 @@ pub fn codex_config(inputs: &RuntimeInputs) -> Result<String, BuildError> {
     root.insert("web_search".into(), T::String("disabled".into()));
     let mut features = Table::new();
     features.insert("web_search_request".into(), T::Boolean(false));
+    for feature in CODEX_OFF_FEATURES {
+        features.insert(feature.into(), T::Boolean(false));
+    }
     if inputs.mcp.is_some() {
         features.insert("shell_tool".into(), T::Boolean(false));
         features.insert("unified_exec".into(), T::Boolean(false));
     }
     root.insert("features".into(), T::Table(features));
+    // A question to the operator (inert in `codex exec`, still offered).
+    let mut ask = Table::new();
+    ask.insert("enabled".into(), T::Boolean(false));
+    let mut tools = Table::new();
+    tools.insert("experimental_request_user_input".into(), T::Table(ask));
+    root.insert("tools".into(), T::Table(tools));
     if let Some(env) = inputs.shell_env {
         // Codex's "core" set, plus the trial's id and seal that
         // guard-sh-launch hands the harness (inherit = "core" would drop

@@ -8,8 +8,8 @@
 //! `/etc/passwd` names that link as the user's shell.
 
 use crate::support::{
-    Arm, Listener, MockServer, STUB_TEA_OUTPUT, assert_tea_pipeline_session, npm_install,
-    sessions_with_line,
+    Arm, Listener, MockServer, STUB_TEA_OUTPUT, assert_tea_pipeline_session, cross_check,
+    npm_install, sessions_with_line,
 };
 use serde_json::Value;
 use std::os::unix::fs::MetadataExt;
@@ -581,4 +581,50 @@ fn codex_read_only_sandbox_makes_guard_sh_refuse_every_command_for_want_of_its_a
         "{:?}",
         t.records
     );
+}
+
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_is_offered_only_its_shell_tools_and_its_rollout_matches_the_log() {
+    let cmd = "tea issues list --repo o/r | head -5";
+    let t = Trial::guarded(cmd);
+    let offered: Vec<Vec<String>> = t
+        .mock
+        .requests()
+        .iter()
+        .filter_map(|r| r["body"]["tools"].as_array())
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["name"].as_str().unwrap_or("(namespace)").to_string())
+                .collect()
+        })
+        .collect();
+    assert!(!offered.is_empty(), "no request offered tools");
+    for tools in &offered {
+        assert_eq!(tools, &["exec_command", "write_stdin"], "{offered:?}");
+    }
+    // Codex's rollout (CODEX_HOME/sessions/…/rollout-….jsonl) and the audit
+    // log agree: one call, one session, nothing else.
+    let rollouts: Vec<PathBuf> = walk(&t.arm.root.path().join("codex-home/sessions"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(rollouts.len(), 1, "{rollouts:?}");
+    let (status, report) = cross_check(&t.arm, &rollouts[0]);
+    assert_eq!(status, 0, "{report}");
+}
+
+/// Every file beneath `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }
