@@ -4,7 +4,7 @@
 
 use crate::support::{
     Arm, Hostile, Listener, MockServer, STUB_TEA_OUTPUT, assert_tea_pipeline_session, cross_check,
-    findings, npm_install, sessions_with_line,
+    cross_check_with, findings, npm_install, offered_tools, sessions_with_line, tool_results,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -386,4 +386,86 @@ fn transcript_in(config: &Path) -> std::path::PathBuf {
     }
     assert_eq!(found.len(), 1, "one transcript: {found:?}");
     found.remove(0)
+}
+
+/// The gitea-mcp arm: Claude Code is offered the MCP server's tools and no
+/// built-in at all; a model asking for Bash and Write gets errors, its MCP
+/// call is answered, and the transcript check (`--channel mcp:gitea`)
+/// names the two calls outside the channel.
+#[test]
+#[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
+fn claude_in_the_mcp_arm_is_offered_only_the_servers_tools() {
+    let arm = Arm::build_mcp();
+    let root = arm.root.path();
+    let marker = root.join("bash-ran");
+    let outside = root.join("outside.txt");
+    let uses = serde_json::json!([
+        {"name": "mcp__gitea__list_issues", "input": {}},
+        {"name": "Bash", "input": {"command": format!("echo x > {}", marker.display())}},
+        {"name": "Write", "input": {"file_path": outside, "content": "written"}},
+    ]);
+    let mock = MockServer::start_with(
+        "mock_anthropic.py",
+        root,
+        "unused",
+        &[("MOCK_TOOL_USES", &uses.to_string())],
+    );
+    let flags: Vec<String> = serde_json::from_str(
+        &std::fs::read_to_string(arm.out.join("runtimes/claude-code/flags.json")).expect("flags"),
+    )
+    .expect("flags.json");
+    let harness_home = arm.out.join("harness-home");
+    let mut command = Command::new("timeout");
+    command
+        .arg("120")
+        .arg(claude())
+        .args(["-p", "use every tool"])
+        .args(&flags)
+        .arg("--dangerously-skip-permissions")
+        .current_dir(arm.work_dir())
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &harness_home)
+        .env("CLAUDE_CONFIG_DIR", harness_home.join(".claude"))
+        .env("IS_SANDBOX", "1")
+        .env("ANTHROPIC_BASE_URL", mock.url())
+        .env("ANTHROPIC_API_KEY", "e2e-dummy-key")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    let (records, _) = arm.run_trial("claude -p (mcp arm)", &mut command);
+    assert!(
+        records.is_empty(),
+        "no guard-sh in the MCP arm: {records:?}"
+    );
+    let offered = offered_tools(&mock);
+    assert!(!offered.is_empty(), "no request offered tools");
+    for tools in &offered {
+        assert_eq!(tools, &["mcp__gitea__list_issues"], "{offered:?}");
+    }
+    let results: Vec<(String, bool)> = tool_results(&mock).into_values().collect();
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert!(
+        results
+            .iter()
+            .any(|(text, err)| !err && text.contains("STUB-MCP #1")),
+        "{results:?}"
+    );
+    assert_eq!(
+        results.iter().filter(|(_, err)| *err).count(),
+        2,
+        "{results:?}"
+    );
+    assert!(!marker.exists(), "Bash ran");
+    assert!(!outside.exists(), "Write landed outside the arm");
+    let (status, report) = cross_check_with(
+        &arm,
+        &transcript_in(&harness_home.join(".claude")),
+        &["--channel", "mcp:gitea", "--allow-empty"],
+    );
+    assert_eq!(status, 1, "{report}");
+    let mut named: Vec<String> = findings(&report, "tool-outside-channel")
+        .iter()
+        .map(|m| m.split('`').nth(1).unwrap_or_default().to_string())
+        .collect();
+    named.sort();
+    assert_eq!(named, ["Bash", "Write"], "{report}");
 }

@@ -155,6 +155,45 @@ impl Arm {
         }
     }
 
+    /// `arm-build gitea-mcp` with `tests/e2e/mock_mcp.py` as `gitea-mcp`
+    /// (one tool, `list_issues`), in a new folder inside the temp folder.
+    pub fn build_mcp() -> Arm {
+        let root = tempfile::tempdir().expect("tempdir");
+        let stubs = root.path().join("stubs");
+        std::fs::create_dir(&stubs).expect("mkdir stubs");
+        let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mock_mcp.py");
+        std::fs::copy(server, stubs.join("gitea-mcp")).expect("copy the MCP stub");
+        let out = root.path().join("arm");
+        let home = root.path().join("home");
+        std::fs::create_dir(&home).expect("mkdir home");
+        let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+            .args([
+                "gitea-mcp",
+                "--host",
+                "http://127.0.0.1:3000",
+                "--repo",
+                "o/r",
+            ])
+            .args(["--token-env", "E2E_TOKEN", "--out"])
+            .arg(&out)
+            .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
+            .env("E2E_TOKEN", "e2e-token-0123456789")
+            .output()
+            .expect("run arm-build");
+        assert!(
+            o.status.success(),
+            "arm-build: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let definition: Value = serde_json::from_slice(&o.stdout).expect("arm definition");
+        Arm {
+            root,
+            out,
+            home,
+            definition,
+        }
+    }
+
     pub fn work_dir(&self) -> PathBuf {
         self.out.join("work")
     }
@@ -415,8 +454,14 @@ pub fn tool_results(mock: &MockServer) -> std::collections::BTreeMap<String, (St
 
 /// `guard-sh-audit --json --transcript T --policy P LOG`.
 pub fn cross_check(arm: &Arm, transcript: &Path) -> (i32, Value) {
+    cross_check_with(arm, transcript, &[])
+}
+
+/// [`cross_check`] with more options (`--channel mcp:gitea`, `--allow-empty`).
+pub fn cross_check_with(arm: &Arm, transcript: &Path, options: &[&str]) -> (i32, Value) {
     let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
         .arg("--json")
+        .args(options)
         .arg("--transcript")
         .arg(transcript)
         .arg("--policy")
