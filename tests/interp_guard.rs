@@ -324,3 +324,32 @@ fn exec_with_options_is_refused_with_status_2_and_runs_nothing() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(ran(&s), "tool|x\n");
 }
+
+/// `(( ))`, `for (( ))` and `let` run no command themselves, but the
+/// substitutions in their text do: a foreign name there refuses the whole
+/// line before anything runs, one assembled at run time is denied there,
+/// and a variable's value is evaluated as arithmetic, never as a command.
+#[test]
+fn arithmetic_commands_are_guarded_like_any_other_text() {
+    let s = setup();
+    for line in [
+        "tool first; (( $(evil) ))",
+        "tool first; (( x = `evil` ))",
+        "tool first; for (( i = $(evil); i < 1; i++ )); do :; done",
+        "tool first; for (( i = 0; i < $(evil); i++ )); do :; done",
+        "tool first; for (( i = 0; i < 1; i += $(evil) )); do :; done",
+        "tool first; let x=$(evil)",
+    ] {
+        let (status, _, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(err.contains("denied: \"evil\""), "{line}: {err}");
+        assert_eq!(ran(&s), "", "{line}");
+    }
+    let (status, _, err) = run(&s, "X=ev; X=${X}il; (( $($X) )); tool after");
+    assert_eq!(status, 126, "{err}");
+    assert_eq!(ran(&s), "");
+    let (status, out, _) = run(&s, "v='$(evil)'; (( v )); echo $?; let v; echo $?");
+    assert_eq!(status, 0);
+    assert_eq!(ran(&s), "");
+    assert_eq!(out, "1\n1\n");
+}

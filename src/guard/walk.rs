@@ -157,6 +157,21 @@ impl<'p> Walker<'p> {
                     self.scoped(|w| w.list(&arm.body));
                 }
             }
+            CompoundKind::Arithmetic(word) => self.word(word),
+            CompoundKind::ArithFor(arith_for) => {
+                let ArithForLoop {
+                    init,
+                    condition,
+                    step,
+                    body,
+                } = &**arith_for;
+                self.word(init);
+                self.scoped(|w| {
+                    w.word(condition);
+                    w.word(step);
+                    w.list(body);
+                });
+            }
         }
         self.redirects(&compound.redirects);
     }
@@ -675,6 +690,8 @@ fn collect_compound(compound: &CompoundCommand, names: &mut HashSet<Vec<u8>>) {
             collect_definitions(body, names);
         }
         CompoundKind::For { body, .. } => collect_definitions(body, names),
+        CompoundKind::ArithFor(arith_for) => collect_definitions(&arith_for.body, names),
+        CompoundKind::Arithmetic(_) => {}
         CompoundKind::Case { arms, .. } => {
             for arm in arms {
                 collect_definitions(&arm.body, names);

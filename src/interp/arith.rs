@@ -21,6 +21,8 @@ fn eval_depth(env: &mut dyn ArithEnv, text: &[u8], depth: u32) -> Result<i64, St
     let mut p = Parser {
         s: text,
         i: 0,
+        last_operator: 0,
+        last_operand: 0,
         env,
         depth,
     };
@@ -33,7 +35,7 @@ fn eval_depth(env: &mut dyn ArithEnv, text: &[u8], depth: u32) -> Result<i64, St
     if p.i < p.s.len() {
         return Err(format!(
             "{}: syntax error in expression (error token is \"{}\")",
-            String::from_utf8_lossy(text).trim(),
+            String::from_utf8_lossy(text).trim_start(),
             String::from_utf8_lossy(&p.s[p.i..])
         ));
     }
@@ -43,6 +45,12 @@ fn eval_depth(env: &mut dyn ArithEnv, text: &[u8], depth: u32) -> Result<i64, St
 struct Parser<'s, 'e> {
     s: &'s [u8],
     i: usize,
+    /// Where the last operator read starts: bash's error token when an
+    /// operand is missing at the end of the text.
+    last_operator: usize,
+    /// Where the last operand read starts: bash's error token for a
+    /// division by zero.
+    last_operand: usize,
     env: &'e mut dyn ArithEnv,
     depth: u32,
 }
@@ -67,6 +75,7 @@ impl Parser<'_, '_> {
 
     fn eat(&mut self, op: &str) -> bool {
         if self.peek_op(op) {
+            self.last_operator = self.i;
             self.i += op.len();
             true
         } else {
@@ -84,11 +93,26 @@ impl Parser<'_, '_> {
         self.eat(op)
     }
 
+    /// bash's message: the text (leading blanks dropped), what went wrong,
+    /// and the rest of the text from the token at fault: the next one, or
+    /// at the end the last operator read.
     fn err(&self, what: &str) -> String {
+        let mut at = self.i.min(self.s.len());
+        while at < self.s.len() && self.s[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if at == self.s.len() {
+            at = self.last_operator;
+        }
+        self.err_at(what, at)
+    }
+
+    /// [`Parser::err`] with the error token starting at `at`.
+    fn err_at(&self, what: &str, at: usize) -> String {
         format!(
             "{}: {what} (error token is \"{}\")",
-            String::from_utf8_lossy(self.s).trim(),
-            String::from_utf8_lossy(&self.s[self.i.min(self.s.len())..])
+            String::from_utf8_lossy(self.s).trim_start(),
+            String::from_utf8_lossy(&self.s[at.min(self.s.len())..])
         )
     }
 
@@ -140,6 +164,7 @@ impl Parser<'_, '_> {
                 if self.s[self.i..].starts_with(op.as_bytes())
                     && !(*op == "=" && self.s[self.i..].starts_with(b"=="))
                 {
+                    self.last_operator = self.i;
                     self.i += op.len();
                     let rhs = self.assignment(live)?;
                     let var = Val::Var(name);
@@ -163,7 +188,9 @@ impl Parser<'_, '_> {
         if self.eat("?") {
             let a = self.assignment(live && cond != 0)?;
             if !self.eat(":") {
-                return Err(self.err("`:' expected for conditional expression"));
+                return Err(
+                    self.err_at("`:' expected for conditional expression", self.last_operand)
+                );
             }
             let b = self.assignment(live && cond == 0)?;
             return Ok(if cond != 0 { a } else { b });
@@ -236,7 +263,7 @@ impl Parser<'_, '_> {
                     if !live {
                         return Ok(0);
                     }
-                    return Err(self.err("division by 0"));
+                    return Err(self.err_at("division by 0", self.last_operand));
                 }
                 if op == "/" {
                     a.wrapping_div(b)
@@ -322,10 +349,11 @@ impl Parser<'_, '_> {
             }
             return Ok(Val::Num(v));
         }
+        let start = self.i;
         if let Some(name) = self.ident() {
+            self.last_operand = start;
             return Ok(Val::Var(name));
         }
-        let start = self.i;
         while self.i < self.s.len()
             && (self.s[self.i].is_ascii_alphanumeric()
                 || matches!(self.s[self.i], b'#' | b'@' | b'_'))
@@ -335,6 +363,7 @@ impl Parser<'_, '_> {
         if start == self.i {
             return Err(self.err("syntax error: operand expected"));
         }
+        self.last_operand = start;
         match parse_number(&self.s[start..self.i]) {
             Some(n) => Ok(Val::Num(n)),
             None => {

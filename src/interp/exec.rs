@@ -546,6 +546,63 @@ impl Shell<'_> {
                 r
             }
             CompoundKind::Case { subject, arms } => self.run_case(subject, arms),
+            CompoundKind::Arithmetic(word) => match self.arith_test(word)? {
+                Some(value) => Ok(i32::from(value == 0)),
+                None => Ok(1),
+            },
+            CompoundKind::ArithFor(arith_for) => {
+                let ArithForLoop {
+                    init,
+                    condition,
+                    step,
+                    body,
+                } = &**arith_for;
+                self.loop_depth += 1;
+                let r = self.run_arith_for(init, condition, step, body);
+                self.loop_depth -= 1;
+                r
+            }
+        }
+    }
+
+    /// Expand and evaluate the text of `(( ))` or a part of `for (( ))`.
+    /// `None` after an error, reported as bash reports it (`((: …`): the
+    /// command fails with status 1, the line goes on.
+    fn arith_test(&mut self, word: &Word) -> Result<Option<i64>, Flow> {
+        let text = self.expand_string(word)?;
+        match super::arith::eval(self, &text) {
+            Ok(value) => Ok(Some(value)),
+            Err(message) => {
+                self.error(&format!("((: {message}"));
+                Ok(None)
+            }
+        }
+    }
+
+    fn run_arith_for(&mut self, init: &Word, condition: &Word, step: &Word, body: &List) -> Status {
+        if self.arith_test(init)?.is_none() {
+            return Ok(1);
+        }
+        let mut status = 0;
+        loop {
+            let go_on = if condition.parts.is_empty() {
+                Some(1)
+            } else {
+                self.arith_test(condition)?
+            };
+            match go_on {
+                None => return Ok(1),
+                Some(0) => return Ok(status),
+                Some(_) => {}
+            }
+            match loop_step(self.run_list(body), self.status) {
+                LoopStep::Ran(s) => status = s,
+                LoopStep::Again => {}
+                LoopStep::Leave(result) => return result,
+            }
+            if self.arith_test(step)?.is_none() {
+                return Ok(1);
+            }
         }
     }
 

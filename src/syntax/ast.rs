@@ -120,6 +120,23 @@ pub enum CompoundKind {
     },
     /// `case word in pattern|pattern) body ;; … esac`
     Case { subject: Word, arms: Vec<CaseArm> },
+    /// `(( expression ))`: the expression's text is expanded as in
+    /// `$(( ))`, then evaluated; status 0 when the value is not zero.
+    Arithmetic(Word),
+    /// `for (( init; condition; step )) do body done` (boxed: three words
+    /// would widen every compound command, and the parser's depth is
+    /// bounded by the stack its frames use).
+    ArithFor(Box<ArithForLoop>),
+}
+
+/// The parts of `for (( init; condition; step )) do body done`; an empty
+/// condition counts as true.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArithForLoop {
+    pub init: Word,
+    pub condition: Word,
+    pub step: Word,
+    pub body: List,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

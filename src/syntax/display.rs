@@ -200,6 +200,30 @@ impl Writer {
                 self.list(body, true);
                 self.s(" done");
             }
+            CompoundKind::Arithmetic(word) => {
+                self.s("((");
+                self.parts(&word.parts, Ctx::Raw);
+                self.s("))");
+            }
+            CompoundKind::ArithFor(arith_for) => {
+                let ArithForLoop {
+                    init,
+                    condition,
+                    step,
+                    body,
+                } = &**arith_for;
+                self.s("for ((");
+                // No blank after `;`: the parts keep their own, so the
+                // printed loop parses back to the same words.
+                self.parts(&init.parts, Ctx::Raw);
+                self.s(";");
+                self.parts(&condition.parts, Ctx::Raw);
+                self.s(";");
+                self.parts(&step.parts, Ctx::Raw);
+                self.s(")); do ");
+                self.list(body, true);
+                self.s(" done");
+            }
             CompoundKind::Case { subject, arms } => {
                 self.s("case ");
                 self.word(subject, Ctx::Raw);

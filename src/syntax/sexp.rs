@@ -157,6 +157,24 @@ fn compound(out: &mut String, cc: &CompoundCommand) {
             out.push(' ');
             nested(out, body);
         }
+        CompoundKind::Arithmetic(w) => {
+            out.push_str("(arith-command ");
+            word(out, w);
+        }
+        CompoundKind::ArithFor(arith_for) => {
+            let ArithForLoop {
+                init,
+                condition,
+                step,
+                body,
+            } = &**arith_for;
+            out.push_str("(arith-for ");
+            for w in [init, condition, step] {
+                word(out, w);
+                out.push(' ');
+            }
+            nested(out, body);
+        }
         CompoundKind::Case { subject, arms } => {
             out.push_str("(case ");
             word(out, subject);

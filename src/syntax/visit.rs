@@ -85,6 +85,19 @@ fn walk_compound(v: &mut impl VisitMut, cc: &mut CompoundCommand) {
                 walk_list(v, &mut arm.body);
             }
         }
+        CompoundKind::Arithmetic(word) => walk_word(v, word),
+        CompoundKind::ArithFor(arith_for) => {
+            let ArithForLoop {
+                init,
+                condition,
+                step,
+                body,
+            } = &mut **arith_for;
+            walk_word(v, init);
+            walk_word(v, condition);
+            walk_word(v, step);
+            walk_list(v, body);
+        }
     }
     walk_redirects(v, &mut cc.redirects);
 }

@@ -156,11 +156,33 @@ impl Shell<'_> {
             "read" => self.read_builtin(args),
             "shopt" => self.shopt(args),
             "getopts" => self.getopts(args),
+            "let" => self.let_builtin(args),
             other => {
                 self.error(&format!("{other}: builtin not implemented"));
                 Ok(2)
             }
         }
+    }
+
+    /// `let EXPR…`: evaluate each argument as arithmetic; status 0 when the
+    /// last value is not zero. An error is reported (`let: …`) and ends the
+    /// builtin with status 1, as in bash.
+    fn let_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        if args.is_empty() {
+            self.error("let: expression expected");
+            return Ok(1);
+        }
+        let mut last = 0;
+        for arg in args {
+            match super::arith::eval(self, arg) {
+                Ok(value) => last = value,
+                Err(message) => {
+                    self.error(&format!("let: {message}"));
+                    return Ok(1);
+                }
+            }
+        }
+        Ok(i32::from(last == 0))
     }
 
     /// Write builtin output to stdout; a failed write is status 1.

@@ -2,7 +2,9 @@
 //! `for`, `case`, each with the redirections after it. Bodies must not be
 //! empty (as in bash), and every opener must meet its closer.
 
-use super::super::ast::{CaseArm, CaseTerminator, CompoundCommand, CompoundKind, List, Word};
+use super::super::ast::{
+    ArithForLoop, CaseArm, CaseTerminator, CompoundCommand, CompoundKind, List, Word,
+};
 use super::super::lex::{ControlOp, blanks, control_op, name, token};
 use super::command::reserved_at;
 use super::subst::{ParenScan, scan_double_paren};
@@ -51,15 +53,13 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// `( list )`; `((` that is arithmetic is refused.
+    /// `( list )`, or `(( expression ))` when `((` closes with `))`.
     fn subshell(&mut self, i: &'a [u8]) -> PResult<'a, CompoundKind> {
         if i.starts_with(b"((") {
             match scan_double_paren(&i[2..]) {
-                ParenScan::Arithmetic(_) => {
-                    return Err(SyntaxError::Unsupported {
-                        feature: "`(( … ))` arithmetic command (use `[ … ]`, `test` or `$(( … ))`)",
-                        at: self.span_at(i, 2),
-                    });
+                ParenScan::Arithmetic(len) => {
+                    let word = self.arith_word(&i[2..], len)?;
+                    return Ok((&i[2 + len + 2..], CompoundKind::Arithmetic(word)));
                 }
                 ParenScan::TooDeep(at) => {
                     return Err(SyntaxError::TooDeep {
@@ -160,15 +160,61 @@ impl<'a> Parser<'a> {
         Ok((r, body))
     }
 
+    /// `for (( init; condition; step )) [;] do list done`, at `((`. Never
+    /// inlined: its locals would widen the frame of every nested compound
+    /// command, and the parser's depth is bounded by stack used.
+    #[inline(never)]
+    fn arith_for(&mut self, i: &'a [u8], open: super::Span) -> PResult<'a, CompoundKind> {
+        let len = match scan_double_paren(&i[2..]) {
+            ParenScan::Arithmetic(len) => len,
+            ParenScan::TooDeep(at) => {
+                return Err(SyntaxError::TooDeep {
+                    limit: super::MAX_DEPTH,
+                    at: self.span_at(&i[2 + at..], 1),
+                });
+            }
+            ParenScan::Unterminated | ParenScan::Subshell => {
+                return Err(SyntaxError::Unterminated {
+                    what: "`for ((`",
+                    open,
+                });
+            }
+        };
+        let text = &i[2..2 + len];
+        let semis = top_level_semicolons(text);
+        let [first, second] = semis[..] else {
+            return Err(SyntaxError::Expected {
+                expected: "`for (( init; condition; step ))` with two `;`",
+                found: super::describe(text),
+                at: self.span_at(&i[2..], len.max(1)),
+            });
+        };
+        let init = self.arith_word(&i[2..], first)?;
+        let condition = self.arith_word(&i[2 + first + 1..], second - first - 1)?;
+        let step = self.arith_word(&i[2 + second + 1..], len - second - 1)?;
+        let mut r = blanks(&i[2 + len + 2..]);
+        if let Some((r2, ControlOp::Semi)) = control_op(r) {
+            r = r2;
+        }
+        let r = self.linebreaks(r)?;
+        let (r, body) = self.do_group(r, "`for`", open)?;
+        Ok((
+            r,
+            CompoundKind::ArithFor(Box::new(ArithForLoop {
+                init,
+                condition,
+                step,
+                body,
+            })),
+        ))
+    }
+
     /// `for name [ in words ] ; do list done` (also `for name do …`).
     fn for_command(&mut self, i: &'a [u8]) -> PResult<'a, CompoundKind> {
         let open = self.span_at(i, 3);
         let r = blanks(&i[3..]);
         if r.starts_with(b"((") {
-            return Err(SyntaxError::Unsupported {
-                feature: "arithmetic `for (( … ))` loop (use `for x in $(seq …)`)",
-                at: self.span_at(r, 2),
-            });
+            return self.arith_for(r, open);
         }
         let Some((after_name, var)) =
             name(r).filter(|(rest, _)| rest.first().is_none_or(|&b| super::super::lex::is_meta(b)))
@@ -371,4 +417,27 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// Offsets of the `;` in `text` outside parentheses and quotes: where the
+/// three parts of `for (( ; ; ))` end.
+fn top_level_semicolons(text: &[u8]) -> Vec<usize> {
+    let mut found = Vec::new();
+    let mut depth = 0usize;
+    let mut quote = None;
+    let mut k = 0;
+    while let Some(&c) = text.get(k) {
+        match (quote, c) {
+            (_, b'\\') => k += 1,
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(c),
+            (None, b'(') => depth += 1,
+            (None, b')') => depth = depth.saturating_sub(1),
+            (None, b';') if depth == 0 => found.push(k),
+            _ => {}
+        }
+        k += 1;
+    }
+    found
 }

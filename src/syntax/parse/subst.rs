@@ -111,27 +111,35 @@ pub(super) fn skip_to_quote(i: &[u8], mut k: usize, quote: u8) -> Option<usize> 
 }
 
 impl<'a> Parser<'a> {
+    /// The arithmetic text that is the first `len` bytes of `i` (a suffix
+    /// of the input): `$(( ))`, `(( ))` and each part of `for (( ))`.
+    #[inline(never)]
+    pub(super) fn arith_word(&mut self, i: &'a [u8], len: usize) -> Result<Word, SyntaxError> {
+        self.enter(i)?;
+        let text = &i[..len];
+        // `text` is no suffix of the input, so its offset is that of the
+        // suffix it starts.
+        let mut sub = self.nested(text, self.pos(i));
+        sub.nesting.in_arithmetic = true;
+        let parts = sub.arith_text();
+        // The arithmetic text is a slice of this parser's text; what it
+        // read as written counts even when it failed.
+        self.literals.append(&mut sub.literals);
+        let mut word = Word {
+            parts: parts?,
+            span: self.span(i, &i[len..]),
+        };
+        sub.finish_word(&mut word)?;
+        self.leave();
+        Ok(word)
+    }
+
     /// `$(…)` or `$((…))` at `i` (which starts with `$(`).
     pub(super) fn dollar_paren(&mut self, i: &'a [u8]) -> PResult<'a, WordPart> {
         if i.starts_with(b"$((") {
             match scan_double_paren(&i[3..]) {
                 ParenScan::Arithmetic(len) => {
-                    self.enter(i)?;
-                    let text = &i[3..3 + len];
-                    // `text` is no suffix of the input, so its offset is
-                    // that of the suffix it starts.
-                    let mut sub = self.nested(text, self.pos(&i[3..]));
-                    sub.nesting.in_arithmetic = true;
-                    let parts = sub.arith_text();
-                    // The arithmetic text is a slice of this parser's text;
-                    // what it read as written counts even when it failed.
-                    self.literals.append(&mut sub.literals);
-                    let mut word = Word {
-                        parts: parts?,
-                        span: self.span(&i[3..], &i[3 + len..]),
-                    };
-                    sub.finish_word(&mut word)?;
-                    self.leave();
+                    let word = self.arith_word(&i[3..], len)?;
                     return Ok((&i[3 + len + 2..], WordPart::Arithmetic(word)));
                 }
                 ParenScan::TooDeep(at) => {

@@ -1,0 +1,1 @@
+a=3; (( a == 3 )) && echo yes || echo no; (( a == 4 )) && echo yes || echo no

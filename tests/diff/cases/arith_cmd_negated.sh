@@ -1,0 +1,1 @@
+! (( 0 )) && echo negated; ! (( 5 )); echo $?

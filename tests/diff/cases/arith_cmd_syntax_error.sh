@@ -1,0 +1,1 @@
+(( 1 + )); echo "status $?"; echo after

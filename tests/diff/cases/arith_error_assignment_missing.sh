@@ -1,0 +1,1 @@
+echo $(( x= )); echo a; echo $(( 1 ? 2 )); echo b

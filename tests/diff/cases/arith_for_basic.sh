@@ -1,0 +1,1 @@
+for ((i=0; i<3; i++)); do echo "i=$i"; done

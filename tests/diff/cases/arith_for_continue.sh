@@ -1,0 +1,1 @@
+for ((i=0;i<6;i++)); do (( i % 2 )) && continue; echo even $i; done

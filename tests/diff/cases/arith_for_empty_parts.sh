@@ -1,0 +1,1 @@
+n=0; for ((;;)); do (( n++ )); (( n >= 3 )) && break; done; echo $n

@@ -1,0 +1,2 @@
+for ((i=0;i<2;i++)); do echo a$i; done; for ((i=0;i<2;i++))
+do echo b$i; done

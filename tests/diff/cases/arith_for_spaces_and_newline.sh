@@ -1,0 +1,4 @@
+for (( i = 10 ; i > 0 ; i -= 4 ))
+do
+  echo $i
+done

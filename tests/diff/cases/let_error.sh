@@ -1,0 +1,1 @@
+let "d = 1 +"; echo $?; echo after

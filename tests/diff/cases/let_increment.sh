@@ -1,0 +1,1 @@
+n=1; let n++ n++; echo $n; let --n; echo $n

@@ -1,0 +1,1 @@
+let "x = 0"; echo $?; let "x = 5"; echo $?; let x-5; echo $?
