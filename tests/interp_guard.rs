@@ -353,3 +353,30 @@ fn arithmetic_commands_are_guarded_like_any_other_text() {
     assert_eq!(ran(&s), "");
     assert_eq!(out, "1\n1\n");
 }
+
+/// `[[ ]]` runs no command itself; the substitutions in its words do, on
+/// either side of every operator, and are guarded like any other.
+#[test]
+fn conditional_expressions_are_guarded_like_any_other_text() {
+    let s = setup();
+    for line in [
+        "tool first; [[ $(evil) ]]",
+        "tool first; [[ -f `evil` ]]",
+        "tool first; [[ x == $(evil) ]]",
+        "tool first; [[ $(evil) < b ]]",
+        "tool first; [[ x =~ ^($(evil))$ ]]",
+        "tool first; [[ a == a && ( -n $(evil) ) ]]",
+    ] {
+        let (status, _, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(err.contains("denied: \"evil\""), "{line}: {err}");
+        assert_eq!(ran(&s), "", "{line}");
+    }
+    let (status, _, err) = run(&s, "X=ev; X=${X}il; [[ $($X) ]]; tool after");
+    assert_eq!(status, 126, "{err}");
+    assert_eq!(ran(&s), "");
+    let (status, out, _) = run(&s, "[[ -n x ]] && tool allowed; echo $?");
+    assert_eq!(status, 0);
+    assert_eq!(out, "0\n");
+    assert_eq!(ran(&s), "tool|allowed\n");
+}

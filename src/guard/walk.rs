@@ -158,6 +158,7 @@ impl<'p> Walker<'p> {
                 }
             }
             CompoundKind::Arithmetic(word) => self.word(word),
+            CompoundKind::Conditional(expr) => self.cond(expr),
             CompoundKind::ArithFor(arith_for) => {
                 let ArithForLoop {
                     init,
@@ -174,6 +175,22 @@ impl<'p> Walker<'p> {
             }
         }
         self.redirects(&compound.redirects);
+    }
+
+    /// Every word of a `[[ … ]]` expression (its substitutions run).
+    fn cond(&mut self, expr: &CondExpr) {
+        match expr {
+            CondExpr::Word(word) | CondExpr::Unary { operand: word, .. } => self.word(word),
+            CondExpr::Binary { left, right, .. } => {
+                self.word(left);
+                self.word(right);
+            }
+            CondExpr::Not(inner) => self.cond(inner),
+            CondExpr::And(a, b) | CondExpr::Or(a, b) => {
+                self.cond(a);
+                self.cond(b);
+            }
+        }
     }
 
     fn simple(&mut self, simple: &SimpleCommand) {
@@ -691,7 +708,7 @@ fn collect_compound(compound: &CompoundCommand, names: &mut HashSet<Vec<u8>>) {
         }
         CompoundKind::For { body, .. } => collect_definitions(body, names),
         CompoundKind::ArithFor(arith_for) => collect_definitions(&arith_for.body, names),
-        CompoundKind::Arithmetic(_) => {}
+        CompoundKind::Arithmetic(_) | CompoundKind::Conditional(_) => {}
         CompoundKind::Case { arms, .. } => {
             for arm in arms {
                 collect_definitions(&arm.body, names);

@@ -546,6 +546,7 @@ impl Shell<'_> {
                 r
             }
             CompoundKind::Case { subject, arms } => self.run_case(subject, arms),
+            CompoundKind::Conditional(expr) => self.run_conditional(expr),
             CompoundKind::Arithmetic(word) => match self.arith_test(word)? {
                 Some(value) => Ok(i32::from(value == 0)),
                 None => Ok(1),

@@ -13,6 +13,7 @@
 mod arith;
 mod brace;
 mod builtins;
+mod cond;
 mod exec;
 mod expand;
 mod jobs;

@@ -120,6 +120,8 @@ pub enum CompoundKind {
     },
     /// `case word in pattern|pattern) body ;; … esac`
     Case { subject: Word, arms: Vec<CaseArm> },
+    /// `[[ expression ]]` (boxed, as the expression can be large).
+    Conditional(Box<CondExpr>),
     /// `(( expression ))`: the expression's text is expanded as in
     /// `$(( ))`, then evaluated; status 0 when the value is not zero.
     Arithmetic(Word),
@@ -127,6 +129,30 @@ pub enum CompoundKind {
     /// would widen every compound command, and the parser's depth is
     /// bounded by the stack its frames use).
     ArithFor(Box<ArithForLoop>),
+}
+
+/// The expression of `[[ … ]]`. Its words are expanded without splitting
+/// or globbing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum CondExpr {
+    /// A word alone: true when its value is not empty.
+    Word(Word),
+    /// `-f WORD`, `-z WORD`, …: the operator as written.
+    Unary {
+        op: String,
+        operand: Word,
+    },
+    /// `LEFT OP RIGHT`. The right side of `==`, `=` and `!=` is a pattern,
+    /// that of `=~` an extended regular expression (quoted parts match
+    /// literally in both); `-eq` and the like compare arithmetic values.
+    Binary {
+        op: String,
+        left: Word,
+        right: Word,
+    },
+    Not(Box<CondExpr>),
+    And(Box<CondExpr>, Box<CondExpr>),
+    Or(Box<CondExpr>, Box<CondExpr>),
 }
 
 /// The parts of `for (( init; condition; step )) do body done`; an empty

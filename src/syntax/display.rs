@@ -200,6 +200,11 @@ impl Writer {
                 self.list(body, true);
                 self.s(" done");
             }
+            CompoundKind::Conditional(expr) => {
+                self.s("[[ ");
+                self.cond(expr);
+                self.s(" ]]");
+            }
             CompoundKind::Arithmetic(word) => {
                 self.s("((");
                 self.parts(&word.parts, Ctx::Raw);
@@ -308,6 +313,49 @@ impl Writer {
         }
         self.out.extend_from_slice(&doc.delimiter);
         self.s("\n");
+    }
+
+    /// A `[[ ]]` expression; `&&` and `||` operands that are themselves
+    /// `&&` or `||` are parenthesized, so the tree prints back as parsed.
+    fn cond(&mut self, expr: &CondExpr) {
+        match expr {
+            CondExpr::Word(w) => self.word(w, Ctx::Raw),
+            CondExpr::Unary { op, operand } => {
+                self.s(op);
+                self.s(" ");
+                self.word(operand, Ctx::Raw);
+            }
+            CondExpr::Binary { op, left, right } => {
+                self.word(left, Ctx::Raw);
+                self.s(" ");
+                self.s(op);
+                self.s(" ");
+                self.word(right, Ctx::Raw);
+            }
+            CondExpr::Not(inner) => {
+                self.s("! ");
+                self.cond_operand(inner);
+            }
+            CondExpr::And(a, b) | CondExpr::Or(a, b) => {
+                self.cond_operand(a);
+                self.s(if matches!(expr, CondExpr::And(..)) {
+                    " && "
+                } else {
+                    " || "
+                });
+                self.cond_operand(b);
+            }
+        }
+    }
+
+    fn cond_operand(&mut self, expr: &CondExpr) {
+        if matches!(expr, CondExpr::And(..) | CondExpr::Or(..)) {
+            self.s("( ");
+            self.cond(expr);
+            self.s(" )");
+        } else {
+            self.cond(expr);
+        }
     }
 
     fn word(&mut self, w: &Word, ctx: Ctx) {

@@ -157,6 +157,10 @@ fn compound(out: &mut String, cc: &CompoundCommand) {
             out.push(' ');
             nested(out, body);
         }
+        CompoundKind::Conditional(expr) => {
+            out.push_str("(cond ");
+            cond(out, expr);
+        }
         CompoundKind::Arithmetic(w) => {
             out.push_str("(arith-command ");
             word(out, w);
@@ -378,4 +382,43 @@ fn quote(b: &[u8]) -> String {
     }
     s.push('"');
     s
+}
+
+/// A `[[ ]]` expression: `(OP operand…)`, `(! e)`, `(and a b)`, `(or a b)`.
+fn cond(out: &mut String, expr: &CondExpr) {
+    match expr {
+        CondExpr::Word(w) => word(out, w),
+        CondExpr::Unary { op, operand } => {
+            out.push('(');
+            out.push_str(op);
+            out.push(' ');
+            word(out, operand);
+            out.push(')');
+        }
+        CondExpr::Binary { op, left, right } => {
+            out.push('(');
+            out.push_str(op);
+            out.push(' ');
+            word(out, left);
+            out.push(' ');
+            word(out, right);
+            out.push(')');
+        }
+        CondExpr::Not(inner) => {
+            out.push_str("(! ");
+            cond(out, inner);
+            out.push(')');
+        }
+        CondExpr::And(a, b) | CondExpr::Or(a, b) => {
+            out.push_str(if matches!(expr, CondExpr::And(..)) {
+                "(and "
+            } else {
+                "(or "
+            });
+            cond(out, a);
+            out.push(' ');
+            cond(out, b);
+            out.push(')');
+        }
+    }
 }

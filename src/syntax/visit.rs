@@ -86,6 +86,7 @@ fn walk_compound(v: &mut impl VisitMut, cc: &mut CompoundCommand) {
             }
         }
         CompoundKind::Arithmetic(word) => walk_word(v, word),
+        CompoundKind::Conditional(expr) => walk_cond(v, expr),
         CompoundKind::ArithFor(arith_for) => {
             let ArithForLoop {
                 init,
@@ -100,6 +101,21 @@ fn walk_compound(v: &mut impl VisitMut, cc: &mut CompoundCommand) {
         }
     }
     walk_redirects(v, &mut cc.redirects);
+}
+
+fn walk_cond(v: &mut impl VisitMut, expr: &mut CondExpr) {
+    match expr {
+        CondExpr::Word(word) | CondExpr::Unary { operand: word, .. } => walk_word(v, word),
+        CondExpr::Binary { left, right, .. } => {
+            walk_word(v, left);
+            walk_word(v, right);
+        }
+        CondExpr::Not(inner) => walk_cond(v, inner),
+        CondExpr::And(a, b) | CondExpr::Or(a, b) => {
+            walk_cond(v, a);
+            walk_cond(v, b);
+        }
+    }
 }
 
 fn walk_redirects(v: &mut impl VisitMut, redirects: &mut [Redirect]) {

@@ -4,7 +4,7 @@
 //! as any line or spawn.
 
 mod format;
-mod test;
+pub(super) mod test;
 mod vars;
 
 pub use format::quote;

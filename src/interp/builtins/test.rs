@@ -191,7 +191,7 @@ fn access(b: &[u8], mode: libc::c_int) -> bool {
     unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), mode, libc::AT_EACCESS) == 0 }
 }
 
-fn unary(op: &[u8], arg: &[u8]) -> R {
+pub(crate) fn unary(op: &[u8], arg: &[u8]) -> R {
     let meta = || std::fs::metadata(path(arg));
     Ok(match op {
         b"-z" => arg.is_empty(),
@@ -237,7 +237,7 @@ fn int(b: &[u8]) -> Result<i64, String> {
         .map_err(|_| format!("{s}: integer expression expected"))
 }
 
-fn binary(a: &[u8], op: &[u8], b: &[u8]) -> R {
+pub(crate) fn binary(a: &[u8], op: &[u8], b: &[u8]) -> R {
     let mtime = |p: &[u8]| {
         std::fs::metadata(path(p))
             .ok()

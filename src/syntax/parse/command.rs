@@ -34,7 +34,7 @@ impl<'a> Parser<'a> {
         let i = blanks(i);
         if let Some(word) = reserved_at(i) {
             return match word {
-                "{" | "if" | "while" | "until" | "for" | "case" => {
+                "{" | "if" | "while" | "until" | "for" | "case" | "[[" => {
                     let (r, c) = self.compound(i)?;
                     Ok((r, Some(Command::Compound(c))))
                 }
@@ -42,10 +42,6 @@ impl<'a> Parser<'a> {
                     let (r, f) = self.function_keyword(i)?;
                     Ok((r, Some(Command::FunctionDef(f))))
                 }
-                "[[" => Err(SyntaxError::Unsupported {
-                    feature: "`[[ … ]]` conditional (use `[ … ]` or `test`)",
-                    at: self.span_at(i, 2),
-                }),
                 "select" => Err(SyntaxError::Unsupported {
                     feature: "`select` loop",
                     at: self.span_at(i, 6),

@@ -25,6 +25,7 @@ impl<'a> Parser<'a> {
                 Some("until") => self.loop_command(i, true)?,
                 Some("for") => self.for_command(i)?,
                 Some("case") => self.case_command(i)?,
+                Some("[[") => self.conditional(i)?,
                 _ => return Err(self.unexpected(i)),
             }
         };

@@ -8,6 +8,7 @@
 
 mod command;
 mod compound;
+mod cond;
 mod heredoc;
 mod join;
 mod list;

@@ -1,0 +1,149 @@
+//! `[[ expression ]]`: words expanded without splitting or globbing; `==`,
+//! `=` and `!=` match the right side as a pattern, `=~` as a POSIX
+//! extended regular expression (the C library's, as bash uses), quoted
+//! parts literally in both; `-eq` and the like compare arithmetic values;
+//! `&&` and `||` evaluate their right side only when needed. Status 0
+//! true, 1 false, 2 for a regular expression that does not compile.
+
+use super::builtins::test;
+use super::{Flow, Shell, Status};
+use crate::syntax::ast::{CondExpr, Word};
+
+/// Why an expression has no truth value.
+enum Failed {
+    Flow(Flow),
+    /// Reported already; the command's status.
+    Status(i32),
+}
+
+impl From<Flow> for Failed {
+    fn from(flow: Flow) -> Failed {
+        Failed::Flow(flow)
+    }
+}
+
+/// Characters an extended regular expression treats specially.
+const REGEX_SPECIAL: &[u8] = b"\\.[]()*+?{}|^$";
+
+impl Shell<'_> {
+    pub(super) fn run_conditional(&mut self, expr: &CondExpr) -> Status {
+        match self.cond(expr) {
+            Ok(true) => Ok(0),
+            Ok(false) => Ok(1),
+            Err(Failed::Status(status)) => Ok(status),
+            Err(Failed::Flow(flow)) => Err(flow),
+        }
+    }
+
+    fn cond(&mut self, expr: &CondExpr) -> Result<bool, Failed> {
+        match expr {
+            CondExpr::Word(word) => Ok(!self.expand_string(word)?.is_empty()),
+            CondExpr::Not(inner) => Ok(!self.cond(inner)?),
+            CondExpr::And(a, b) => Ok(self.cond(a)? && self.cond(b)?),
+            CondExpr::Or(a, b) => Ok(self.cond(a)? || self.cond(b)?),
+            CondExpr::Unary { op, operand } => {
+                let value = self.expand_string(operand)?;
+                match op.as_str() {
+                    "-v" => Ok(self.vars.is_set(&String::from_utf8_lossy(&value))),
+                    "-o" => {
+                        self.error("[[: -o: shell option tests are not supported by guard-sh");
+                        Err(Failed::Status(2))
+                    }
+                    _ => self.judged(test::unary(op.as_bytes(), &value)),
+                }
+            }
+            CondExpr::Binary { op, left, right } => self.binary(op, left, right),
+        }
+    }
+
+    fn binary(&mut self, op: &str, left: &Word, right: &Word) -> Result<bool, Failed> {
+        let value = self.expand_string(left)?;
+        match op {
+            "==" | "=" | "!=" => {
+                let pattern = self.expand_pattern(right)?;
+                Ok(super::pattern::matches(&pattern, &value) == (op != "!="))
+            }
+            "=~" => self.regex_match(&value, right),
+            "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" => {
+                let a = self.cond_arith(&value)?;
+                let text = self.expand_string(right)?;
+                let b = self.cond_arith(&text)?;
+                Ok(match op {
+                    "-eq" => a == b,
+                    "-ne" => a != b,
+                    "-lt" => a < b,
+                    "-le" => a <= b,
+                    "-gt" => a > b,
+                    _ => a >= b,
+                })
+            }
+            _ => {
+                let other = self.expand_string(right)?;
+                self.judged(test::binary(&value, op.as_bytes(), &other))
+            }
+        }
+    }
+
+    /// An operand of `-eq` and the like: arithmetic, as in bash's `[[`.
+    fn cond_arith(&mut self, text: &[u8]) -> Result<i64, Failed> {
+        super::arith::eval(self, text).map_err(|message| {
+            self.error(&format!("[[: {message}"));
+            Failed::Status(1)
+        })
+    }
+
+    fn judged(&mut self, result: Result<bool, String>) -> Result<bool, Failed> {
+        result.map_err(|message| {
+            self.error(&format!("[[: {message}"));
+            Failed::Status(2)
+        })
+    }
+
+    /// `value =~ right`: quoted parts of `right` match literally. The
+    /// whole match goes to `BASH_REMATCH` (its first element in bash; the
+    /// groups need arrays, which guard-sh refuses).
+    fn regex_match(&mut self, value: &[u8], right: &Word) -> Result<bool, Failed> {
+        let mut regex = Vec::new();
+        for (byte, quoted) in self.expand_pattern(right)? {
+            if quoted && REGEX_SPECIAL.contains(&byte) {
+                regex.push(b'\\');
+            }
+            regex.push(byte);
+        }
+        let matched = posix_regex_match(&regex, value).map_err(|()| Failed::Status(2))?;
+        let whole = matched.clone().unwrap_or_default();
+        self.vars.set("BASH_REMATCH", whole);
+        Ok(matched.is_some())
+    }
+}
+
+/// The C library's extended regular expression `regex` against `value`:
+/// the matched text, `None` for no match, `Err` when it does not compile
+/// (or either holds a NUL byte).
+fn posix_regex_match(regex: &[u8], value: &[u8]) -> Result<Option<Vec<u8>>, ()> {
+    let pattern = std::ffi::CString::new(regex).map_err(|_| ())?;
+    let subject = std::ffi::CString::new(value).map_err(|_| ())?;
+    let mut compiled = std::mem::MaybeUninit::<libc::regex_t>::uninit();
+    // SAFETY: regcomp initializes `compiled` when it returns 0; both
+    // strings are NUL-terminated and outlive the calls.
+    unsafe {
+        if libc::regcomp(compiled.as_mut_ptr(), pattern.as_ptr(), libc::REG_EXTENDED) != 0 {
+            return Err(());
+        }
+        let mut whole = [libc::regmatch_t { rm_so: 0, rm_eo: 0 }];
+        let found = libc::regexec(
+            compiled.as_ptr(),
+            subject.as_ptr(),
+            1,
+            whole.as_mut_ptr(),
+            0,
+        ) == 0;
+        libc::regfree(compiled.as_mut_ptr());
+        if !found {
+            return Ok(None);
+        }
+        let (start, end) = (whole[0].rm_so, whole[0].rm_eo);
+        let range = usize::try_from(start).unwrap_or(0)..usize::try_from(end).unwrap_or(0);
+        Ok(Some(value.get(range).unwrap_or_default().to_vec()))
+    }
+}

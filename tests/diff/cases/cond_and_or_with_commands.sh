@@ -1,0 +1,1 @@
+[[ -d . ]] && echo dir || echo not; [[ -d nope ]] && echo dir || echo not

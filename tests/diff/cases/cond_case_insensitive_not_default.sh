@@ -1,0 +1,1 @@
+[[ ABC == abc ]] || echo case-sensitive

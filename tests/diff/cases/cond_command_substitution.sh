@@ -1,0 +1,1 @@
+[[ $(echo hi) == hi ]] && echo subst; [[ "$(printf "a b")" == "a b" ]] && echo quoted-subst

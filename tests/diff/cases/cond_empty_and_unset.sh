@@ -1,0 +1,1 @@
+[[ "" ]] || echo empty; [[ $undefined ]] || echo unset; [[ x ]] && echo word; [[ -z $undefined ]] && echo z

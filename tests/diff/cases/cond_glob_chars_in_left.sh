@@ -1,0 +1,1 @@
+[[ "*" == \* ]] && echo star; touch aa; [[ a* == aa ]] || echo no-glob-on-left

@@ -1,0 +1,1 @@
+i=a; while [[ $i != aaaa ]]; do i=${i}a; done; echo $i

@@ -1,0 +1,1 @@
+[[ 1+ -eq 1 ]]; echo "status $?"; echo after

@@ -1,0 +1,1 @@
+[[ ! -f nope ]] && echo negated; [[ ! a == b ]] && echo not-equal; [[ ! ! x ]] && echo double

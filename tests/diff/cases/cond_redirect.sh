@@ -1,0 +1,1 @@
+[[ a == a ]] > out.txt; echo $?; wc -c < out.txt

@@ -1,0 +1,1 @@
+[[ foo123 =~ ^foo[0-9]+$ ]] && echo match; [[ bar =~ ^foo ]] || echo nomatch

@@ -1,0 +1,1 @@
+re="("; [[ a =~ $re ]]; echo "status $?"

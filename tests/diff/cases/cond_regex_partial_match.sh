@@ -1,0 +1,1 @@
+[[ hello =~ ell ]] && echo inside; [[ hello =~ ^ell ]] || echo anchored

@@ -1,0 +1,1 @@
+[[ key=value =~ =[a-z]+ ]] && echo "$BASH_REMATCH"; [[ xyz =~ q ]]; echo "[$BASH_REMATCH]"

@@ -1,0 +1,1 @@
+HOME=/h; [[ ~ == /h ]] && echo tilde; [[ "~" == /h ]] || echo quoted-tilde

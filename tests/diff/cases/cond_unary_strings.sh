@@ -1,0 +1,1 @@
+[[ -z "" ]] && echo z; [[ -n x ]] && echo n; [[ -n "" ]] || echo not-n
