@@ -496,12 +496,15 @@ fn explain(policy: &Policy, inv: &Invocation) -> i32 {
             buf
         }
     };
-    match syntax::parse(&text) {
+    match syntax::parse_complete(&text) {
         Err(e) => {
             say(&format!("syntax error at {}", e.render(&text)));
             2
         }
-        Ok(list) => {
+        Ok((list, closed)) => {
+            for doc in closed {
+                say(&doc.warning());
+            }
             let verdict = guard_sh::guard::check_list(policy, &list);
             println!("{}", verdict.to_json(&text));
             if verdict.allowed { 0 } else { 1 }

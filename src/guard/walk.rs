@@ -301,7 +301,11 @@ impl<'p> Walker<'p> {
     fn builtin(&mut self, name: &str, words: &[Word], span: Span) {
         let args = &words[1..];
         match name {
-            "eval" => self.fixed_text(name, args, span),
+            // `eval -- TEXT`: `--` ends eval's options, as in bash.
+            "eval" => match args.first().and_then(static_value).as_deref() {
+                Some(b"--") => self.fixed_text(name, &args[1..], span),
+                _ => self.fixed_text(name, args, span),
+            },
             "source" | "." => self.push(
                 name.into(),
                 ReachedKind::Builtin,

@@ -7,6 +7,22 @@
 pub trait ArithEnv {
     fn get_var(&mut self, name: &str) -> Option<Vec<u8>>;
     fn set_var(&mut self, name: &str, value: i64) -> Result<(), String>;
+    /// `set -u`: an unset variable is an error, not 0.
+    fn unset_is_error(&self) -> bool {
+        false
+    }
+}
+
+/// What an unset variable under `set -u` fails with; recognize it with
+/// [`is_unbound`] (the shell then aborts as for `$name`).
+fn unbound(name: &str) -> String {
+    format!("{name}: unbound variable")
+}
+
+/// Whether `message` is [`unbound`]'s (every other message ends with its
+/// error token or a fixed phrase).
+pub fn is_unbound(message: &str) -> bool {
+    message.ends_with(": unbound variable")
 }
 
 /// Evaluate `text`; errors are messages like bash's.
@@ -123,7 +139,12 @@ impl Parser<'_, '_> {
                 if !live {
                     return Ok(0);
                 }
-                let text = self.env.get_var(&name).unwrap_or_default();
+                let Some(text) = self.env.get_var(&name) else {
+                    if self.env.unset_is_error() {
+                        return Err(unbound(&name));
+                    }
+                    return Ok(0);
+                };
                 let trimmed: Vec<u8> = text.trim_ascii().to_vec();
                 if trimmed.is_empty() {
                     return Ok(0);

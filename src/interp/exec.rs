@@ -66,8 +66,13 @@ impl Shell<'_> {
         }) {
             return Err(Flow::Abort(126));
         }
-        let list = match crate::syntax::parse(text) {
-            Ok(list) => list,
+        let list = match crate::syntax::parse_complete(text) {
+            Ok((list, closed)) => {
+                for doc in closed {
+                    self.error(&doc.warning());
+                }
+                list
+            }
             Err(e) => {
                 let message = format!("syntax error at {}", e.render(text));
                 self.error(&message);
@@ -573,6 +578,9 @@ impl Shell<'_> {
         let text = self.expand_string(word)?;
         match super::arith::eval(self, &text) {
             Ok(value) => Ok(Some(value)),
+            Err(message) if super::arith::is_unbound(&message) => {
+                Err(self.arith_failed(&message, "((: ", 1))
+            }
             Err(message) => {
                 self.error(&format!("((: {message}"));
                 Ok(None)
@@ -916,9 +924,11 @@ impl Shell<'_> {
         let saved_args = std::mem::replace(&mut self.positional, argv[1..].to_vec());
         self.vars.push_frame();
         self.func_depth += 1;
+        self.func_names.push(def.name.clone());
         let saved_loop = std::mem::replace(&mut self.loop_depth, 0);
         let r = self.run_compound(&def.body);
         self.loop_depth = saved_loop;
+        self.func_names.pop();
         self.func_depth -= 1;
         self.vars.pop_frame();
         self.positional = saved_args;
@@ -1059,7 +1069,17 @@ impl Shell<'_> {
             let _ = sh.sys.close(r);
             let _ = sh.sys.dup2(w, 1);
             let _ = sh.sys.close(w);
-            sh.run_list(list)
+            // As in bash (outside POSIX mode): `set -e` does not reach into
+            // a command substitution.
+            sh.opts.errexit = false;
+            match file_read_form(list) {
+                // `$(< FILE)`: the file's contents, read through the same
+                // redirection as `cat < FILE` would be.
+                Some(redirect) => sh.with_redirects(std::slice::from_ref(redirect), |sh| {
+                    Ok(sh.copy_input_to_output())
+                }),
+                None => sh.run_list(list),
+            }
         });
         let _ = self.sys.close(w);
         let pid = match forked {
@@ -1082,6 +1102,23 @@ impl Shell<'_> {
         self.subst_status = Some(code);
         self.status = code;
         Ok(out)
+    }
+
+    /// Copy descriptor 0 to descriptor 1 (`$(< FILE)`); status 1 when a
+    /// read or write fails.
+    fn copy_input_to_output(&mut self) -> i32 {
+        let mut buf = [0u8; 8192];
+        loop {
+            match self.sys.read(0, &mut buf) {
+                Ok(0) => return 0,
+                Ok(n) => {
+                    if self.sys.write_all(1, &buf[..n]).is_err() {
+                        return 1;
+                    }
+                }
+                Err(_) => return 1,
+            }
+        }
     }
 
     /// `<(list)` / `>(list)`: a pipe to a forked copy, named `/dev/fd/N`.
@@ -1209,5 +1246,34 @@ fn loop_step(result: Status, status: i32) -> LoopStep {
         Err(Flow::Continue(n)) if n > 1 => LoopStep::Leave(Err(Flow::Continue(n - 1))),
         Err(Flow::Continue(_)) => LoopStep::Again,
         Err(e) => LoopStep::Leave(Err(e)),
+    }
+}
+
+/// The one `< FILE` redirection of a command substitution written as
+/// `$(< FILE)` (no command, no assignment, nothing else), which bash reads
+/// as the file's contents.
+fn file_read_form(list: &List) -> Option<&Redirect> {
+    let [item] = list.items.as_slice() else {
+        return None;
+    };
+    if item.background || !item.and_or.rest.is_empty() || item.and_or.first.negated {
+        return None;
+    }
+    let [element] = item.and_or.first.elements.as_slice() else {
+        return None;
+    };
+    let Command::Simple(simple) = &element.command else {
+        return None;
+    };
+    match (
+        simple.words.is_empty() && simple.assignments.is_empty(),
+        simple.redirects.as_slice(),
+    ) {
+        (true, [redirect])
+            if redirect.op == RedirOp::Input && redirect.fd.is_none_or(|fd| fd == 0) =>
+        {
+            Some(redirect)
+        }
+        _ => None,
     }
 }

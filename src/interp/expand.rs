@@ -33,6 +33,9 @@ struct Field {
 struct Builder {
     done: Vec<Field>,
     cur: Field,
+    /// Where no field is split (an assignment, `case`, `[[ ]]`): what
+    /// joins the values of an unquoted `$*` (the first byte of IFS).
+    star_joiner: Option<Vec<u8>>,
 }
 
 impl Builder {
@@ -123,7 +126,10 @@ impl Shell<'_> {
     /// Expand to one string: no splitting, no globbing (assignment values,
     /// here-documents, `case` subjects, redirection targets of here-strings).
     pub(super) fn expand_string(&mut self, word: &Word) -> Result<Vec<u8>, Flow> {
-        let mut b = Builder::default();
+        let mut b = Builder {
+            star_joiner: Some(self.ifs_first()),
+            ..Builder::default()
+        };
         for part in &word.parts {
             self.expand_part(part, false, &mut b)?;
         }
@@ -206,11 +212,20 @@ impl Shell<'_> {
     pub(super) fn arith(&mut self, text: &[u8]) -> Result<i64, Flow> {
         match arith::eval(self, text) {
             Ok(n) => Ok(n),
-            Err(message) => {
-                self.error(&message);
-                Err(Flow::Abort(1))
-            }
+            Err(message) => Err(self.arith_failed(&message, "", 1)),
         }
+    }
+
+    /// Report an arithmetic error (`prefix` names the command, as bash
+    /// does): an unset variable under `set -u` aborts as `$name` would,
+    /// anything else with `status`.
+    pub(super) fn arith_failed(&mut self, message: &str, prefix: &str, status: i32) -> Flow {
+        if arith::is_unbound(message) {
+            self.error(message);
+            return Flow::Abort(self.expansion_error_status());
+        }
+        self.error(&format!("{prefix}{message}"));
+        Flow::Abort(status)
     }
 
     fn tilde(&mut self, user: Option<&[u8]>) -> Vec<u8> {
@@ -272,6 +287,8 @@ impl Shell<'_> {
                         .into_bytes(),
                 );
             }
+            // bash's array's first element: the function being run.
+            "FUNCNAME" => return self.func_names.last().map(|n| n.as_bytes().to_vec()),
             "PPID" => {
                 // SAFETY: getppid has no preconditions.
                 return Some(unsafe { libc::getppid() }.to_string().into_bytes());
@@ -367,7 +384,10 @@ impl Shell<'_> {
                     return Ok(());
                 }
                 let Some(v) = value else {
-                    return self.unbound(pe);
+                    // Unset has length 0 (an error only under `set -u`).
+                    self.unbound(pe)?;
+                    b.push(b"0", q_of(in_dq));
+                    return Ok(());
                 };
                 let n = match std::str::from_utf8(&v) {
                     Ok(s) if self.utf8_locale() => s.chars().count(),
@@ -483,6 +503,11 @@ impl Shell<'_> {
         if in_dq && star {
             let sep = self.ifs_first();
             b.push(&values.join(sep.as_slice()), Q::Quoted);
+            return;
+        }
+        if let (true, Some(sep)) = (star, &b.star_joiner) {
+            let joined = values.join(sep.as_slice());
+            b.push(&joined, Q::Exp);
             return;
         }
         for (i, v) in values.iter().enumerate() {
@@ -713,6 +738,10 @@ impl Shell<'_> {
 impl ArithEnv for Shell<'_> {
     fn get_var(&mut self, name: &str) -> Option<Vec<u8>> {
         self.named_value(name)
+    }
+
+    fn unset_is_error(&self) -> bool {
+        self.opts.nounset
     }
 
     fn set_var(&mut self, name: &str, value: i64) -> Result<(), String> {

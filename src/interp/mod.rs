@@ -120,6 +120,8 @@ pub struct Shell<'a> {
     pub in_child: bool,
     pub loop_depth: u32,
     pub func_depth: u32,
+    /// Names of the functions being run, innermost last (`$FUNCNAME`).
+    pub func_names: Vec<String>,
     pub source_depth: u32,
     /// `$$`: the top-level shell's pid, also in subshells.
     pub shell_pid: Pid,
@@ -201,6 +203,7 @@ impl<'a> Shell<'a> {
             in_child: false,
             loop_depth: 0,
             func_depth: 0,
+            func_names: Vec::new(),
             source_depth: 0,
             shell_pid,
             pending_close: Vec::new(),
@@ -244,6 +247,12 @@ impl<'a> Shell<'a> {
         self.vars.set_default("PS1", b"$ ".to_vec());
         self.vars.set_default("PS2", b"> ".to_vec());
         self.vars.set_default("PS4", b"+ ".to_vec());
+        // bash's own variables of the machine (set, not exported).
+        self.vars.set_default("OSTYPE", b"linux-gnu".to_vec());
+        if let Ok(name) = nix::unistd::gethostname() {
+            self.vars
+                .set_default("HOSTNAME", name.as_encoded_bytes().to_vec());
+        }
         self.vars.set_internal("OPTIND", b"1".to_vec());
         self.vars.set_internal(
             "GUARD_SH_VERSION",

@@ -29,3 +29,49 @@ pub fn parse(source: &[u8]) -> Result<ast::List, SyntaxError> {
     }
     parse::parse_program(source)
 }
+
+/// A here-document that the end of the input closed (bash accepts it with
+/// a warning): its delimiter and the line of its `<<`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HereDocAtEnd {
+    pub delimiter: String,
+    pub line: usize,
+}
+
+impl HereDocAtEnd {
+    /// bash's warning.
+    pub fn warning(&self) -> String {
+        format!(
+            "warning: here-document at line {} delimited by end-of-file (wanted `{}')",
+            self.line, self.delimiter
+        )
+    }
+}
+
+/// Parse `source` as complete input (a `-c` string, a script, the last of
+/// standard input): a here-document still open at the end is closed there,
+/// as bash does, and named in the notes. The tree is that of `source` with
+/// each missing delimiter line added, so the guard and the interpreter,
+/// which both parse through here, see the same commands.
+pub fn parse_complete(source: &[u8]) -> Result<(ast::List, Vec<HereDocAtEnd>), SyntaxError> {
+    let mut text = source.to_vec();
+    let mut closed = Vec::new();
+    loop {
+        match parse(&text) {
+            Ok(list) => return Ok((list, closed)),
+            Err(SyntaxError::UnterminatedHereDoc { delimiter, open }) if closed.len() < 64 => {
+                let line = 1 + source[..open.start.min(source.len())]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
+                if !text.ends_with(b"\n") {
+                    text.push(b'\n');
+                }
+                text.extend_from_slice(delimiter.as_bytes());
+                text.push(b'\n');
+                closed.push(HereDocAtEnd { delimiter, line });
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}

@@ -218,6 +218,10 @@ fn to_int(arg: Option<&[u8]>, p: &mut Printed) -> i64 {
     let Some(a) = arg else { return 0 };
     let s = String::from_utf8_lossy(a);
     let t = s.trim();
+    // bash takes an empty argument as 0, without complaint.
+    if a.is_empty() {
+        return 0;
+    }
     if let Some(rest) = t.strip_prefix('\'').or_else(|| t.strip_prefix('"')) {
         return rest.chars().next().map_or(0, |c| c as i64);
     }

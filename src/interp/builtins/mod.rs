@@ -113,6 +113,11 @@ impl Shell<'_> {
                 })
             }
             "eval" => {
+                // `--` ends eval's options, as in bash.
+                let args = match args.first() {
+                    Some(first) if first == b"--" => &args[1..],
+                    _ => args,
+                };
                 let text = args.join(&b' ');
                 if text.iter().all(u8::is_ascii_whitespace) {
                     return Ok(0);
@@ -176,6 +181,9 @@ impl Shell<'_> {
         for arg in args {
             match super::arith::eval(self, arg) {
                 Ok(value) => last = value,
+                Err(message) if super::arith::is_unbound(&message) => {
+                    return Err(self.arith_failed(&message, "let: ", 1));
+                }
                 Err(message) => {
                     self.error(&format!("let: {message}"));
                     return Ok(1);
@@ -249,7 +257,9 @@ impl Shell<'_> {
             refs.pop();
         }
         let name = if bracket { "[" } else { "test" };
-        match test::evaluate(&refs) {
+        let vars = &self.vars;
+        let is_set = |name: &[u8]| vars.is_set(&String::from_utf8_lossy(name));
+        match test::evaluate(&refs, &is_set) {
             Ok(true) => Ok(0),
             Ok(false) => Ok(1),
             Err(message) => {
@@ -323,6 +333,14 @@ impl Shell<'_> {
         } else {
             self.cwd.join(path)
         };
+        // As bash: each folder a `..` leaves must exist (`cd nope/..` fails).
+        if !dotdot_parents_exist(&joined) {
+            self.error(&format!(
+                "cd: {}: No such file or directory",
+                lossy(&target)
+            ));
+            return Ok(1);
+        }
         let logical = normalize(&joined);
         let new = if physical {
             std::fs::canonicalize(&joined).unwrap_or(logical.clone())
@@ -351,6 +369,10 @@ impl Shell<'_> {
     }
 
     fn source(&mut self, name: &str, args: &[Vec<u8>]) -> Status {
+        let args = match args.first() {
+            Some(first) if first == b"--" => &args[1..],
+            _ => args,
+        };
         let Some(file) = args.first() else {
             self.error(&format!("{name}: filename argument required"));
             return Ok(2);
@@ -611,6 +633,25 @@ fn quote_always(v: &[u8]) -> String {
 }
 
 /// Lexical `.`/`..` removal for logical `cd`.
+/// Whether every folder that a `..` of `path` leaves (read lexically, as
+/// [`normalize`] does) exists.
+fn dotdot_parents_exist(path: &Path) -> bool {
+    let mut out = PathBuf::from("/");
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                if !out.is_dir() {
+                    return false;
+                }
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    true
+}
+
 fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
     for c in path.components() {

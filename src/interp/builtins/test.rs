@@ -8,17 +8,20 @@ use std::path::Path;
 
 type R = Result<bool, String>;
 
+/// Whether a shell variable is set (`-v NAME`).
+pub type IsSet<'a> = &'a dyn Fn(&[u8]) -> bool;
+
 /// Evaluate test arguments (without the closing `]`).
-pub fn evaluate(args: &[&[u8]]) -> R {
+pub fn evaluate(args: &[&[u8]], is_set: IsSet<'_>) -> R {
     match args.len() {
         0 => Ok(false),
         1 => Ok(!args[0].is_empty()),
-        2 => two(args),
-        3 => three(args),
-        4 if args[0] == b"!" => three(&args[1..]).map(|b| !b),
-        4 if args[0] == b"(" && args[3] == b")" => two(&args[1..3]),
+        2 => two(args, is_set),
+        3 => three(args, is_set),
+        4 if args[0] == b"!" => three(&args[1..], is_set).map(|b| !b),
+        4 if args[0] == b"(" && args[3] == b")" => two(&args[1..3], is_set),
         _ => {
-            let mut p = P { args, i: 0 };
+            let mut p = P { args, i: 0, is_set };
             let v = p.or()?;
             if p.i < args.len() {
                 return Err(format!("{}: unexpected argument", lossy(args[p.i])));
@@ -32,17 +35,17 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn two(args: &[&[u8]]) -> R {
+fn two(args: &[&[u8]], is_set: IsSet<'_>) -> R {
     if args[0] == b"!" {
         return Ok(args[1].is_empty());
     }
     if is_unary(args[0]) {
-        return unary(args[0], args[1]);
+        return unary_with(args[0], args[1], is_set);
     }
     Err(format!("{}: unary operator expected", lossy(args[0])))
 }
 
-fn three(args: &[&[u8]]) -> R {
+fn three(args: &[&[u8]], is_set: IsSet<'_>) -> R {
     if is_binary(args[1]) {
         return binary(args[0], args[1], args[2]);
     }
@@ -53,7 +56,7 @@ fn three(args: &[&[u8]]) -> R {
         return Ok(!args[0].is_empty() || !args[2].is_empty());
     }
     if args[0] == b"!" {
-        return two(&args[1..]).map(|b| !b);
+        return two(&args[1..], is_set).map(|b| !b);
     }
     if args[0] == b"(" && args[2] == b")" {
         return Ok(!args[1].is_empty());
@@ -64,6 +67,7 @@ fn three(args: &[&[u8]]) -> R {
 struct P<'a> {
     args: &'a [&'a [u8]],
     i: usize,
+    is_set: IsSet<'a>,
 }
 
 impl<'a> P<'a> {
@@ -122,7 +126,7 @@ impl<'a> P<'a> {
         if is_unary(a) && self.i + 1 < self.args.len() {
             let operand = self.args[self.i + 1];
             self.i += 2;
-            return unary(a, operand);
+            return unary_with(a, operand, self.is_set);
         }
         self.i += 1;
         Ok(!a.is_empty())
@@ -189,6 +193,14 @@ fn access(b: &[u8], mode: libc::c_int) -> bool {
     };
     // SAFETY: a valid C string; faccessat with AT_EACCESS checks the effective ids.
     unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), mode, libc::AT_EACCESS) == 0 }
+}
+
+/// [`unary`], with `-v NAME` answered by `is_set`.
+fn unary_with(op: &[u8], arg: &[u8], is_set: IsSet<'_>) -> R {
+    if op == b"-v" {
+        return Ok(is_set(arg));
+    }
+    unary(op, arg)
 }
 
 pub(crate) fn unary(op: &[u8], arg: &[u8]) -> R {
@@ -278,7 +290,8 @@ mod tests {
 
     fn t(args: &[&str]) -> R {
         let v: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
-        evaluate(&v)
+        let is_set = |name: &[u8]| name == b"set";
+        evaluate(&v, &is_set)
     }
 
     #[test]

@@ -1,0 +1,1 @@
+echo hi > f; echo $(0< f)

@@ -1,0 +1,1 @@
+x=$(< nofile); echo "status $? [$x]"

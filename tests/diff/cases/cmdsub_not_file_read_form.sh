@@ -1,0 +1,1 @@
+echo hi > f; echo $(< f; echo more); echo $(cat < f)

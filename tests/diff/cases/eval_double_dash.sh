@@ -1,0 +1,1 @@
+eval -- echo hi; eval -- "x=5"; echo $x

@@ -1,0 +1,3 @@
+cat <<EOF
+body line
+$((1+1))

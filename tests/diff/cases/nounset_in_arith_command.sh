@@ -1,0 +1,1 @@
+set -u; (( nope > 0 )); echo never

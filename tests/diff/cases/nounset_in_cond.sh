@@ -1,0 +1,1 @@
+set -u; [[ nope -eq 0 ]]; echo never

@@ -1,0 +1,1 @@
+set -u; let y=nope+1; echo never

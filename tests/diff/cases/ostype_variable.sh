@@ -1,0 +1,1 @@
+echo $OSTYPE; OSTYPE=mine; echo $OSTYPE

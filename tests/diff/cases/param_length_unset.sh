@@ -1,0 +1,1 @@
+echo ${#undef}; x=; echo ${#x}; y=abc; echo ${#y}

@@ -1,0 +1,1 @@
+set -u; echo ${#undef}; echo never

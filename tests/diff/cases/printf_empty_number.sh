@@ -1,0 +1,1 @@
+printf "%d|%i|%x\n" "" "" ""; echo $?

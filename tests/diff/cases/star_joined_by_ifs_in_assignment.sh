@@ -1,0 +1,1 @@
+IFS=:; set -- a b c; s=$*; echo "$s"; t=$@; echo "$t"

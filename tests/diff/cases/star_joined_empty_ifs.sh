@@ -1,0 +1,1 @@
+IFS=; set -- a b; s=$*; echo "[$s]"

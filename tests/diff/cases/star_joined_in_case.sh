@@ -1,0 +1,1 @@
+set -- a b; IFS=-; case $* in a-b) echo joined;; *) echo other;; esac
