@@ -287,6 +287,9 @@ impl Shell<'_> {
                         .into_bytes(),
                 );
             }
+            // Whole seconds since the shell started (assigning to it is
+            // not supported: the count goes on).
+            "SECONDS" => return Some(self.started.elapsed().as_secs().to_string().into_bytes()),
             // bash's array's first element: the function being run.
             "FUNCNAME" => return self.func_names.last().map(|n| n.as_bytes().to_vec()),
             "PPID" => {

@@ -122,6 +122,8 @@ pub struct Shell<'a> {
     pub func_depth: u32,
     /// Names of the functions being run, innermost last (`$FUNCNAME`).
     pub func_names: Vec<String>,
+    /// When the shell started (`$SECONDS`).
+    pub started: std::time::Instant,
     pub source_depth: u32,
     /// `$$`: the top-level shell's pid, also in subshells.
     pub shell_pid: Pid,
@@ -204,6 +206,7 @@ impl<'a> Shell<'a> {
             loop_depth: 0,
             func_depth: 0,
             func_names: Vec::new(),
+            started: std::time::Instant::now(),
             source_depth: 0,
             shell_pid,
             pending_close: Vec::new(),

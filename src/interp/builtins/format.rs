@@ -406,6 +406,27 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) 
             p.out.push(b'%');
             break;
         };
+        // `%(FORMAT)T`: the argument (seconds since the epoch; empty or -1
+        // now) formatted by strftime in local time, as bash does.
+        if conv == b'(' {
+            let Some(close) = format[i..].windows(2).position(|w| w == b")T") else {
+                p.errors.push("`(': invalid format character".into());
+                return true;
+            };
+            let pattern = &format[i + 1..i + close];
+            i += close + 2;
+            let arg = take(args, next);
+            let when = match arg {
+                None | Some(b"") | Some(b"-1") | Some(b"-2") => None,
+                Some(_) => Some(to_int(arg, p)),
+            };
+            let mut s = strftime_local(pattern, when);
+            if let Some(prec) = precision {
+                s.truncate(prec);
+            }
+            p.out.extend(pad(s, width, left, false));
+            continue;
+        }
         i += 1;
         match conv {
             b's' | b'b' | b'q' => {
@@ -615,4 +636,31 @@ mod tests {
         assert_eq!(echo(&args(&["-x"])), b"-x\n");
         assert_eq!(echo(&args(&["-e", "a\\cb"])), b"a");
     }
+}
+
+/// `strftime(pattern)` of `when` (seconds since the epoch; `None`: now) in
+/// the local time zone; empty when the pattern or the time cannot be used.
+fn strftime_local(pattern: &[u8], when: Option<i64>) -> Vec<u8> {
+    let Ok(pattern) = std::ffi::CString::new(pattern) else {
+        return Vec::new();
+    };
+    // SAFETY: time(NULL) has no preconditions.
+    let t: libc::time_t = when.unwrap_or_else(|| unsafe { libc::time(std::ptr::null_mut()) });
+    let mut tm = std::mem::MaybeUninit::<libc::tm>::uninit();
+    let mut buf = vec![0u8; 1024];
+    // SAFETY: localtime_r (which reads TZ itself) fills `tm` when it returns non-null; strftime
+    // writes at most `buf.len()` bytes, NUL included, and returns the count.
+    unsafe {
+        if libc::localtime_r(&t, tm.as_mut_ptr()).is_null() {
+            return Vec::new();
+        }
+        let n = libc::strftime(
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            pattern.as_ptr(),
+            tm.as_ptr(),
+        );
+        buf.truncate(n);
+    }
+    buf
 }

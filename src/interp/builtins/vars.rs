@@ -4,6 +4,7 @@
 
 use super::format::quote;
 use super::lossy;
+use crate::exec::Fd;
 use crate::interp::vars::is_name;
 use crate::interp::{Shell, Status};
 
@@ -546,73 +547,114 @@ impl Shell<'_> {
     pub(super) fn read_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         let mut raw = false;
         let mut names = Vec::new();
-        let mut delim = b'\n';
+        let mut delim: Option<u8> = Some(b'\n');
         let mut max: Option<usize> = None;
+        let mut exact = false;
+        let mut fd: Fd = 0;
+        let mut timeout: Option<f64> = None;
         let mut i = 0;
-        while i < args.len() {
+        // Options as bash's getopts reads them: clustered (`-rd ''`), a
+        // value attached (`-n1`) or in the next word; `--` ends them.
+        while i < args.len() && names.is_empty() {
             let a = &args[i];
-            if names.is_empty() && a.starts_with(b"-") && a.len() > 1 {
-                match a.as_slice() {
-                    b"-r" => raw = true,
-                    b"-p" | b"-d" | b"-n" | b"-t" if i + 1 >= args.len() => {
-                        self.error(&format!("read: {}: option requires an argument", lossy(a)));
-                        let _ = self.sys.write_all(2, READ_USAGE);
-                        return Ok(2);
+            if a.as_slice() == b"--" {
+                i += 1;
+                break;
+            }
+            if !a.starts_with(b"-") || a.len() < 2 {
+                break;
+            }
+            let mut k = 1;
+            while k < a.len() {
+                let letter = a[k];
+                k += 1;
+                if matches!(letter, b'r' | b's' | b'e') {
+                    raw |= letter == b'r';
+                    continue;
+                }
+                if !matches!(
+                    letter,
+                    b'p' | b'd' | b'n' | b'N' | b't' | b'u' | b'a' | b'i'
+                ) {
+                    self.error(&format!("read: -{}: invalid option", letter as char));
+                    let _ = self.sys.write_all(2, READ_USAGE);
+                    return Ok(2);
+                }
+                let value = if k < a.len() {
+                    let v = a[k..].to_vec();
+                    k = a.len();
+                    v
+                } else if let Some(next) = args.get(i + 1) {
+                    i += 1;
+                    next.clone()
+                } else {
+                    self.error(&format!(
+                        "read: -{}: option requires an argument",
+                        letter as char
+                    ));
+                    let _ = self.sys.write_all(2, READ_USAGE);
+                    return Ok(2);
+                };
+                let text = lossy(&value);
+                match letter {
+                    // The prompt goes out only to a terminal.
+                    b'p' if self.sys.isatty(0) => {
+                        let _ = self.sys.write_all(2, &value);
                     }
-                    b"-p" => {
-                        if let Some(prompt) = args.get(i + 1) {
-                            if self.sys.isatty(0) {
-                                let p = prompt.clone();
-                                let _ = self.sys.write_all(2, &p);
-                            }
+                    b'd' => delim = Some(value.first().copied().unwrap_or(0)),
+                    b'n' | b'N' => match text.trim().parse::<usize>() {
+                        Ok(n) => {
+                            max = Some(n);
+                            exact = letter == b'N';
                         }
-                        i += 1;
-                    }
-                    b"-d" => {
-                        delim = args
-                            .get(i + 1)
-                            .and_then(|d| d.first().copied())
-                            .unwrap_or(0);
-                        i += 1;
-                    }
-                    b"-n" => {
-                        let text = lossy(&args[i + 1]);
-                        match text.trim().parse::<usize>() {
-                            Ok(n) => max = Some(n),
-                            Err(_) => {
-                                self.error(&format!("read: {text}: invalid number"));
-                                return Ok(1);
-                            }
+                        Err(_) => {
+                            self.error(&format!("read: {text}: invalid number"));
+                            return Ok(1);
                         }
-                        i += 1;
-                    }
-                    b"-t" => {
-                        let text = lossy(&args[i + 1]);
+                    },
+                    b't' => {
                         if !is_timeout(text.trim()) {
                             self.error(&format!("read: {text}: invalid timeout specification"));
                             return Ok(1);
                         }
-                        i += 1;
+                        timeout = text.trim().parse::<f64>().ok();
                     }
-                    b"-s" => {}
-                    b"-a" => {
+                    b'u' => match text.trim().parse::<Fd>() {
+                        Ok(n) if n >= 0 && !crate::exec::private_fd::is_private(n) => fd = n,
+                        _ => {
+                            self.error(&format!(
+                                "read: {text}: invalid file descriptor specification"
+                            ));
+                            return Ok(1);
+                        }
+                    },
+                    b'a' => {
                         self.error("read: -a: arrays are not supported by guard-sh");
                         return Ok(2);
                     }
-                    b"-rs" | b"-sr" => raw = true,
-                    _ => {
-                        self.error(&format!("read: {}: invalid option", lossy(a)));
-                        return Ok(2);
-                    }
+                    // -p off a terminal; -i: readline's initial text (no readline here).
+                    _ => {}
                 }
-                i += 1;
-                continue;
             }
-            names.push(lossy(a));
             i += 1;
         }
-        if names.is_empty() {
+        names.extend(args[i..].iter().map(|a| lossy(a)));
+        if exact {
+            delim = None;
+        }
+        let reply = names.is_empty();
+        if reply {
             names.push("REPLY".into());
+        }
+        if let Some(seconds) = timeout {
+            // `-t 0`: only whether input is waiting; else wait that long.
+            let ready = poll_readable(fd, seconds);
+            if seconds == 0.0 {
+                return Ok(i32::from(!ready));
+            }
+            if !ready {
+                return Ok(142);
+            }
         }
         // Read one byte at a time so the rest of the input stays for the next reader.
         let mut line = Vec::new();
@@ -624,17 +666,17 @@ impl Shell<'_> {
                 eof = false;
                 break;
             }
-            match self.sys.read(0, &mut byte) {
+            match self.sys.read(fd, &mut byte) {
                 Ok(1) => {}
                 _ => break,
             }
             let b = byte[0];
-            if b == delim {
+            if Some(b) == delim {
                 eof = false;
                 break;
             }
             if b == b'\\' && !raw {
-                match self.sys.read(0, &mut byte) {
+                match self.sys.read(fd, &mut byte) {
                     Ok(1) if byte[0] == b'\n' => continue,
                     Ok(1) => {
                         line.push(byte[0]);
@@ -646,6 +688,14 @@ impl Shell<'_> {
             }
             line.push(b);
             quoted_mask.push(false);
+        }
+        // Without a name, or with -N, the line is taken whole (bash).
+        if reply || exact {
+            self.assign(&names[0], line)?;
+            for name in &names[1..] {
+                self.assign(name, Vec::new())?;
+            }
+            return Ok(i32::from(eof));
         }
         let ifs = self
             .vars
@@ -909,6 +959,18 @@ fn escape_dq(v: &[u8]) -> String {
 const READ_USAGE: &[u8] = b"read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]\n";
 
 /// A `read -t` operand bash accepts: digits with at most one `.`.
+/// Whether `fd` has input (or its end) waiting within `seconds`.
+fn poll_readable(fd: Fd, seconds: f64) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let millis = (seconds * 1000.0).min(f64::from(i32::MAX)) as libc::c_int;
+    // SAFETY: one valid pollfd for the duration of the call.
+    unsafe { libc::poll(&mut pfd, 1, millis) > 0 }
+}
+
 fn is_timeout(text: &str) -> bool {
     let mut parts = text.splitn(2, '.');
     let whole = parts.next().unwrap_or_default();

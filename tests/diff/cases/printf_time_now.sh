@@ -1,0 +1,1 @@
+a=$(printf "%(%Y)T" -1); b=$(date +%Y); [ "$a" = "$b" ] && echo now-ok

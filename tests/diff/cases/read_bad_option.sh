@@ -1,0 +1,1 @@
+read -q; echo $?; read -n; echo $?; read -u x; echo $?

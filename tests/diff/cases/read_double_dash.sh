@@ -1,0 +1,1 @@
+echo "a b" | { read -r -- x y; echo "$x/$y"; }

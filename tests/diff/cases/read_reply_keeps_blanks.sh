@@ -1,0 +1,1 @@
+echo "  lead trail  " | { read; echo "[$REPLY]"; }; echo "  lead trail  " | { read v; echo "[$v]"; }

@@ -1,0 +1,1 @@
+read -t 0 < /dev/null; echo $?

@@ -1,0 +1,1 @@
+echo $SECONDS; [ "$SECONDS" -lt 5 ] && echo small
