@@ -575,6 +575,33 @@ fn format_g(x: f64, prec: usize, alt: bool) -> String {
     }
 }
 
+/// `strftime(pattern)` of `when` (seconds since the epoch; `None`: now) in
+/// the local time zone; empty when the pattern or the time cannot be used.
+fn strftime_local(pattern: &[u8], when: Option<i64>) -> Vec<u8> {
+    let Ok(pattern) = std::ffi::CString::new(pattern) else {
+        return Vec::new();
+    };
+    // SAFETY: time(NULL) has no preconditions.
+    let t: libc::time_t = when.unwrap_or_else(|| unsafe { libc::time(std::ptr::null_mut()) });
+    let mut tm = std::mem::MaybeUninit::<libc::tm>::uninit();
+    let mut buf = vec![0u8; 1024];
+    // SAFETY: localtime_r (which reads TZ itself) fills `tm` when it returns non-null; strftime
+    // writes at most `buf.len()` bytes, NUL included, and returns the count.
+    unsafe {
+        if libc::localtime_r(&t, tm.as_mut_ptr()).is_null() {
+            return Vec::new();
+        }
+        let n = libc::strftime(
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            pattern.as_ptr(),
+            tm.as_ptr(),
+        );
+        buf.truncate(n);
+    }
+    buf
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,31 +663,4 @@ mod tests {
         assert_eq!(echo(&args(&["-x"])), b"-x\n");
         assert_eq!(echo(&args(&["-e", "a\\cb"])), b"a");
     }
-}
-
-/// `strftime(pattern)` of `when` (seconds since the epoch; `None`: now) in
-/// the local time zone; empty when the pattern or the time cannot be used.
-fn strftime_local(pattern: &[u8], when: Option<i64>) -> Vec<u8> {
-    let Ok(pattern) = std::ffi::CString::new(pattern) else {
-        return Vec::new();
-    };
-    // SAFETY: time(NULL) has no preconditions.
-    let t: libc::time_t = when.unwrap_or_else(|| unsafe { libc::time(std::ptr::null_mut()) });
-    let mut tm = std::mem::MaybeUninit::<libc::tm>::uninit();
-    let mut buf = vec![0u8; 1024];
-    // SAFETY: localtime_r (which reads TZ itself) fills `tm` when it returns non-null; strftime
-    // writes at most `buf.len()` bytes, NUL included, and returns the count.
-    unsafe {
-        if libc::localtime_r(&t, tm.as_mut_ptr()).is_null() {
-            return Vec::new();
-        }
-        let n = libc::strftime(
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-            pattern.as_ptr(),
-            tm.as_ptr(),
-        );
-        buf.truncate(n);
-    }
-    buf
 }
