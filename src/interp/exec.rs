@@ -96,9 +96,40 @@ impl Shell<'_> {
             return Err(Flow::Abort(126));
         }
         self.nesting += 1;
+        let saved_lines = self.enter_text(text, origin);
         let result = self.run_list(&list);
+        self.leave_text(saved_lines, origin);
         self.nesting -= 1;
         result
+    }
+
+    /// Count `$LINENO` in `text` from here on (in `eval` text: not at all).
+    fn enter_text(&mut self, text: &[u8], origin: &str) -> (std::rc::Rc<Vec<usize>>, usize) {
+        if origin == "eval" {
+            self.lineno_frozen += 1;
+            return (self.line_starts.clone(), self.line_base);
+        }
+        let starts: Vec<usize> = text
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .map(|(k, _)| k + 1)
+            .collect();
+        let saved = (
+            std::mem::replace(&mut self.line_starts, std::rc::Rc::new(starts)),
+            self.line_base,
+        );
+        if origin == "source" || origin == "." {
+            self.line_base = 0;
+        }
+        saved
+    }
+
+    fn leave_text(&mut self, saved: (std::rc::Rc<Vec<usize>>, usize), origin: &str) {
+        if origin == "eval" {
+            self.lineno_frozen -= 1;
+        }
+        (self.line_starts, self.line_base) = saved;
     }
 
     pub(super) fn run_list(&mut self, list: &List) -> Status {
@@ -493,6 +524,8 @@ impl Shell<'_> {
                 // line defining it, and `command`/`builtin` still reach the builtin.
                 self.functions
                     .insert(def.name.clone(), Rc::new(def.clone()));
+                self.function_lines
+                    .insert(def.name.clone(), (self.line_starts.clone(), self.line_base));
                 Ok(0)
             }
         }
@@ -746,6 +779,10 @@ impl Shell<'_> {
     }
 
     pub(super) fn run_simple(&mut self, sc: &SimpleCommand) -> Status {
+        if self.lineno_frozen == 0 {
+            let before = self.line_starts.partition_point(|&s| s <= sc.span.start);
+            self.lineno = self.line_base + 1 + before;
+        }
         let mark = self.pending_close.len();
         let r = self.run_simple_inner(sc);
         self.close_pending(mark);
@@ -926,7 +963,17 @@ impl Shell<'_> {
         self.func_depth += 1;
         self.func_names.push(def.name.clone());
         let saved_loop = std::mem::replace(&mut self.loop_depth, 0);
+        let lines = self.function_lines.get(&def.name).cloned();
+        let saved_lines = lines.map(|l| {
+            (
+                std::mem::replace(&mut self.line_starts, l.0),
+                std::mem::replace(&mut self.line_base, l.1),
+            )
+        });
         let r = self.run_compound(&def.body);
+        if let Some(saved) = saved_lines {
+            (self.line_starts, self.line_base) = saved;
+        }
         self.loop_depth = saved_loop;
         self.func_names.pop();
         self.func_depth -= 1;

@@ -287,6 +287,7 @@ impl Shell<'_> {
                         .into_bytes(),
                 );
             }
+            "LINENO" => return Some(self.lineno.to_string().into_bytes()),
             // Whole seconds since the shell started (assigning to it is
             // not supported: the count goes on).
             "SECONDS" => return Some(self.started.elapsed().as_secs().to_string().into_bytes()),

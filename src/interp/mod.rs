@@ -124,6 +124,18 @@ pub struct Shell<'a> {
     pub func_names: Vec<String>,
     /// When the shell started (`$SECONDS`).
     pub started: std::time::Instant,
+    /// `$LINENO`: the line of the simple command being run, counted in
+    /// the text being run (`line_starts`: offsets where its lines 2, 3, …
+    /// start) after `line_base` lines read before it (standard input).
+    pub lineno: usize,
+    pub line_base: usize,
+    line_starts: std::rc::Rc<Vec<usize>>,
+    /// Each function's lines: those of the text it was defined in, which
+    /// its body's offsets refer to.
+    function_lines: BTreeMap<String, (std::rc::Rc<Vec<usize>>, usize)>,
+    /// Inside `eval` text, whose offsets are not the script's: `$LINENO`
+    /// stays the line of the `eval`.
+    lineno_frozen: u32,
     pub source_depth: u32,
     /// `$$`: the top-level shell's pid, also in subshells.
     pub shell_pid: Pid,
@@ -207,6 +219,11 @@ impl<'a> Shell<'a> {
             func_depth: 0,
             func_names: Vec::new(),
             started: std::time::Instant::now(),
+            lineno: 0,
+            line_base: 0,
+            line_starts: std::rc::Rc::new(Vec::new()),
+            function_lines: BTreeMap::new(),
+            lineno_frozen: 0,
             source_depth: 0,
             shell_pid,
             pending_close: Vec::new(),

@@ -35,12 +35,15 @@ impl Shell<'_> {
     /// exit status.
     pub fn run_lines(&mut self, origin: &str) -> i32 {
         let mut pending: Vec<u8> = Vec::new();
+        // Lines of the input run so far: `$LINENO` counts on across chunks.
+        let mut lines_run = 0usize;
         loop {
             self.prompt(if pending.is_empty() { "PS1" } else { "PS2" });
             let Some(line) = self.read_line() else {
                 if !pending.is_empty() {
                     // The input ended inside a construct: report it.
                     let text = std::mem::take(&mut pending);
+                    self.line_base = lines_run;
                     if let Outcome::Exit(s) = self.run_text(&text, origin) {
                         return s;
                     }
@@ -61,9 +64,12 @@ impl Shell<'_> {
                 continue;
             }
             let text = std::mem::take(&mut pending);
+            let base = lines_run;
+            lines_run += text.iter().filter(|&&b| b == b'\n').count();
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            self.line_base = base;
             if let Outcome::Exit(s) = self.run_text(&text, origin) {
                 return s;
             }
