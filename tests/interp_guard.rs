@@ -380,3 +380,18 @@ fn conditional_expressions_are_guarded_like_any_other_text() {
     assert_eq!(out, "0\n");
     assert_eq!(ran(&s), "tool|allowed\n");
 }
+
+/// `time PIPELINE` times what the pipeline runs; the pipeline is guarded
+/// like any other.
+#[test]
+fn timed_pipelines_are_guarded_like_any_other() {
+    let s = setup();
+    let (status, _, err) = run(&s, "tool first; time evil | cat");
+    assert_eq!(status, 126, "{err}");
+    assert!(err.contains("denied: \"evil\""), "{err}");
+    assert_eq!(ran(&s), "");
+    let (status, _, err) = run(&s, "TIMEFORMAT=t; time tool timed");
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(err, "t\n");
+    assert_eq!(ran(&s), "tool|timed\n");
+}

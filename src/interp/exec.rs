@@ -192,6 +192,19 @@ impl Shell<'_> {
     }
 
     fn run_pipeline(&mut self, p: &Pipeline) -> Status {
+        let Some(format) = p.timed else {
+            return self.run_pipeline_untimed(p);
+        };
+        let clock = super::timing::Clock::start();
+        let r = self.run_pipeline_untimed(p);
+        let spent = clock.spent();
+        let format_var = self.vars.get("TIMEFORMAT").map(<[u8]>::to_vec);
+        let report = super::timing::report(format, format_var.as_deref(), &spent);
+        let _ = self.sys.write_all(2, &report);
+        r
+    }
+
+    fn run_pipeline_untimed(&mut self, p: &Pipeline) -> Status {
         let status = self.with_errexit_off(p.negated, |sh| {
             if p.elements.len() == 1 {
                 let s = sh.run_command(&p.elements[0].command)?;

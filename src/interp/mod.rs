@@ -22,6 +22,7 @@ mod pure;
 mod redirect;
 mod session;
 pub mod signals;
+mod timing;
 mod traps;
 mod vars;
 

@@ -44,10 +44,21 @@ pub enum AndOrOp {
 /// `[!] cmd1 | cmd2 |& cmd3` (XCU 2.9.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Pipeline {
+    /// Leading `time` (bash): report how long the pipeline took.
+    pub timed: Option<TimeFormat>,
     /// Leading `!`: the status is logically negated.
     pub negated: bool,
     pub elements: Vec<PipeElement>,
     pub span: Span,
+}
+
+/// How `time` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum TimeFormat {
+    /// `time`: `$TIMEFORMAT`, or bash's default.
+    Default,
+    /// `time -p`: POSIX's `real N.NN` lines.
+    Posix,
 }
 
 /// One command of a pipeline.

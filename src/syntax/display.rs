@@ -95,6 +95,11 @@ impl Writer {
     }
 
     fn pipeline(&mut self, p: &Pipeline) {
+        match p.timed {
+            Some(TimeFormat::Default) => self.s("time "),
+            Some(TimeFormat::Posix) => self.s("time -p "),
+            None => {}
+        }
         if p.negated {
             self.s("! ");
         }

@@ -46,6 +46,11 @@ fn and_or(out: &mut String, a: &AndOr) {
 }
 
 fn pipeline(out: &mut String, p: &Pipeline) {
+    match p.timed {
+        Some(TimeFormat::Default) => out.push_str("(time "),
+        Some(TimeFormat::Posix) => out.push_str("(time-p "),
+        None => {}
+    }
     if p.negated {
         out.push_str("(! ");
     }
@@ -68,6 +73,9 @@ fn pipeline(out: &mut String, p: &Pipeline) {
         out.push(')');
     }
     if p.negated {
+        out.push(')');
+    }
+    if p.timed.is_some() {
         out.push(')');
     }
 }

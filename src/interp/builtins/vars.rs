@@ -246,6 +246,7 @@ impl Shell<'_> {
                         items: vec![crate::syntax::ast::ListItem {
                             and_or: crate::syntax::ast::AndOr {
                                 first: crate::syntax::ast::Pipeline {
+                                    timed: None,
                                     negated: false,
                                     elements: vec![crate::syntax::ast::PipeElement {
                                         command: crate::syntax::ast::Command::FunctionDef(

@@ -1,7 +1,7 @@
 //! Lists, and-or lists and pipelines (XCU 2.9.2, 2.9.3), and the
 //! newlines between them, where pending here-document bodies are read.
 
-use super::super::ast::{AndOr, AndOrOp, ListItem, PipeElement, Pipeline};
+use super::super::ast::{AndOr, AndOrOp, ListItem, PipeElement, Pipeline, TimeFormat};
 use super::super::lex::{ControlOp, blanks, comment, control_op};
 use super::{List, PResult, Parser, SyntaxError};
 
@@ -82,6 +82,18 @@ impl<'a> Parser<'a> {
     fn pipeline(&mut self, i: &'a [u8]) -> PResult<'a, Option<Pipeline>> {
         let start = blanks(i);
         let mut rest = start;
+        let mut timed = None;
+        // `time [-p]` (bash's reserved word, at the start of a pipeline).
+        let word_ends =
+            |r: &[u8], n: usize| r.get(n).is_none_or(|&b| matches!(b, b' ' | b'\t' | b'\n'));
+        if rest.starts_with(b"time") && word_ends(rest, 4) {
+            timed = Some(TimeFormat::Default);
+            rest = blanks(&rest[4..]);
+            if rest.starts_with(b"-p") && word_ends(rest, 2) {
+                timed = Some(TimeFormat::Posix);
+                rest = blanks(&rest[2..]);
+            }
+        }
         let mut negated = false;
         if rest.first() == Some(&b'!')
             && rest
@@ -101,6 +113,7 @@ impl<'a> Parser<'a> {
                 rest = r;
             }
             (r, None) if negated => return Err(self.missing_command(r, "!")),
+            (r, None) if timed.is_some() => return Err(self.missing_command(r, "time")),
             (_, None) => return Ok((i, None)),
         }
         let mut end = rest;
@@ -131,6 +144,7 @@ impl<'a> Parser<'a> {
         Ok((
             rest,
             Some(Pipeline {
+                timed,
                 negated,
                 elements,
                 span: self.span(start, end),

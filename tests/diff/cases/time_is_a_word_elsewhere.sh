@@ -1,0 +1,1 @@
+echo time; x=time; echo $x; echo a time b

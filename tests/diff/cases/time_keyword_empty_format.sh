@@ -1,0 +1,1 @@
+TIMEFORMAT=""; time echo quiet

@@ -1,0 +1,1 @@
+TIMEFORMAT="took"; time true; echo $?; time false; echo $?

@@ -1,0 +1,1 @@
+TIMEFORMAT="[%%]"; time echo hi | cat; time { echo in; }; time ! false; echo $?
