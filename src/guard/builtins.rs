@@ -8,7 +8,7 @@ pub const BUILTINS: &[&str] = &[
     ":", ".", "[", "alias", "builtin", "cd", "command", "echo", "eval", "exec", "exit", "export",
     "false", "local", "printf", "pwd", "read", "readonly", "return", "set", "shift", "shopt",
     "source", "test", "trap", "true", "type", "umask", "unalias", "unset", "wait", "break",
-    "continue", "declare", "typeset", "hash", "getopts", "kill", "let",
+    "continue", "declare", "typeset", "hash", "getopts", "kill", "let", "pushd", "popd", "dirs",
 ];
 
 /// Is `name` a builtin of guard-sh's interpreter?

@@ -123,6 +123,8 @@ pub struct Shell<'a> {
     pub func_depth: u32,
     /// Names of the functions being run, innermost last (`$FUNCNAME`).
     pub func_names: Vec<String>,
+    /// `pushd`'s folders below the working one, top first.
+    pub dir_stack: Vec<std::path::PathBuf>,
     /// When the shell started (`$SECONDS`).
     pub started: std::time::Instant,
     /// `$LINENO`: the line of the simple command being run, counted in
@@ -219,6 +221,7 @@ impl<'a> Shell<'a> {
             loop_depth: 0,
             func_depth: 0,
             func_names: Vec::new(),
+            dir_stack: Vec::new(),
             started: std::time::Instant::now(),
             lineno: 0,
             line_base: 0,

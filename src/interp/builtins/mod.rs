@@ -3,6 +3,7 @@
 //! `source`, `command`, `builtin`, `exec`) send it through the same guard
 //! as any line or spawn.
 
+mod dirs;
 mod format;
 pub(super) mod test;
 mod vars;
@@ -162,6 +163,9 @@ impl Shell<'_> {
             "shopt" => self.shopt(args),
             "getopts" => self.getopts(args),
             "let" => self.let_builtin(args),
+            "pushd" => self.pushd(args),
+            "popd" => self.popd(args),
+            "dirs" => self.dirs_builtin(args),
             other => {
                 self.error(&format!("{other}: builtin not implemented"));
                 Ok(2)
@@ -327,7 +331,21 @@ impl Shell<'_> {
             self.error("cd: too many arguments");
             return Ok(1);
         }
-        let path = Path::new(OsStr::from_bytes(&target));
+        if !self.change_dir("cd", &target, physical) {
+            return Ok(1);
+        }
+        if print {
+            let mut out = self.cwd.as_os_str().as_bytes().to_vec();
+            out.push(b'\n');
+            self.write_out(&out, "cd");
+        }
+        Ok(0)
+    }
+
+    /// Go to `target` (relative to the working folder) as `cd` does, with
+    /// errors named for `who`; `PWD` and `OLDPWD` follow. Whether it went.
+    pub(super) fn change_dir(&mut self, who: &str, target: &[u8], physical: bool) -> bool {
+        let path = Path::new(OsStr::from_bytes(target));
         let joined = if path.is_absolute() {
             path.to_path_buf()
         } else {
@@ -336,10 +354,10 @@ impl Shell<'_> {
         // As bash: each folder a `..` leaves must exist (`cd nope/..` fails).
         if !dotdot_parents_exist(&joined) {
             self.error(&format!(
-                "cd: {}: No such file or directory",
-                lossy(&target)
+                "{who}: {}: No such file or directory",
+                lossy(target)
             ));
-            return Ok(1);
+            return false;
         }
         let logical = normalize(&joined);
         let new = if physical {
@@ -349,23 +367,18 @@ impl Shell<'_> {
         };
         if let Err(e) = self.sys.chdir(&new) {
             self.error(&format!(
-                "cd: {}: {}",
-                lossy(&target),
+                "{who}: {}: {}",
+                lossy(target),
                 super::redirect::describe_io(&e)
             ));
-            return Ok(1);
+            return false;
         }
         let old = self.cwd.as_os_str().as_bytes().to_vec();
         self.vars.set_internal("OLDPWD", old);
         self.vars
             .set_internal("PWD", new.as_os_str().as_bytes().to_vec());
         self.cwd = new;
-        if print {
-            let mut out = self.cwd.as_os_str().as_bytes().to_vec();
-            out.push(b'\n');
-            self.write_out(&out, "cd");
-        }
-        Ok(0)
+        true
     }
 
     fn source(&mut self, name: &str, args: &[Vec<u8>]) -> Status {

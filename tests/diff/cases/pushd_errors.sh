@@ -1,0 +1,1 @@
+mkdir -p a; pushd a >/dev/null; pushd nope; echo $?; dirs -c; pushd; echo $?; pushd /nonexistent; echo $?
