@@ -216,6 +216,19 @@ impl System for FakeSystem {
         Ok(Some(new))
     }
 
+    fn move_inheritable(&mut self, fd: Fd, min: Fd) -> io::Result<Fd> {
+        let file = self.fds.remove(&fd).ok_or_else(Self::ebadf)?;
+        let new = self.lowest_free(min);
+        self.fds.insert(
+            new,
+            OpenFile {
+                inheritable: true,
+                ..file
+            },
+        );
+        Ok(new)
+    }
+
     fn set_inheritable(&mut self, fd: Fd) -> io::Result<()> {
         let file = self.fds.get_mut(&fd).ok_or_else(Self::ebadf)?;
         file.inheritable = true;

@@ -130,6 +130,10 @@ pub trait System {
     fn dup_saved(&mut self, fd: Fd) -> io::Result<Option<Fd>>;
     /// Clear close-on-exec on `fd` (a process substitution's end).
     fn set_inheritable(&mut self, fd: Fd) -> io::Result<()>;
+    /// Move `fd` to the lowest free number at or above `min`, inheritable
+    /// (a process substitution's end, kept out of the numbers a line
+    /// redirects, as bash keeps its at 63); returns the new number.
+    fn move_inheritable(&mut self, fd: Fd, min: Fd) -> io::Result<Fd>;
     fn write_all(&mut self, fd: Fd, data: &[u8]) -> io::Result<()>;
     fn read(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize>;
     fn chdir(&mut self, path: &Path) -> io::Result<()>;

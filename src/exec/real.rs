@@ -484,6 +484,17 @@ impl System for RealSystem {
         check(unsafe { libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) }).map(|_| ())
     }
 
+    fn move_inheritable(&mut self, fd: Fd, min: Fd) -> io::Result<Fd> {
+        // SAFETY: F_DUPFD on a descriptor number (the copy is inheritable);
+        // the original is closed only once the copy exists.
+        let new = check(unsafe { libc::fcntl(fd, libc::F_DUPFD, min) })?;
+        // SAFETY: closing the descriptor just copied.
+        unsafe {
+            libc::close(fd);
+        }
+        Ok(new)
+    }
+
     fn write_all(&mut self, fd: Fd, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
             // SAFETY: writing from a valid slice.

@@ -1205,7 +1205,15 @@ impl Shell<'_> {
             sh.run_list(list)
         })?;
         let _ = self.sys.close(child_end);
-        let _ = self.sys.set_inheritable(keep);
+        // At 63 or above, as bash: `exec 3< <(…)` must not name the pipe's
+        // own number, which is closed when the command ends.
+        let keep = match self.sys.move_inheritable(keep, 63) {
+            Ok(moved) => moved,
+            Err(_) => {
+                let _ = self.sys.set_inheritable(keep);
+                keep
+            }
+        };
         self.pending_close.push(keep);
         self.jobs.push(pid);
         Ok(format!("/dev/fd/{keep}").into_bytes())

@@ -1,0 +1,1 @@
+echo <(true); cat < <(echo redirected)
