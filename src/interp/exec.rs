@@ -244,6 +244,14 @@ impl Shell<'_> {
         let mut leader: Option<Pid> = None;
         let mut failure: Option<Flow> = None;
         for (i, element) in p.elements.iter().enumerate() {
+            // bash runs the DEBUG trap for each member, in the shell, before
+            // starting it (the forked copy runs none).
+            if matches!(element.command, Command::Simple(_)) {
+                if let Err(flow) = self.run_debug_trap(|| command_text(&element.command)) {
+                    failure = Some(flow);
+                    break;
+                }
+            }
             let next = if i + 1 < n {
                 match self.sys.pipe() {
                     Ok(pair) => Some(pair),
@@ -550,6 +558,15 @@ impl Shell<'_> {
     }
 
     fn run_compound_body(&mut self, kind: &CompoundKind) -> Status {
+        // `for` loops fire it per iteration (in run_for, run_arith_for).
+        // `for` loops fire it per iteration (in run_for) and `(( ))` and the
+        // parts of `for (( ))` before each evaluation (in arith_test).
+        if matches!(
+            kind,
+            CompoundKind::Conditional(_) | CompoundKind::Case { .. }
+        ) {
+            self.run_debug_trap(|| compound_head(kind))?;
+        }
         match kind {
             CompoundKind::BraceGroup(list) => self.run_list(list),
             CompoundKind::Subshell(list) => {
@@ -591,8 +608,13 @@ impl Shell<'_> {
                     Some(words) => self.expand_words(words)?,
                     None => self.positional.clone(),
                 };
+                let head = if self.traps.contains_key("DEBUG") {
+                    compound_head(kind)
+                } else {
+                    Vec::new()
+                };
                 self.loop_depth += 1;
-                let r = self.run_for(variable, values, body);
+                let r = self.run_for(variable, values, body, &head);
                 self.loop_depth -= 1;
                 r
             }
@@ -621,6 +643,13 @@ impl Shell<'_> {
     /// `None` after an error, reported as bash reports it (`((: …`): the
     /// command fails with status 1, the line goes on.
     fn arith_test(&mut self, word: &Word) -> Result<Option<i64>, Flow> {
+        self.run_debug_trap(|| {
+            crate::syntax::command_to_source(&Command::Compound(CompoundCommand {
+                kind: CompoundKind::Arithmetic(word.clone()),
+                redirects: Vec::new(),
+                span: crate::syntax::span::Span::new(0, 0),
+            }))
+        })?;
         let text = self.expand_string(word)?;
         match super::arith::eval(self, &text) {
             Ok(value) => Ok(Some(value)),
@@ -683,9 +712,16 @@ impl Shell<'_> {
         }
     }
 
-    fn run_for(&mut self, variable: &str, values: Vec<Vec<u8>>, body: &List) -> Status {
+    fn run_for(
+        &mut self,
+        variable: &str,
+        values: Vec<Vec<u8>>,
+        body: &List,
+        head: &[u8],
+    ) -> Status {
         let mut status = 0;
         for value in values {
+            self.run_debug_trap(|| head.to_vec())?;
             self.assign(variable, value)?;
             match loop_step(self.run_list(body), self.status) {
                 LoopStep::Ran(s) => status = s,
@@ -796,6 +832,7 @@ impl Shell<'_> {
             let before = self.line_starts.partition_point(|&s| s <= sc.span.start);
             self.lineno = self.line_base + 1 + before;
         }
+        self.run_debug_trap(|| command_text(&Command::Simple(sc.clone())))?;
         let mark = self.pending_close.len();
         let r = self.run_simple_inner(sc);
         self.close_pending(mark);
@@ -976,6 +1013,9 @@ impl Shell<'_> {
         self.func_depth += 1;
         self.func_names.push(def.name.clone());
         let saved_loop = std::mem::replace(&mut self.loop_depth, 0);
+        // A RETURN trap set outside is not the function's (bash without
+        // `set -T`): hidden for the call; one the body sets fires at its end.
+        let outer_return = self.traps.remove("RETURN");
         let lines = self.function_lines.get(&def.name).cloned();
         let saved_lines = lines.map(|l| {
             (
@@ -983,7 +1023,13 @@ impl Shell<'_> {
                 std::mem::replace(&mut self.line_base, l.1),
             )
         });
-        let r = self.run_compound(&def.body);
+        let mut r = self.run_compound(&def.body);
+        if let Err(flow) = self.run_return_trap() {
+            r = Err(flow);
+        }
+        if let Some(outer) = outer_return {
+            self.traps.insert("RETURN".into(), outer);
+        }
         if let Some(saved) = saved_lines {
             (self.line_starts, self.line_base) = saved;
         }
@@ -1344,4 +1390,48 @@ fn file_read_form(list: &List) -> Option<&Redirect> {
         }
         _ => None,
     }
+}
+
+/// `$BASH_COMMAND` for a simple command: as written, words before
+/// redirections (bash's order).
+fn command_text(command: &Command) -> Vec<u8> {
+    let Command::Simple(sc) = command else {
+        return crate::syntax::command_to_source(command);
+    };
+    let words_first = SimpleCommand {
+        redirects: Vec::new(),
+        ..sc.clone()
+    };
+    let mut text = crate::syntax::command_to_source(&Command::Simple(words_first));
+    for r in &sc.redirects {
+        let alone = SimpleCommand {
+            assignments: Vec::new(),
+            words: Vec::new(),
+            redirects: vec![r.clone()],
+            span: sc.span,
+        };
+        text.push(b' ');
+        text.extend(crate::syntax::command_to_source(&Command::Simple(alone)));
+    }
+    text
+}
+
+/// `$BASH_COMMAND` for a compound command the DEBUG trap fires before:
+/// its head, as bash names it (`case WORD in `, `for … `, `[[ … ]]`).
+fn compound_head(kind: &CompoundKind) -> Vec<u8> {
+    let command = Command::Compound(CompoundCommand {
+        kind: kind.clone(),
+        redirects: Vec::new(),
+        span: crate::syntax::span::Span::new(0, 0),
+    });
+    let text = crate::syntax::command_to_source(&command);
+    if let CompoundKind::Case { .. } = kind {
+        if let Some(k) = text.windows(4).position(|w| w == b" in ") {
+            return text[..k + 4].to_vec();
+        }
+    }
+    text.split(|&b| b == b';' || b == b'\n')
+        .next()
+        .unwrap_or_default()
+        .to_vec()
 }

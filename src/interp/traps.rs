@@ -13,7 +13,9 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// Conditions that are stored and listed but never fire.
+/// Conditions that are not signals: `DEBUG` fires before each command of
+/// the shell itself, `RETURN` when a function or sourced file ends; `CHLD`
+/// is stored and listed but never fires.
 const STORED_ONLY: &[&str] = &["DEBUG", "RETURN", "CHLD"];
 
 /// The canonical name of a trap condition (`INT`, `EXIT`, …).
@@ -187,6 +189,34 @@ impl Shell<'_> {
 
     /// After a failing command where `set -e` would act: the ERR action
     /// (not inside functions or another trap action: no `set -E`).
+    /// `trap … DEBUG`: before a simple command, `[[ ]]`, `(( ))`, `for` or
+    /// `case` of the shell itself, with `BASH_COMMAND` naming it; not
+    /// inside functions (which do not inherit it, as in bash without
+    /// `set -T`) nor inside a trap's action.
+    pub(super) fn run_debug_trap(&mut self, command: impl FnOnce() -> Vec<u8>) -> Result<(), Flow> {
+        if self.in_trap || self.func_depth > 0 {
+            return Ok(());
+        }
+        match self.traps.get("DEBUG").cloned() {
+            Some(action) if !action.is_empty() => {
+                self.vars.set_internal("BASH_COMMAND", command());
+                self.run_trap_action(&action)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// `trap … RETURN`, when a function or sourced file ends.
+    pub(super) fn run_return_trap(&mut self) -> Result<(), Flow> {
+        if self.in_trap {
+            return Ok(());
+        }
+        match self.traps.get("RETURN").cloned() {
+            Some(action) if !action.is_empty() => self.run_trap_action(&action),
+            _ => Ok(()),
+        }
+    }
+
     pub(super) fn run_err_trap(&mut self) -> Result<(), Flow> {
         if self.in_trap || self.func_depth > 0 {
             return Ok(());

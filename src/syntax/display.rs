@@ -16,6 +16,13 @@ pub fn to_source(list: &List) -> Vec<u8> {
     w.out
 }
 
+/// One command as source text (`$BASH_COMMAND`).
+pub fn command_to_source(command: &Command) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.command(command);
+    w.out
+}
+
 /// A copy of `list` with every span set to `0..0`.
 pub fn without_spans(list: &List) -> List {
     struct Zero;

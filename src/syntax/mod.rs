@@ -13,7 +13,7 @@ pub mod sexp;
 pub mod span;
 mod visit;
 
-pub use display::{to_source, without_spans};
+pub use display::{command_to_source, to_source, without_spans};
 pub use error::SyntaxError;
 pub use parse::{MAX_DEPTH, ends_in_continuation};
 

@@ -415,7 +415,10 @@ impl Shell<'_> {
             None
         };
         self.source_depth += 1;
-        let r = self.run_guarded(&text, "source");
+        let mut r = self.run_guarded(&text, "source");
+        if let Err(flow) = self.run_return_trap() {
+            r = Err(flow);
+        }
         self.source_depth -= 1;
         if let Some(saved) = saved_args {
             self.positional = saved;

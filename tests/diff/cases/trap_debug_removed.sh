@@ -1,0 +1,1 @@
+trap "echo d" DEBUG; echo one; trap - DEBUG; echo two
