@@ -124,3 +124,51 @@ fn guard_sh_agrees_with_bash_on_every_differential_case() {
         failures.join("\n")
     );
 }
+
+/// Scripts read from standard input run chunk by chunk (one complete
+/// command at a time); what depends on the chunks (`$LINENO` across them,
+/// a function defined in one and called in another, a here-document the
+/// end of input closes) must still agree with `bash < script`.
+#[test]
+fn scripts_on_standard_input_agree_with_bash() {
+    use std::io::Write;
+    let bash = common::system_program("bash").expect("bash is required");
+    let arm = common::test_arm(&[], None);
+    let scripts = [
+        "echo $LINENO\n\necho $LINENO\nf() {\n  echo \"f $LINENO\"\n}\nf\nif true; then\n  echo $LINENO\nfi\necho a; echo $LINENO\n",
+        "g() { echo \"g $LINENO\"; }\n\n\ng\necho end $LINENO\n",
+        "echo before\ncat <<EOF\nbody $LINENO\n",
+    ];
+    for script in scripts {
+        let work = tempfile::tempdir().expect("work");
+        let mut outputs = Vec::new();
+        for shell in ["bash", "guard-sh"] {
+            let mut cmd = if shell == "bash" {
+                let mut c = Command::new(&bash);
+                c.args(["--norc", "--noprofile"])
+                    .env_clear()
+                    .env("PATH", "/usr/bin:/bin")
+                    .env("LC_ALL", "C")
+                    .current_dir(work.path());
+                c
+            } else {
+                common::guard_cmd(&arm, work.path())
+            };
+            let mut child = cmd
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start shell");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(script.as_bytes())
+                .expect("write script");
+            let out = child.wait_with_output().expect("wait");
+            outputs.push((common::text(&out.stdout), out.status.code()));
+        }
+        assert_eq!(outputs[0], outputs[1], "script:\n{script}");
+    }
+}
