@@ -269,22 +269,13 @@ fn through_guard_sh(rounds: usize) {
         on.spawn_once();
         off.spawn_once();
     }
-    let (mut with, mut without, mut extra) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let a = off.spawn_once();
-        let b = on.spawn_once();
-        without.push(a);
-        with.push(b);
-        extra.push(b - a);
-    }
+    let m = interleave(rounds, || off.spawn_once(), || on.spawn_once());
     on.finish();
     off.finish();
     println!(
         "guard-sh session, {rounds} lines each (`t; echo $?`, t = /bin/true): median {:.0} µs without Landlock, \
          {:.0} µs with; per-round overhead median {:.0} µs",
-        median(&mut without),
-        median(&mut with),
-        median(&mut extra)
+        m.without, m.with, m.extra
     );
     let enforcement = std::fs::read_to_string(arm.dir.path().join("audit/on.jsonl"))
         .expect("audit log")
@@ -306,20 +297,11 @@ fn through_guard_sh(rounds: usize) {
         assert!(out.status.success());
         start.elapsed().as_secs_f64() * 1e6
     };
-    let (mut with, mut without, mut extra) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let a = once(false);
-        let b = once(true);
-        without.push(a);
-        with.push(b);
-        extra.push(b - a);
-    }
+    let m = interleave(rounds, || once(false), || once(true));
     println!(
         "guard-sh -c t, {rounds} invocations each: median {:.0} µs without Landlock, {:.0} µs with \
          (guard-sh's own domain included); per-round overhead median {:.0} µs",
-        median(&mut without),
-        median(&mut with),
-        median(&mut extra)
+        m.without, m.with, m.extra
     );
 }
 
@@ -333,22 +315,13 @@ fn supervision(rounds: usize) {
         plain.spawn_once();
         supervised.spawn_once();
     }
-    let (mut without, mut with, mut extra) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let a = plain.spawn_once();
-        let b = supervised.spawn_once();
-        without.push(a);
-        with.push(b);
-        extra.push(b - a);
-    }
+    let m = interleave(rounds, || plain.spawn_once(), || supervised.spawn_once());
     plain.finish();
     supervised.finish();
     println!(
         "guard-sh session with Landlock, {rounds} lines each: median {:.0} µs without the exec supervisor, \
          {:.0} µs with; per-spawn overhead median {:.0} µs",
-        median(&mut without),
-        median(&mut with),
-        median(&mut extra)
+        m.without, m.with, m.extra
     );
     let execs = std::fs::read_to_string(arm.dir.path().join("audit/supervised.jsonl"))
         .expect("audit log")
@@ -385,20 +358,11 @@ fn per_connection(rounds: usize) {
             .parse()
             .expect("microseconds per connection")
     };
-    let (mut without, mut with, mut extra) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let a = once(false);
-        let b = once(true);
-        without.push(a);
-        with.push(b);
-        extra.push(b - a);
-    }
+    let m = interleave(rounds, || once(false), || once(true));
     println!(
         "{CONNECTS} loopback connections per command, {rounds} commands each: median {:.1} µs per \
          connection without the supervisor, {:.1} µs with; per-connection overhead median {:.1} µs",
-        median(&mut without),
-        median(&mut with),
-        median(&mut extra)
+        m.without, m.with, m.extra
     );
     let connects = std::fs::read_to_string(arm.dir.path().join("audit/connect.jsonl"))
         .expect("audit log")
@@ -408,6 +372,36 @@ fn per_connection(rounds: usize) {
         connects >= rounds * CONNECTS,
         "the supervised commands recorded their connections"
     );
+}
+
+/// Medians of an interleaved comparison (µs or whatever the samples are).
+struct Medians {
+    without: f64,
+    with: f64,
+    /// Of the per-round differences, `with - without`.
+    extra: f64,
+}
+
+/// `rounds` rounds of one `without` sample then one `with` sample, so that
+/// noise hits both halves of a round alike.
+fn interleave(
+    rounds: usize,
+    mut without: impl FnMut() -> f64,
+    mut with: impl FnMut() -> f64,
+) -> Medians {
+    let (mut a, mut b, mut extra) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let x = without();
+        let y = with();
+        a.push(x);
+        b.push(y);
+        extra.push(y - x);
+    }
+    Medians {
+        without: median(&mut a),
+        with: median(&mut b),
+        extra: median(&mut extra),
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {
