@@ -4,7 +4,8 @@
 
 use crate::support::{
     Arm, Hostile, Listener, MockServer, STUB_TEA_OUTPUT, assert_tea_pipeline_session, cross_check,
-    cross_check_with, findings, npm_install, offered_tools, sessions_with_line, tool_results,
+    cross_check_with, findings, npm_install, offered_tools, sessions_with_line, tool_result_text,
+    tool_results,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -91,14 +92,7 @@ impl Trial {
                 if block["type"] != "tool_result" {
                     continue;
                 }
-                let text = match &block["content"] {
-                    Value::String(s) => s.clone(),
-                    Value::Array(parts) => {
-                        parts.iter().filter_map(|p| p["text"].as_str()).collect()
-                    }
-                    other => other.to_string(),
-                };
-                return (text, block["is_error"] == true);
+                return (tool_result_text(block), block["is_error"] == true);
             }
         }
         panic!(
@@ -336,6 +330,19 @@ fn claude_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
 fn claude_is_offered_only_bash_and_nothing_else_it_asks_for_happens() {
     let arm = Arm::build();
     let hostile = Hostile::plant_and_serve(&arm);
+    let (records, harness_home) = bypass_trial(&arm, &hostile.mock, "claude -p (hostile)");
+    hostile.assert_nothing_happened(&records);
+    hostile.assert_the_transcript_names_each_attempt(
+        &arm,
+        &transcript_in(&harness_home.join(".claude")),
+    );
+}
+
+/// One `claude -p` run of `arm` with the arm's own flags in
+/// bypass-permissions mode (what unattended benchmark runs use), its HOME
+/// and config folder the arm's `harness-home/`: the audit records and
+/// that folder.
+fn bypass_trial(arm: &Arm, mock: &MockServer, what: &str) -> (Vec<Value>, std::path::PathBuf) {
     let flags: Vec<String> = serde_json::from_str(
         &std::fs::read_to_string(arm.out.join("runtimes/claude-code/flags.json")).expect("flags"),
     )
@@ -355,15 +362,11 @@ fn claude_is_offered_only_bash_and_nothing_else_it_asks_for_happens() {
         .env("CLAUDE_CONFIG_DIR", harness_home.join(".claude"))
         // Claude Code refuses bypass mode as root unless told it is sandboxed.
         .env("IS_SANDBOX", "1")
-        .env("ANTHROPIC_BASE_URL", hostile.mock.url())
+        .env("ANTHROPIC_BASE_URL", mock.url())
         .env("ANTHROPIC_API_KEY", "e2e-dummy-key")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-    let (records, _) = arm.run_trial("claude -p (hostile)", &mut command);
-    hostile.assert_nothing_happened(&records);
-    hostile.assert_the_transcript_names_each_attempt(
-        &arm,
-        &transcript_in(&harness_home.join(".claude")),
-    );
+    let (records, _) = arm.run_trial(what, &mut command);
+    (records, harness_home)
 }
 
 /// The one session transcript Claude Code wrote under `config`
@@ -410,28 +413,7 @@ fn claude_in_the_mcp_arm_is_offered_only_the_servers_tools() {
         "unused",
         &[("MOCK_TOOL_USES", &uses.to_string())],
     );
-    let flags: Vec<String> = serde_json::from_str(
-        &std::fs::read_to_string(arm.out.join("runtimes/claude-code/flags.json")).expect("flags"),
-    )
-    .expect("flags.json");
-    let harness_home = arm.out.join("harness-home");
-    let mut command = Command::new("timeout");
-    command
-        .arg("120")
-        .arg(claude())
-        .args(["-p", "use every tool"])
-        .args(&flags)
-        .arg("--dangerously-skip-permissions")
-        .current_dir(arm.work_dir())
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", &harness_home)
-        .env("CLAUDE_CONFIG_DIR", harness_home.join(".claude"))
-        .env("IS_SANDBOX", "1")
-        .env("ANTHROPIC_BASE_URL", mock.url())
-        .env("ANTHROPIC_API_KEY", "e2e-dummy-key")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-    let (records, _) = arm.run_trial("claude -p (mcp arm)", &mut command);
+    let (records, harness_home) = bypass_trial(&arm, &mock, "claude -p (mcp arm)");
     assert!(
         records.is_empty(),
         "no guard-sh in the MCP arm: {records:?}"

@@ -130,29 +130,7 @@ impl Arm {
         for name in ["tea", "git"] {
             std::fs::copy(stub_binary(), stubs.join(name)).expect("copy the stub");
         }
-        let out = root.path().join("arm");
-        let home = root.path().join("home");
-        std::fs::create_dir(&home).expect("mkdir home");
-        let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-            .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
-            .args(["--token-env", "E2E_TOKEN", "--out"])
-            .arg(&out)
-            .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
-            .env("E2E_TOKEN", "e2e-token-0123456789")
-            .output()
-            .expect("run arm-build");
-        assert!(
-            o.status.success(),
-            "arm-build: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let definition: Value = serde_json::from_slice(&o.stdout).expect("arm definition");
-        Arm {
-            root,
-            out,
-            home,
-            definition,
-        }
+        Arm::build_from_stubs("tea", root)
     }
 
     /// `arm-build gitea-mcp` with `tests/e2e/mock_mcp.py` as `gitea-mcp`
@@ -163,17 +141,18 @@ impl Arm {
         std::fs::create_dir(&stubs).expect("mkdir stubs");
         let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mock_mcp.py");
         std::fs::copy(server, stubs.join("gitea-mcp")).expect("copy the MCP stub");
+        Arm::build_from_stubs("gitea-mcp", root)
+    }
+
+    /// `arm-build ARM` into `ROOT/arm` with `ROOT/stubs` first on PATH, and
+    /// a home for the agent in `ROOT/home`.
+    fn build_from_stubs(arm: &str, root: tempfile::TempDir) -> Arm {
+        let stubs = root.path().join("stubs");
         let out = root.path().join("arm");
         let home = root.path().join("home");
         std::fs::create_dir(&home).expect("mkdir home");
         let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-            .args([
-                "gitea-mcp",
-                "--host",
-                "http://127.0.0.1:3000",
-                "--repo",
-                "o/r",
-            ])
+            .args([arm, "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
             .args(["--token-env", "E2E_TOKEN", "--out"])
             .arg(&out)
             .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
@@ -426,6 +405,15 @@ pub fn offered_tools(mock: &MockServer) -> Vec<Vec<String>> {
 }
 
 /// Every `tool_result` block Claude Code sent back: tool_use id → (text, is_error).
+/// The text of a `tool_result` block (a string, or its text parts).
+pub fn tool_result_text(block: &Value) -> String {
+    match &block["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        other => other.to_string(),
+    }
+}
+
 pub fn tool_results(mock: &MockServer) -> std::collections::BTreeMap<String, (String, bool)> {
     let mut out = std::collections::BTreeMap::new();
     for req in mock.requests() {
@@ -434,13 +422,7 @@ pub fn tool_results(mock: &MockServer) -> std::collections::BTreeMap<String, (St
                 if block["type"] != "tool_result" {
                     continue;
                 }
-                let text = match &block["content"] {
-                    Value::String(s) => s.clone(),
-                    Value::Array(parts) => {
-                        parts.iter().filter_map(|p| p["text"].as_str()).collect()
-                    }
-                    other => other.to_string(),
-                };
+                let text = tool_result_text(block);
                 let id = block["tool_use_id"]
                     .as_str()
                     .unwrap_or_default()
