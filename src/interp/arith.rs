@@ -13,26 +13,36 @@ pub trait ArithEnv {
     }
 }
 
-/// What an unset variable under `set -u` fails with; recognize it with
-/// [`is_unbound`] (the shell then aborts as for `$name`).
-fn unbound(name: &str) -> String {
-    format!("{name}: unbound variable")
+/// Why an expression has no value; its `Display` is bash's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArithError {
+    /// An unset variable under `set -u`: the shell aborts as for `$name`.
+    Unbound(String),
+    /// Anything else: the command fails, the message says why.
+    Invalid(String),
 }
 
-/// Whether `message` is [`unbound`]'s (every other message ends with its
-/// error token or a fixed phrase).
-pub fn is_unbound(message: &str) -> bool {
-    message.ends_with(": unbound variable")
+impl std::fmt::Display for ArithError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArithError::Unbound(name) => write!(f, "{name}: unbound variable"),
+            ArithError::Invalid(message) => f.write_str(message),
+        }
+    }
 }
 
-/// Evaluate `text`; errors are messages like bash's.
-pub fn eval(env: &mut dyn ArithEnv, text: &[u8]) -> Result<i64, String> {
+type R<T> = Result<T, ArithError>;
+
+/// Evaluate `text`; errors read like bash's.
+pub fn eval(env: &mut dyn ArithEnv, text: &[u8]) -> R<i64> {
     eval_depth(env, text, 0)
 }
 
-fn eval_depth(env: &mut dyn ArithEnv, text: &[u8], depth: u32) -> Result<i64, String> {
+fn eval_depth(env: &mut dyn ArithEnv, text: &[u8], depth: u32) -> R<i64> {
     if depth > 32 {
-        return Err("expression recursion level exceeded".into());
+        return Err(ArithError::Invalid(
+            "expression recursion level exceeded".into(),
+        ));
     }
     let mut p = Parser {
         s: text,
@@ -49,11 +59,11 @@ fn eval_depth(env: &mut dyn ArithEnv, text: &[u8], depth: u32) -> Result<i64, St
     let v = p.comma(true)?;
     p.skip_ws();
     if p.i < p.s.len() {
-        return Err(format!(
+        return Err(ArithError::Invalid(format!(
             "{}: syntax error in expression (error token is \"{}\")",
             String::from_utf8_lossy(text).trim_start(),
             String::from_utf8_lossy(&p.s[p.i..])
-        ));
+        )));
     }
     Ok(v)
 }
@@ -112,7 +122,7 @@ impl Parser<'_, '_> {
     /// bash's message: the text (leading blanks dropped), what went wrong,
     /// and the rest of the text from the token at fault: the next one, or
     /// at the end the last operator read.
-    fn err(&self, what: &str) -> String {
+    fn err(&self, what: &str) -> ArithError {
         let mut at = self.i.min(self.s.len());
         while at < self.s.len() && self.s[at].is_ascii_whitespace() {
             at += 1;
@@ -124,15 +134,15 @@ impl Parser<'_, '_> {
     }
 
     /// [`Parser::err`] with the error token starting at `at`.
-    fn err_at(&self, what: &str, at: usize) -> String {
-        format!(
+    fn err_at(&self, what: &str, at: usize) -> ArithError {
+        ArithError::Invalid(format!(
             "{}: {what} (error token is \"{}\")",
             String::from_utf8_lossy(self.s).trim_start(),
             String::from_utf8_lossy(&self.s[at.min(self.s.len())..])
-        )
+        ))
     }
 
-    fn value(&mut self, v: Val, live: bool) -> Result<i64, String> {
+    fn value(&mut self, v: Val, live: bool) -> R<i64> {
         match v {
             Val::Num(n) => Ok(n),
             Val::Var(name) => {
@@ -141,7 +151,7 @@ impl Parser<'_, '_> {
                 }
                 let Some(text) = self.env.get_var(&name) else {
                     if self.env.unset_is_error() {
-                        return Err(unbound(&name));
+                        return Err(ArithError::Unbound(name));
                     }
                     return Ok(0);
                 };
@@ -157,15 +167,15 @@ impl Parser<'_, '_> {
         }
     }
 
-    fn assign(&mut self, v: &Val, n: i64, live: bool) -> Result<(), String> {
+    fn assign(&mut self, v: &Val, n: i64, live: bool) -> R<()> {
         match v {
-            Val::Var(name) if live => self.env.set_var(name, n),
+            Val::Var(name) if live => self.env.set_var(name, n).map_err(ArithError::Invalid),
             Val::Var(_) => Ok(()),
             Val::Num(_) => Err(self.err("attempted assignment to non-variable")),
         }
     }
 
-    fn comma(&mut self, live: bool) -> Result<i64, String> {
+    fn comma(&mut self, live: bool) -> R<i64> {
         let mut v = self.assignment(live)?;
         while self.eat(",") {
             v = self.assignment(live)?;
@@ -173,7 +183,7 @@ impl Parser<'_, '_> {
         Ok(v)
     }
 
-    fn assignment(&mut self, live: bool) -> Result<i64, String> {
+    fn assignment(&mut self, live: bool) -> R<i64> {
         let start = self.i;
         self.skip_ws();
         if let Some(name) = self.ident() {
@@ -204,7 +214,7 @@ impl Parser<'_, '_> {
         self.ternary(live)
     }
 
-    fn ternary(&mut self, live: bool) -> Result<i64, String> {
+    fn ternary(&mut self, live: bool) -> R<i64> {
         let cond = self.binary_level(0, live)?;
         if self.eat("?") {
             let a = self.assignment(live && cond != 0)?;
@@ -220,7 +230,7 @@ impl Parser<'_, '_> {
     }
 
     /// Binary operators by precedence level, lowest first.
-    fn binary_level(&mut self, level: usize, live: bool) -> Result<i64, String> {
+    fn binary_level(&mut self, level: usize, live: bool) -> R<i64> {
         const LEVELS: &[&[&str]] = &[
             &["||"],
             &["&&"],
@@ -274,7 +284,7 @@ impl Parser<'_, '_> {
         }
     }
 
-    fn binary(&self, op: &str, a: i64, b: i64, live: bool) -> Result<i64, String> {
+    fn binary(&self, op: &str, a: i64, b: i64, live: bool) -> R<i64> {
         Ok(match op {
             "+" => a.wrapping_add(b),
             "-" => a.wrapping_sub(b),
@@ -313,7 +323,7 @@ impl Parser<'_, '_> {
         })
     }
 
-    fn power(&mut self, live: bool) -> Result<i64, String> {
+    fn power(&mut self, live: bool) -> R<i64> {
         let base = self.unary(live)?;
         if self.eat_not("**", &["**="]) {
             let exp = self.power(live)?;
@@ -322,7 +332,7 @@ impl Parser<'_, '_> {
         Ok(base)
     }
 
-    fn unary(&mut self, live: bool) -> Result<i64, String> {
+    fn unary(&mut self, live: bool) -> R<i64> {
         if self.eat("++") || self.eat("--") {
             let delta = if self.s[self.i - 1] == b'+' { 1 } else { -1 };
             self.skip_ws();
@@ -348,7 +358,7 @@ impl Parser<'_, '_> {
         self.postfix(live)
     }
 
-    fn postfix(&mut self, live: bool) -> Result<i64, String> {
+    fn postfix(&mut self, live: bool) -> R<i64> {
         let v = self.primary(live)?;
         if let Val::Var(name) = &v {
             if self.eat("++") || self.eat("--") {
@@ -361,7 +371,7 @@ impl Parser<'_, '_> {
         self.value(v, live)
     }
 
-    fn primary(&mut self, live: bool) -> Result<Val, String> {
+    fn primary(&mut self, live: bool) -> R<Val> {
         self.skip_ws();
         if self.eat("(") {
             let v = self.comma(live)?;
@@ -472,12 +482,12 @@ mod tests {
         }
     }
 
-    fn ev(env: &mut Env, s: &str) -> Result<i64, String> {
+    fn ev(env: &mut Env, s: &str) -> R<i64> {
         eval(env, s.as_bytes())
     }
 
     #[test]
-    fn precedence_follows_c_and_bash() -> Result<(), String> {
+    fn precedence_follows_c_and_bash() -> R<()> {
         let mut env = Env::default();
         assert_eq!(ev(&mut env, "1 + 2 * 3")?, 7);
         assert_eq!(ev(&mut env, "2 ** 3 ** 2")?, 512);
@@ -492,7 +502,7 @@ mod tests {
     }
 
     #[test]
-    fn assignments_and_increments_update_variables() -> Result<(), String> {
+    fn assignments_and_increments_update_variables() -> R<()> {
         let mut env = Env::default();
         assert_eq!(ev(&mut env, "x = 5")?, 5);
         assert_eq!(ev(&mut env, "x += 2")?, 7);
@@ -504,7 +514,7 @@ mod tests {
     }
 
     #[test]
-    fn short_circuit_skips_side_effects_and_division() -> Result<(), String> {
+    fn short_circuit_skips_side_effects_and_division() -> R<()> {
         let mut env = Env::default();
         assert_eq!(ev(&mut env, "0 && (y = 1/0)")?, 0);
         assert_eq!(env.0.get("y"), None);
@@ -514,7 +524,7 @@ mod tests {
     }
 
     #[test]
-    fn variable_values_are_evaluated_as_arithmetic_only() -> Result<(), String> {
+    fn variable_values_are_evaluated_as_arithmetic_only() -> R<()> {
         let mut env = Env::default();
         env.0.insert("a".into(), b"b + 1".to_vec());
         env.0.insert("b".into(), b"41".to_vec());

@@ -86,11 +86,11 @@ impl Shell<'_> {
 
     /// An operand of `-eq` and the like: arithmetic, as in bash's `[[`.
     fn cond_arith(&mut self, text: &[u8]) -> Result<i64, Failed> {
-        super::arith::eval(self, text).map_err(|message| {
-            if super::arith::is_unbound(&message) {
-                return Failed::Flow(self.arith_failed(&message, "[[: ", 1));
+        super::arith::eval(self, text).map_err(|error| {
+            if let super::arith::ArithError::Unbound(_) = error {
+                return Failed::Flow(self.arith_unbound(&error));
             }
-            self.error(&format!("[[: {message}"));
+            self.error(&format!("[[: {error}"));
             Failed::Status(1)
         })
     }

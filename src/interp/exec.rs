@@ -653,11 +653,9 @@ impl Shell<'_> {
         let text = self.expand_string(word)?;
         match super::arith::eval(self, &text) {
             Ok(value) => Ok(Some(value)),
-            Err(message) if super::arith::is_unbound(&message) => {
-                Err(self.arith_failed(&message, "((: ", 1))
-            }
-            Err(message) => {
-                self.error(&format!("((: {message}"));
+            Err(error @ super::arith::ArithError::Unbound(_)) => Err(self.arith_unbound(&error)),
+            Err(error) => {
+                self.error(&format!("((: {error}"));
                 Ok(None)
             }
         }

@@ -212,20 +212,19 @@ impl Shell<'_> {
     pub(super) fn arith(&mut self, text: &[u8]) -> Result<i64, Flow> {
         match arith::eval(self, text) {
             Ok(n) => Ok(n),
-            Err(message) => Err(self.arith_failed(&message, "", 1)),
+            Err(error @ arith::ArithError::Unbound(_)) => Err(self.arith_unbound(&error)),
+            Err(error) => {
+                self.error(&error.to_string());
+                Err(Flow::Abort(1))
+            }
         }
     }
 
-    /// Report an arithmetic error (`prefix` names the command, as bash
-    /// does): an unset variable under `set -u` aborts as `$name` would,
-    /// anything else with `status`.
-    pub(super) fn arith_failed(&mut self, message: &str, prefix: &str, status: i32) -> Flow {
-        if arith::is_unbound(message) {
-            self.error(message);
-            return Flow::Abort(self.expansion_error_status());
-        }
-        self.error(&format!("{prefix}{message}"));
-        Flow::Abort(status)
+    /// An unset variable in arithmetic under `set -u`: reported and
+    /// aborted as `$name` would be, whichever command evaluated it.
+    pub(super) fn arith_unbound(&mut self, error: &arith::ArithError) -> Flow {
+        self.error(&error.to_string());
+        Flow::Abort(self.expansion_error_status())
     }
 
     fn tilde(&mut self, user: Option<&[u8]>) -> Vec<u8> {

@@ -185,11 +185,11 @@ impl Shell<'_> {
         for arg in args {
             match super::arith::eval(self, arg) {
                 Ok(value) => last = value,
-                Err(message) if super::arith::is_unbound(&message) => {
-                    return Err(self.arith_failed(&message, "let: ", 1));
+                Err(error @ super::arith::ArithError::Unbound(_)) => {
+                    return Err(self.arith_unbound(&error));
                 }
-                Err(message) => {
-                    self.error(&format!("let: {message}"));
+                Err(error) => {
+                    self.error(&format!("let: {error}"));
                     return Ok(1);
                 }
             }
