@@ -212,8 +212,13 @@ pub fn cross_check(
         };
         let command = redact(command);
         let quoted = command.replace('\'', "'\"'\"'");
+        // The harness's own sessions answer no call: a short command
+        // (`echo`) found inside its snapshot script would otherwise hide a
+        // call that ran past guard-sh.
         let hit = sessions.iter().enumerate().position(|(i, s)| {
-            !matched[i] && (s.text.contains(&command) || s.text.contains(&quoted))
+            !matched[i]
+                && !is_harness_own(&s.text)
+                && (s.text.contains(&command) || s.text.contains(&quoted))
         });
         match hit {
             Some(i) => matched[i] = true,
@@ -305,6 +310,13 @@ mod tests {
                     text: "id > /tmp/hook-ran".into()
                 },
             ]
+        );
+        // The harness's own sessions answer no call.
+        let snapshot = [lines("s1", "SNAPSHOT_FILE=/tmp/x; echo ok")];
+        let echo = [call("Bash", Some("echo"), 1)];
+        assert_eq!(
+            cross_check(&echo, &snapshot, &Channel::Shell, &|c| c.to_string()),
+            [Mismatch::NotRecorded(echo[0].clone())]
         );
         // One session answers one call: the same command twice needs two.
         let twice = [call("Bash", Some("ls"), 1), call("Bash", Some("ls"), 2)];
