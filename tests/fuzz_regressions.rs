@@ -293,7 +293,7 @@ fn a_bracket_closed_only_inside_quotes_or_substitutions_is_refused_as_bash_refus
             b"o[${x:-]}",
             b"o[$(echo])",
         ],
-        "arrays",
+        "unclosed `[`",
     );
     // A close outside them still ends the subscript (a glob word, as in bash).
     for line in ["o[a]", "o[`x`]", "o[\"a\"]b"] {

@@ -196,7 +196,13 @@ impl<'p> Walker<'p> {
     fn simple(&mut self, simple: &SimpleCommand) {
         for assignment in &simple.assignments {
             self.assignment_name(&assignment.name, assignment.span);
-            self.word(&assignment.value);
+            if let Some(index) = &assignment.index {
+                self.word(index);
+            }
+            match &assignment.value {
+                AssignValue::Scalar(word) => self.word(word),
+                AssignValue::Array(items) => self.array_items(items),
+            }
         }
         for word in &simple.words {
             self.word(word);
@@ -557,17 +563,42 @@ impl<'p> Walker<'p> {
                 self.scoped(|w| w.list(list))
             }
             WordPart::Arithmetic(word) => self.word(word),
+            WordPart::Array(items) => self.array_items(items),
+        }
+    }
+
+    /// The keys and values of `NAME=(…)` (their substitutions run).
+    fn array_items(&mut self, items: &[ArrayItem]) {
+        for item in items {
+            if let Some(key) = &item.key {
+                self.word(key);
+            }
+            self.word(&item.value);
         }
     }
 
     fn parameter(&mut self, expansion: &ParamExpansion) {
-        if let ParamOp::Assign { .. } = expansion.op {
-            if let Parameter::Named(name) = &expansion.param {
-                self.assignment_name(name, expansion.span);
+        // `${!x:=…}` assigns to a name known only at run time, where the
+        // interpreter checks it like every assignment.
+        if let (ParamOp::Assign { .. }, false) = (&expansion.op, expansion.indirect) {
+            match &expansion.param {
+                Parameter::Named(name) => self.assignment_name(name, expansion.span),
+                Parameter::Element(element) => self.assignment_name(&element.name, expansion.span),
+                _ => {}
+            }
+        }
+        if let Parameter::Element(element) = &expansion.param {
+            if let Subscript::Index(word) = &element.index {
+                self.word(word);
             }
         }
         match &expansion.op {
-            ParamOp::Plain | ParamOp::Length | ParamOp::Case { .. } => {}
+            ParamOp::Plain
+            | ParamOp::Length
+            | ParamOp::Case { .. }
+            | ParamOp::Keys
+            | ParamOp::Names { .. }
+            | ParamOp::Transform(_) => {}
             ParamOp::Default { word, .. }
             | ParamOp::Assign { word, .. }
             | ParamOp::Error { word, .. }

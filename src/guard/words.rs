@@ -78,7 +78,8 @@ fn push_static(part: &WordPart, in_double_quotes: bool, out: &mut Vec<u8>) -> Op
         | WordPart::Parameter(_)
         | WordPart::CommandSubst { .. }
         | WordPart::Arithmetic(_)
-        | WordPart::ProcessSubst { .. } => return None,
+        | WordPart::ProcessSubst { .. }
+        | WordPart::Array(_) => return None,
     }
     Some(())
 }
@@ -117,11 +118,13 @@ fn describe_part(part: &WordPart, out: &mut Vec<u8>) {
                 Parameter::Named(name) => name.clone(),
                 Parameter::Positional(n) => n.to_string(),
                 Parameter::Special(_) => "…".to_string(),
+                Parameter::Element(element) => format!("{}[…]", element.name),
             };
             out.extend_from_slice(format!("${{{name}}}").as_bytes())
         }
         WordPart::CommandSubst { .. } => out.extend_from_slice("$(…)".as_bytes()),
         WordPart::Arithmetic(_) => out.extend_from_slice("$((…))".as_bytes()),
         WordPart::ProcessSubst { .. } => out.extend_from_slice("<(…)".as_bytes()),
+        WordPart::Array(_) => out.extend_from_slice("(…)".as_bytes()),
     }
 }

@@ -5,7 +5,9 @@
 
 /// Variable access for the evaluator.
 pub trait ArithEnv {
-    fn get_var(&mut self, name: &str) -> Option<Vec<u8>>;
+    /// The value of `name`, or of `name[subscript]` (the subscript's text
+    /// as written); an error for a subscript the shell refuses.
+    fn get_var(&mut self, name: &str) -> Result<Option<Vec<u8>>, String>;
     fn set_var(&mut self, name: &str, value: i64) -> Result<(), String>;
     /// `set -u`: an unset variable is an error, not 0.
     fn unset_is_error(&self) -> bool {
@@ -149,7 +151,7 @@ impl Parser<'_, '_> {
                 if !live {
                     return Ok(0);
                 }
-                let Some(text) = self.env.get_var(&name) else {
+                let Some(text) = self.env.get_var(&name).map_err(ArithError::Invalid)? else {
                     if self.env.unset_is_error() {
                         return Err(ArithError::Unbound(name));
                     }
@@ -404,6 +406,7 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// A variable name, with its array subscript (`a[i+1]`) if one follows.
     fn ident(&mut self) -> Option<String> {
         let start = self.i;
         match self.s.get(self.i) {
@@ -414,6 +417,22 @@ impl Parser<'_, '_> {
             && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_')
         {
             self.i += 1;
+        }
+        if self.s.get(self.i) == Some(&b'[') {
+            let mut depth = 0usize;
+            for (k, &b) in self.s[self.i..].iter().enumerate() {
+                match b {
+                    b'[' => depth += 1,
+                    b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            self.i += k + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
         }
         Some(String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
     }
@@ -473,8 +492,8 @@ mod tests {
     struct Env(HashMap<String, Vec<u8>>);
 
     impl ArithEnv for Env {
-        fn get_var(&mut self, name: &str) -> Option<Vec<u8>> {
-            self.0.get(name).cloned()
+        fn get_var(&mut self, name: &str) -> Result<Option<Vec<u8>>, String> {
+            Ok(self.0.get(name).cloned())
         }
         fn set_var(&mut self, name: &str, value: i64) -> Result<(), String> {
             self.0.insert(name.into(), value.to_string().into_bytes());

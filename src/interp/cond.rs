@@ -44,7 +44,7 @@ impl Shell<'_> {
             CondExpr::Unary { op, operand } => {
                 let value = self.expand_string(operand)?;
                 match op.as_str() {
-                    "-v" => Ok(self.vars.is_set(&String::from_utf8_lossy(&value))),
+                    "-v" => Ok(self.reference_is_set(&value)?),
                     "-o" => {
                         self.error("[[: -o: shell option tests are not supported by guard-sh");
                         Err(Failed::Status(2))
@@ -103,8 +103,8 @@ impl Shell<'_> {
     }
 
     /// `value =~ right`: quoted parts of `right` match literally. The
-    /// whole match goes to `BASH_REMATCH` (its first element in bash; the
-    /// groups need arrays, which guard-sh refuses).
+    /// whole match and each group's go to the array `BASH_REMATCH` (an
+    /// empty array when nothing matched).
     fn regex_match(&mut self, value: &[u8], right: &Word) -> Result<bool, Failed> {
         let mut regex = Vec::new();
         for (byte, quoted) in self.expand_pattern(right)? {
@@ -114,16 +114,60 @@ impl Shell<'_> {
             regex.push(byte);
         }
         let matched = posix_regex_match(&regex, value).map_err(|()| Failed::Status(2))?;
-        let whole = matched.clone().unwrap_or_default();
-        self.vars.set("BASH_REMATCH", whole);
+        let groups = matched.clone().unwrap_or_default();
+        let elements = groups
+            .into_iter()
+            .enumerate()
+            .map(|(i, g)| (i as i64, g))
+            .collect();
+        self.vars
+            .set_value("BASH_REMATCH", crate::interp::Value::Indexed(elements));
         Ok(matched.is_some())
     }
 }
 
+/// The groups of an extended regular expression: its `(` outside bracket
+/// expressions and not escaped (`regex_t`'s own count is private in the
+/// `libc` crate's binding).
+fn count_groups(regex: &[u8]) -> usize {
+    let mut count = 0;
+    let mut i = 0;
+    while i < regex.len() {
+        match regex[i] {
+            b'\\' => i += 1,
+            b'(' => count += 1,
+            b'[' => {
+                // `[]…]` and `[^]…]` hold a literal `]` first.
+                i += 1;
+                if regex.get(i) == Some(&b'^') {
+                    i += 1;
+                }
+                if regex.get(i) == Some(&b']') {
+                    i += 1;
+                }
+                while i < regex.len() && regex[i] != b']' {
+                    if regex[i] == b'[' && matches!(regex.get(i + 1), Some(b':' | b'.' | b'=')) {
+                        let close = regex[i + 2..]
+                            .windows(2)
+                            .position(|w| w[1] == b']' && matches!(w[0], b':' | b'.' | b'='));
+                        i += close.map_or(1, |c| c + 3);
+                        continue;
+                    }
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    count
+}
+
 /// The C library's extended regular expression `regex` against `value`:
-/// the matched text, `None` for no match, `Err` when it does not compile
-/// (or either holds a NUL byte).
-fn posix_regex_match(regex: &[u8], value: &[u8]) -> Result<Option<Vec<u8>>, ()> {
+/// the matched text and each group's (empty for a group that took no
+/// part), `None` for no match, `Err` when it does not compile (or either
+/// holds a NUL byte).
+fn posix_regex_match(regex: &[u8], value: &[u8]) -> Result<Option<Vec<Vec<u8>>>, ()> {
     let pattern = std::ffi::CString::new(regex).map_err(|_| ())?;
     let subject = std::ffi::CString::new(value).map_err(|_| ())?;
     let mut compiled = std::mem::MaybeUninit::<libc::regex_t>::uninit();
@@ -133,20 +177,34 @@ fn posix_regex_match(regex: &[u8], value: &[u8]) -> Result<Option<Vec<u8>>, ()> 
         if libc::regcomp(compiled.as_mut_ptr(), pattern.as_ptr(), libc::REG_EXTENDED) != 0 {
             return Err(());
         }
-        let mut whole = [libc::regmatch_t { rm_so: 0, rm_eo: 0 }];
+        let groups = count_groups(regex) + 1;
+        let mut spans = vec![
+            libc::regmatch_t {
+                rm_so: -1,
+                rm_eo: -1
+            };
+            groups
+        ];
         let found = libc::regexec(
             compiled.as_ptr(),
             subject.as_ptr(),
-            1,
-            whole.as_mut_ptr(),
+            groups,
+            spans.as_mut_ptr(),
             0,
         ) == 0;
         libc::regfree(compiled.as_mut_ptr());
         if !found {
             return Ok(None);
         }
-        let (start, end) = (whole[0].rm_so, whole[0].rm_eo);
-        let range = usize::try_from(start).unwrap_or(0)..usize::try_from(end).unwrap_or(0);
-        Ok(Some(value.get(range).unwrap_or_default().to_vec()))
+        let texts = spans
+            .iter()
+            .map(
+                |m| match (usize::try_from(m.rm_so), usize::try_from(m.rm_eo)) {
+                    (Ok(start), Ok(end)) => value.get(start..end).unwrap_or_default().to_vec(),
+                    _ => Vec::new(),
+                },
+            )
+            .collect();
+        Ok(Some(texts))
     }
 }

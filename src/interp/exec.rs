@@ -770,11 +770,22 @@ impl Shell<'_> {
     /// there is no command name (assignments only).
     fn expand_simple(&mut self, sc: &SimpleCommand) -> Result<Option<Expanded>, Flow> {
         self.subst_status = None;
+        self.compound_args.clear();
         let argv = match sc.words.first() {
             Some(first) if Self::is_declaration(first) => {
                 let mut argv = Vec::new();
                 for word in &sc.words {
-                    if looks_like_assignment(word) {
+                    if let Some((WordPart::Array(items), head)) = word.parts.split_last() {
+                        let mut text = Vec::new();
+                        for part in head {
+                            if let WordPart::Literal(bytes) = part {
+                                text.extend_from_slice(bytes);
+                            }
+                        }
+                        let items = self.expand_items(items)?;
+                        self.compound_args.push((argv.len(), items));
+                        argv.push(text);
+                    } else if looks_like_assignment(word) {
                         argv.push(self.expand_string(word)?);
                     } else {
                         argv.extend(self.expand_words(std::slice::from_ref(word))?);
@@ -789,7 +800,13 @@ impl Shell<'_> {
         }
         let mut assigns = Vec::new();
         for a in &sc.assignments {
-            let mut value = self.expand_string(&a.value)?;
+            let AssignValue::Scalar(word) = &a.value else {
+                return Err(self.array_prefix_refused(&a.name));
+            };
+            if a.index.is_some() {
+                return Err(self.array_prefix_refused(&a.name));
+            }
+            let mut value = self.expand_string(word)?;
             if let Err(deny) = guard::check_assignment(&self.policy, &a.name) {
                 return Err(self.deny(&deny, &[format!("{}=", a.name).into_bytes()]));
             }
@@ -803,26 +820,62 @@ impl Shell<'_> {
         Ok(Some((argv, assigns)))
     }
 
+    fn array_prefix_refused(&mut self, name: &str) -> Flow {
+        self.error(&format!(
+            "{name}: an array assignment before a command is not supported by guard-sh (assign it on its own line)"
+        ));
+        Flow::Abort(1)
+    }
+
     /// `NAME=value` with no command: set shell variables.
     fn run_assignments_only(&mut self, sc: &SimpleCommand) -> Status {
         for a in &sc.assignments {
-            let value = self.expand_string(&a.value)?;
-            if self.opts.xtrace {
-                let line = format!(
-                    "{}{}={}\n",
-                    self.ps4(),
-                    a.name,
-                    super::builtins::quote(&value)
-                );
-                self.out(2, line.as_bytes());
+            match (&a.value, &a.index) {
+                (AssignValue::Scalar(word), None) => {
+                    let value = self.expand_string(word)?;
+                    self.trace_assignment(&a.name, &super::builtins::quote(&value));
+                    self.assign_maybe_append(&a.name, value, a.append)?;
+                }
+                (AssignValue::Scalar(word), Some(index)) => {
+                    let text = self.expand_string(index)?;
+                    let key = self.key_of(&a.name, text)?;
+                    let value = self.expand_string(word)?;
+                    let shown = match &key {
+                        super::arrays::Key::Index(i) => i.to_string(),
+                        super::arrays::Key::Name(k) => lossy(k),
+                    };
+                    self.trace_assignment(
+                        &format!("{}[{shown}]", a.name),
+                        &super::builtins::quote(&value),
+                    );
+                    self.assign_element(&a.name, key, value, a.append)?;
+                }
+                (AssignValue::Array(items), _) => {
+                    let items = self.expand_items(items)?;
+                    let shown: Vec<String> = items
+                        .iter()
+                        .map(|(k, v)| match k {
+                            Some(k) => format!("[{}]={}", lossy(k), super::builtins::quote(v)),
+                            None => super::builtins::quote(v),
+                        })
+                        .collect();
+                    self.trace_assignment(&a.name, &format!("({})", shown.join(" ")));
+                    self.assign_array(&a.name, items, a.append, false)?;
+                }
             }
-            self.assign_maybe_append(&a.name, value, a.append)?;
         }
         let status = self.subst_status.unwrap_or(0);
         let mark = self.pending_close.len();
         let r = self.with_redirects(&sc.redirects, |_| Ok(status));
         self.close_pending(mark);
         r
+    }
+
+    fn trace_assignment(&mut self, name: &str, shown: &str) {
+        if self.opts.xtrace {
+            let line = format!("{}{name}={shown}\n", self.ps4());
+            self.out(2, line.as_bytes());
+        }
     }
 
     pub(super) fn run_simple(&mut self, sc: &SimpleCommand) -> Status {
@@ -1066,9 +1119,13 @@ impl Shell<'_> {
             if assigns.iter().any(|(a, _)| a == *n) {
                 continue;
             }
+            // Arrays are never exported (bash cannot either).
+            let crate::interp::Value::Scalar(value) = &var.value else {
+                continue;
+            };
             shell_vars.push(ShellVar {
                 name: n.as_str(),
-                value: &var.value,
+                value,
                 exported: var.exported || self.opts.allexport,
                 inherited: var.inherited,
             });

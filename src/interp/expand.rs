@@ -167,14 +167,34 @@ impl Shell<'_> {
             }
             WordPart::DoubleQuoted(parts) => {
                 // `"$@"` with no positional parameters is no field at all.
-                let only_empty_at = self.positional.is_empty()
-                    && !parts.is_empty()
+                // So is `"${a[@]}"` of an empty array.
+                let only_empty_at = !parts.is_empty()
                     && parts.iter().all(|p| {
-                        matches!(p, WordPart::Parameter(pe)
-                            if pe.param == Parameter::Special(SpecialParam::AtSign)
-                                && matches!(pe.op, ParamOp::Plain | ParamOp::RemovePrefix { .. }
-                                    | ParamOp::RemoveSuffix { .. } | ParamOp::Replace { .. }
-                                    | ParamOp::Case { .. } | ParamOp::Substring { .. }))
+                        let WordPart::Parameter(pe) = p else {
+                            return false;
+                        };
+                        let per_element = !pe.indirect
+                            && matches!(
+                                pe.op,
+                                ParamOp::Plain
+                                    | ParamOp::RemovePrefix { .. }
+                                    | ParamOp::RemoveSuffix { .. }
+                                    | ParamOp::Replace { .. }
+                                    | ParamOp::Case { .. }
+                                    | ParamOp::Substring { .. }
+                                    | ParamOp::Keys
+                                    | ParamOp::Transform(b'Q' | b'E' | b'U' | b'u' | b'L' | b'k')
+                            );
+                        per_element
+                            && match &pe.param {
+                                Parameter::Special(SpecialParam::AtSign) => {
+                                    self.positional.is_empty()
+                                }
+                                Parameter::Element(e) if e.index == Subscript::At => {
+                                    self.array_is_empty(&e.name)
+                                }
+                                _ => false,
+                            }
                     });
                 if !only_empty_at {
                     b.force();
@@ -204,6 +224,9 @@ impl Shell<'_> {
                 let path = self.process_subst(*direction, list)?;
                 b.push(&path, Q::Quoted);
             }
+            // Only a declaration builtin's operand holds one; that command
+            // expands it itself (`expand_simple`).
+            WordPart::Array(_) => {}
         }
         Ok(())
     }
@@ -248,6 +271,8 @@ impl Shell<'_> {
     pub(super) fn param_value(&mut self, param: &Parameter) -> Option<Vec<u8>> {
         match param {
             Parameter::Named(name) => self.named_value(name),
+            // Read through `param_value_of`, which evaluates the subscript.
+            Parameter::Element(_) => None,
             Parameter::Positional(0) => Some(self.arg0.clone()),
             Parameter::Positional(n) => self.positional.get(*n as usize - 1).cloned(),
             Parameter::Special(special) => match special {
@@ -359,18 +384,44 @@ impl Shell<'_> {
         in_dq: bool,
         b: &mut Builder,
     ) -> Result<(), Flow> {
-        let is_list = matches!(
-            pe.param,
-            Parameter::Special(SpecialParam::AtSign | SpecialParam::Star)
-        );
-        let star = matches!(pe.param, Parameter::Special(SpecialParam::Star));
-        if is_list {
-            if let Some(values) = self.list_op(pe)? {
-                self.push_list(&values, star, in_dq, b);
+        if pe.indirect {
+            let target = self.indirect_target(pe)?;
+            return self.expand_param(&target, in_dq, b);
+        }
+        let list = match &pe.param {
+            Parameter::Special(SpecialParam::AtSign) => Some((false, None)),
+            Parameter::Special(SpecialParam::Star) => Some((true, None)),
+            Parameter::Element(e) if e.index == Subscript::At => Some((false, Some(&e.name))),
+            Parameter::Element(e) if e.index == Subscript::Star => Some((true, Some(&e.name))),
+            _ => None,
+        };
+        match (&pe.op, list) {
+            (ParamOp::Names { star }, _) => {
+                let names = self.names_with_prefix(&pe.param.name());
+                self.push_list(&names, *star, in_dq, b);
                 return Ok(());
             }
+            (ParamOp::Keys, Some((star, Some(name)))) => {
+                let keys = self.array_keys(name);
+                self.push_list(&keys, star, in_dq, b);
+                return Ok(());
+            }
+            (_, Some((star, array))) => {
+                let values = match array {
+                    None => Some(self.positional.clone()),
+                    Some(name) => self.array_values(name),
+                };
+                if let Some(values) = values {
+                    if let Some(out) = self.list_op(pe, array.map(String::as_str), values)? {
+                        self.push_list(&out, star, in_dq, b);
+                        return Ok(());
+                    }
+                }
+            }
+            _ => {}
         }
-        let value = self.param_value(&pe.param);
+        let is_list = list.is_some();
+        let value = self.param_value_of(pe)?;
         let unset = value.is_none();
         let empty = value.as_ref().is_none_or(|v| v.is_empty());
         let is_null = |colon: bool| unset || (colon && empty);
@@ -382,8 +433,12 @@ impl Shell<'_> {
                 b.push(&v, q_of(in_dq));
             }
             ParamOp::Length => {
-                if is_list {
-                    b.push(self.positional.len().to_string().as_bytes(), q_of(in_dq));
+                if let Some((_, array)) = list {
+                    let n = match array {
+                        None => self.positional.len(),
+                        Some(name) => self.array_values(name).map_or(0, |v| v.len()),
+                    };
+                    b.push(n.to_string().as_bytes(), q_of(in_dq));
                     return Ok(());
                 }
                 let Some(v) = value else {
@@ -413,14 +468,22 @@ impl Shell<'_> {
             ParamOp::Assign { colon, word } => {
                 if is_null(*colon) {
                     let new = self.expand_string(word)?;
-                    let Parameter::Named(name) = &pe.param else {
-                        self.error(&format!(
-                            "${}: cannot assign in this way",
-                            param_text(&pe.param)
-                        ));
-                        return Err(Flow::Abort(1));
-                    };
-                    self.assign(name, new.clone())?;
+                    match &pe.param {
+                        Parameter::Named(name) => self.assign(name, new.clone())?,
+                        Parameter::Element(e) if !is_list => {
+                            let key = self.subscript_key(&e.name, &e.index)?;
+                            if let Some(key) = key {
+                                self.assign_element(&e.name, key, new.clone(), false)?;
+                            }
+                        }
+                        param => {
+                            self.error(&format!(
+                                "${}: cannot assign in this way",
+                                param_text(param)
+                            ));
+                            return Err(Flow::Abort(1));
+                        }
+                    }
                     b.push(&new, q_of(in_dq));
                 } else if let Some(v) = value {
                     b.push(&v, q_of(in_dq));
@@ -438,12 +501,21 @@ impl Shell<'_> {
                     } else {
                         String::from_utf8_lossy(&message).into_owned()
                     };
-                    self.error(&format!("{}: {message}", param_text(&pe.param)));
+                    self.error(&format!("{}: {message}", self.param_display(pe)));
                     return Err(Flow::Abort(self.expansion_error_status()));
                 }
                 if let Some(v) = value {
                     b.push(&v, q_of(in_dq));
                 }
+            }
+            ParamOp::Transform(c) if matches!(c, b'a' | b'A') => {
+                let name = match &pe.param {
+                    Parameter::Named(n) => n.clone(),
+                    Parameter::Element(e) => e.name.clone(),
+                    _ => String::new(),
+                };
+                let text = self.describe_variable(&name, *c == b'A', value.is_some());
+                b.push(&text, q_of(in_dq));
             }
             _ => {
                 let Some(v) = value else {
@@ -459,44 +531,214 @@ impl Shell<'_> {
         Ok(())
     }
 
-    /// `$@`/`$*` with a per-element operator; `None` for operators that
-    /// treat the list as one value.
-    fn list_op(&mut self, pe: &ParamExpansion) -> Result<Option<Vec<Vec<u8>>>, Flow> {
+    /// The scalar value of a parameter, evaluating an element's subscript;
+    /// `$@`/`${a[@]}` joined. `None` if unset.
+    fn param_value_of(&mut self, pe: &ParamExpansion) -> Result<Option<Vec<u8>>, Flow> {
+        let Parameter::Element(e) = &pe.param else {
+            return Ok(self.param_value(&pe.param));
+        };
+        match self.subscript_key(&e.name, &e.index)? {
+            Some(key) => Ok(self.element(&e.name, &key)),
+            None => {
+                let sep = self.ifs_first();
+                Ok(self
+                    .array_values(&e.name)
+                    .filter(|v| !v.is_empty())
+                    .map(|v| v.join(sep.as_slice())))
+            }
+        }
+    }
+
+    /// `${!x…}`: the expansion of the parameter `x`'s value names, with
+    /// the same operator.
+    fn indirect_target(&mut self, pe: &ParamExpansion) -> Result<ParamExpansion, Flow> {
+        let direct = ParamExpansion {
+            indirect: false,
+            op: ParamOp::Plain,
+            ..pe.clone()
+        };
+        let Some(text) = self.param_value_of(&direct)? else {
+            self.error(&format!("{}: invalid indirect expansion", pe.param.name()));
+            return Err(Flow::Abort(1));
+        };
+        let param = match text.as_slice() {
+            [c] if !c.is_ascii_alphanumeric() && *c != b'_' => {
+                let special = match c {
+                    b'?' => Some(SpecialParam::Status),
+                    b'#' => Some(SpecialParam::Count),
+                    b'@' => Some(SpecialParam::AtSign),
+                    b'*' => Some(SpecialParam::Star),
+                    b'$' => Some(SpecialParam::Pid),
+                    b'!' => Some(SpecialParam::LastBackground),
+                    b'-' => Some(SpecialParam::Flags),
+                    _ => None,
+                };
+                special.map(Parameter::Special)
+            }
+            t if !t.is_empty() && t.iter().all(u8::is_ascii_digit) => std::str::from_utf8(t)
+                .ok()
+                .and_then(|t| t.parse().ok())
+                .map(Parameter::Positional),
+            t => match super::arrays::split_reference(t) {
+                Some((name, None)) => Some(Parameter::Named(name.to_string())),
+                Some((name, Some(sub))) => {
+                    let name = name.to_string();
+                    let index = match sub {
+                        b"@" => Subscript::At,
+                        b"*" => Subscript::Star,
+                        sub => {
+                            let sub = sub.to_vec();
+                            let text = self.runtime_subscript(&sub)?;
+                            Subscript::Index(Word {
+                                parts: vec![WordPart::SingleQuoted(text)],
+                                span: pe.span,
+                            })
+                        }
+                    };
+                    Some(Parameter::Element(Box::new(Element { name, index })))
+                }
+                None => None,
+            },
+        };
+        let Some(param) = param else {
+            self.error(&format!(
+                "{}: invalid variable name",
+                String::from_utf8_lossy(&text)
+            ));
+            return Err(Flow::Abort(1));
+        };
+        Ok(ParamExpansion {
+            param,
+            indirect: false,
+            ..pe.clone()
+        })
+    }
+
+    /// Names of set variables starting with `prefix`, sorted (`${!p@}`).
+    fn names_with_prefix(&self, prefix: &str) -> Vec<Vec<u8>> {
+        self.vars
+            .sorted()
+            .into_iter()
+            .filter(|(n, _)| n.starts_with(prefix))
+            .map(|(n, _)| n.as_bytes().to_vec())
+            .collect()
+    }
+
+    /// A list (`$@`, `${a[@]}`) with a per-element operator; `None` for
+    /// operators that treat the list as one value. `array`: the array's
+    /// name, `None` for the positional parameters.
+    fn list_op(
+        &mut self,
+        pe: &ParamExpansion,
+        array: Option<&str>,
+        values: Vec<Vec<u8>>,
+    ) -> Result<Option<Vec<Vec<u8>>>, Flow> {
         match &pe.op {
-            ParamOp::Plain => Ok(Some(self.positional.clone())),
+            ParamOp::Plain => Ok(Some(values)),
             ParamOp::RemovePrefix { .. }
             | ParamOp::RemoveSuffix { .. }
             | ParamOp::Replace { .. }
             | ParamOp::Case { .. } => {
                 let mut out = Vec::new();
-                for v in self.positional.clone() {
+                for v in values {
+                    out.push(self.transform(&pe.op, v)?);
+                }
+                Ok(Some(out))
+            }
+            ParamOp::Transform(c @ (b'K' | b'k')) => {
+                let keys = match array {
+                    Some(name) => self.array_keys(name),
+                    None => (1..=values.len())
+                        .map(|n| n.to_string().into_bytes())
+                        .collect(),
+                };
+                let assoc = array.is_some_and(|n| self.is_assoc(n));
+                let mut out = Vec::new();
+                for (k, v) in keys.into_iter().zip(values) {
+                    if *c == b'k' {
+                        out.push(k);
+                        out.push(v);
+                    } else {
+                        let key = if assoc {
+                            quote_key(&k)
+                        } else {
+                            String::from_utf8_lossy(&k).into_owned()
+                        };
+                        let mut pair = format!("{key} {}", dq_quote(&v)).into_bytes();
+                        if assoc {
+                            pair.push(b' ');
+                        }
+                        out.push(pair);
+                    }
+                }
+                if *c == b'K' && assoc {
+                    // bash gives an associative array's pairs as one word.
+                    let mut joined: Vec<u8> = Vec::new();
+                    for pair in out {
+                        joined.extend_from_slice(&pair);
+                    }
+                    return Ok(Some(vec![joined]));
+                }
+                Ok(Some(out))
+            }
+            ParamOp::Transform(b'a' | b'A') => Ok(None),
+            ParamOp::Transform(_) => {
+                let mut out = Vec::new();
+                for v in values {
                     out.push(self.transform(&pe.op, v)?);
                 }
                 Ok(Some(out))
             }
             ParamOp::Substring { offset, length } => {
-                // `${@:1:2}`: offset 0 is $0.
-                let mut all = vec![self.arg0.clone()];
-                all.extend(self.positional.iter().cloned());
-                let count = all.len() as i64;
                 let off = self.arith_word(offset)?;
-                // An offset before the first item gives nothing, as in bash.
-                let Some(start) = substring_start(off, count) else {
+                // Where the slice starts in `items`; an offset before the
+                // first item gives nothing (before the length is read), as
+                // in bash.
+                let (items, start) = match array {
+                    None => {
+                        // `${@:1:2}`: offset 0 is $0.
+                        let mut all = vec![self.arg0.clone()];
+                        all.extend(values);
+                        let count = all.len() as i64;
+                        (all, substring_start(off, count).map(|s| s as usize))
+                    }
+                    Some(name) if self.is_assoc(name) => {
+                        let count = values.len() as i64;
+                        (values, substring_start(off, count).map(|s| s as usize))
+                    }
+                    Some(name) => {
+                        // By index: from the first element at or after the
+                        // offset (a negative one counts from the end).
+                        let keys: Vec<i64> = self
+                            .array_keys(name)
+                            .iter()
+                            .filter_map(|k| std::str::from_utf8(k).ok()?.parse().ok())
+                            .collect();
+                        let last = keys.last().copied().unwrap_or(-1);
+                        let from = if off < 0 { last + 1 + off } else { off };
+                        let start = (from >= 0)
+                            .then(|| keys.iter().position(|&k| k >= from).unwrap_or(keys.len()));
+                        (values, start)
+                    }
+                };
+                let Some(start) = start else {
                     return Ok(Some(Vec::new()));
                 };
-                let end = match length {
+                let rest = items.into_iter().skip(start);
+                match length {
                     Some(len) => {
                         let len = self.arith_word(len)?;
                         if len < 0 {
                             self.error(&format!("{len}: substring expression < 0"));
                             return Err(Flow::Abort(1));
                         }
-                        start.saturating_add(len).min(count)
+                        Ok(Some(
+                            rest.take(usize::try_from(len).unwrap_or(usize::MAX))
+                                .collect(),
+                        ))
                     }
-                    None => count,
-                };
-                let slice: Vec<Vec<u8>> = all[start as usize..end as usize].to_vec();
-                Ok(Some(slice))
+                    None => Ok(Some(rest.collect())),
+                }
             }
             _ => Ok(None),
         }
@@ -531,13 +773,67 @@ impl Shell<'_> {
         self.arith(&text)
     }
 
+    /// The parameter as bash's messages name it (`x`, `a[3]`).
+    fn param_display(&self, pe: &ParamExpansion) -> String {
+        match &pe.param {
+            Parameter::Element(e) => Shell::element_text(&e.name, &e.index),
+            p => param_text(p),
+        }
+    }
+
+    /// `${x@a}` (the attribute letters) or `${x@A}` (a command that
+    /// recreates the variable).
+    fn describe_variable(&mut self, name: &str, assignment: bool, set: bool) -> Vec<u8> {
+        let Some(var) = self.vars.get_var(name) else {
+            return Vec::new();
+        };
+        let mut flags = String::new();
+        match &var.value {
+            crate::interp::Value::Indexed(_) => flags.push('a'),
+            crate::interp::Value::Assoc(_) => flags.push('A'),
+            crate::interp::Value::Scalar(_) => {}
+        }
+        if var.integer {
+            flags.push('i');
+        }
+        if var.readonly {
+            flags.push('r');
+        }
+        if var.exported {
+            flags.push('x');
+        }
+        if !assignment {
+            return flags.into_bytes();
+        }
+        if !set && !var.value.is_array() {
+            return Vec::new();
+        }
+        match &var.value {
+            crate::interp::Value::Scalar(v) if flags.is_empty() => {
+                let mut out = format!("{name}=").into_bytes();
+                out.extend(single_quote(v));
+                out
+            }
+            crate::interp::Value::Scalar(v) => {
+                let mut out = format!("declare -{flags} {name}=").into_bytes();
+                out.extend(single_quote(v));
+                out
+            }
+            array => format!(
+                "declare -{flags} {name}={}",
+                super::builtins::array_text(array)
+            )
+            .into_bytes(),
+        }
+    }
+
     fn unbound(&mut self, pe: &ParamExpansion) -> Result<(), Flow> {
         let exempt = matches!(
             pe.param,
             Parameter::Special(SpecialParam::AtSign | SpecialParam::Star)
         );
         if self.opts.nounset && !exempt {
-            self.error(&format!("{}: unbound variable", param_text(&pe.param)));
+            self.error(&format!("{}: unbound variable", self.param_display(pe)));
             return Err(Flow::Abort(self.expansion_error_status()));
         }
         Ok(())
@@ -639,6 +935,29 @@ impl Shell<'_> {
                 };
                 v[chars[start as usize]..chars[end as usize]].to_vec()
             }
+            ParamOp::Transform(c) => match c {
+                b'Q' | b'K' => single_quote(&v),
+                b'E' => super::builtins::backslash_escapes(&v, false).0,
+                b'U' | b'u' | b'L' => {
+                    let text = String::from_utf8_lossy(&v).into_owned();
+                    match c {
+                        b'U' => text.to_uppercase().into_bytes(),
+                        b'L' => text.to_lowercase().into_bytes(),
+                        _ => {
+                            let mut chars = text.chars();
+                            match chars.next() {
+                                Some(first) => first
+                                    .to_uppercase()
+                                    .chain(chars)
+                                    .collect::<String>()
+                                    .into_bytes(),
+                                None => Vec::new(),
+                            }
+                        }
+                    }
+                }
+                _ => v,
+            },
             ParamOp::Case { upper, all } => {
                 let text = String::from_utf8_lossy(&v).into_owned();
                 let mut out = String::new();
@@ -739,8 +1058,15 @@ impl Shell<'_> {
 }
 
 impl ArithEnv for Shell<'_> {
-    fn get_var(&mut self, name: &str) -> Option<Vec<u8>> {
-        self.named_value(name)
+    fn get_var(&mut self, name: &str) -> Result<Option<Vec<u8>>, String> {
+        match name.split_once('[') {
+            Some((array, sub)) => {
+                let sub = sub.strip_suffix(']').unwrap_or(sub);
+                let key = self.arith_element_key(array, sub.as_bytes())?;
+                Ok(self.element(array, &key))
+            }
+            None => Ok(self.named_value(name)),
+        }
     }
 
     fn unset_is_error(&self) -> bool {
@@ -748,14 +1074,28 @@ impl ArithEnv for Shell<'_> {
     }
 
     fn set_var(&mut self, name: &str, value: i64) -> Result<(), String> {
-        if let Err(deny) = crate::guard::check_assignment(&self.policy, name) {
+        let (base, sub) = match name.split_once('[') {
+            Some((array, sub)) => (array, Some(sub.strip_suffix(']').unwrap_or(sub))),
+            None => (name, None),
+        };
+        if let Err(deny) = crate::guard::check_assignment(&self.policy, base) {
             return Err(deny.reason);
         }
-        if self.vars.is_readonly(name) {
-            return Err(format!("{name}: readonly variable"));
+        if self.vars.is_readonly(base) {
+            return Err(format!("{base}: readonly variable"));
         }
-        self.vars.set(name, value.to_string().into_bytes());
-        Ok(())
+        let value = value.to_string().into_bytes();
+        match sub {
+            Some(sub) => {
+                let key = self.arith_element_key(base, sub.as_bytes())?;
+                self.assign_element(base, key, value, false)
+                    .map_err(|_| format!("{name}: assignment failed"))
+            }
+            None => {
+                self.vars.set(name, value);
+                Ok(())
+            }
+        }
     }
 }
 
@@ -828,6 +1168,44 @@ fn replace(v: &[u8], pat: &[PatByte], rep: &[u8], mode: ReplaceMode) -> Vec<u8> 
 
 fn param_text(p: &Parameter) -> String {
     p.name()
+}
+
+/// `"…"` as bash's `@K` writes a value.
+fn dq_quote(v: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for c in String::from_utf8_lossy(v).chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// An associative array's key as `@K` and `declare -p` write it.
+fn quote_key(k: &[u8]) -> String {
+    let plain = !k.is_empty()
+        && k.iter().all(|&b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'@' | b'%' | b'='
+                )
+        });
+    if plain {
+        String::from_utf8_lossy(k).into_owned()
+    } else {
+        dq_quote(k)
+    }
+}
+
+/// bash's `@Q`: single quotes, or `$'…'` for a value with control bytes.
+fn single_quote(v: &[u8]) -> Vec<u8> {
+    if v.iter().any(u8::is_ascii_control) {
+        return super::builtins::quote_q(v).into_bytes();
+    }
+    format!("'{}'", String::from_utf8_lossy(v).replace('\'', "'\\''")).into_bytes()
 }
 
 /// A user's home folder (`None`: the current user's), read from

@@ -11,6 +11,7 @@
 //! checks is the text that runs.
 
 mod arith;
+pub(crate) mod arrays;
 mod brace;
 mod builtins;
 mod cond;
@@ -26,7 +27,7 @@ mod timing;
 mod traps;
 mod vars;
 
-pub use vars::{Var, Vars};
+pub use vars::{Assoc, Value, Var, Vars};
 
 use crate::audit::{AuditSink, Event};
 use crate::exec::{Fd, Pid, System};
@@ -140,6 +141,12 @@ pub struct Shell<'a> {
     /// stays the line of the `eval`.
     lineno_frozen: u32,
     pub source_depth: u32,
+    /// Array subscripts being evaluated inside one another (a value that
+    /// names an element of itself is stopped).
+    subscript_depth: u32,
+    /// The `NAME=(…)` operands of the declaration builtin being run, by
+    /// their place in its argv: their elements, expanded.
+    compound_args: Vec<(usize, Vec<arrays::ExpandedItem>)>,
     /// `$$`: the top-level shell's pid, also in subshells.
     pub shell_pid: Pid,
     /// Descriptors to close after the current command (process substitution).
@@ -229,6 +236,8 @@ impl<'a> Shell<'a> {
             function_lines: BTreeMap::new(),
             lineno_frozen: 0,
             source_depth: 0,
+            subscript_depth: 0,
+            compound_args: Vec::new(),
             shell_pid,
             pending_close: Vec::new(),
             errexit_off: 0,

@@ -31,9 +31,10 @@ fn part_is_pure(part: &WordPart, nounset: bool) -> bool {
         | WordPart::Tilde(_) => true,
         WordPart::DoubleQuoted(parts) => parts.iter().all(|p| part_is_pure(p, nounset)),
         // These run code, may assign, or read the process they run in.
-        WordPart::CommandSubst { .. } | WordPart::Arithmetic(_) | WordPart::ProcessSubst { .. } => {
-            false
-        }
+        WordPart::CommandSubst { .. }
+        | WordPart::Arithmetic(_)
+        | WordPart::ProcessSubst { .. }
+        | WordPart::Array(_) => false,
         WordPart::Parameter(pe) => param_is_pure(pe, nounset),
     }
 }
@@ -46,8 +47,20 @@ fn param_is_pure(pe: &ParamExpansion, nounset: bool) -> bool {
     if matches!(&pe.param, Parameter::Named(n) if n == "BASHPID") {
         return false;
     }
+    // A subscript is arithmetic, which may assign; an indirect name may
+    // hold one.
+    let subscripted =
+        matches!(&pe.param, Parameter::Element(e) if matches!(e.index, Subscript::Index(_)));
+    if subscripted || pe.indirect {
+        return false;
+    }
     match &pe.op {
-        ParamOp::Plain | ParamOp::Length | ParamOp::Case { .. } => true,
+        ParamOp::Plain
+        | ParamOp::Length
+        | ParamOp::Case { .. }
+        | ParamOp::Keys
+        | ParamOp::Names { .. }
+        | ParamOp::Transform(_) => true,
         ParamOp::Assign { .. } | ParamOp::Error { .. } | ParamOp::Substring { .. } => false,
         ParamOp::Default { word, .. } | ParamOp::Alternative { word, .. } => {
             word_is_pure(word, nounset)

@@ -1,19 +1,172 @@
 //! Shell variables: values with export/readonly/integer attributes, and
 //! dynamic scoping for `local` (each function call saves the values it
-//! shadows and restores them on return).
+//! shadows and restores them on return). A value is a string, an indexed
+//! array or an associative array (bash); `$a` of an array is its element
+//! `0` (key `"0"`), as in bash.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+
+/// What a variable holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    Scalar(Vec<u8>),
+    /// `declare -a`: sparse, by index.
+    Indexed(BTreeMap<i64, Vec<u8>>),
+    /// `declare -A`: by key, in bash's order.
+    Assoc(Assoc),
+}
+
+impl Default for Value {
+    fn default() -> Self {
+        Value::Scalar(Vec::new())
+    }
+}
+
+impl Value {
+    /// The value `$name` gives: the string, or element 0 of an array.
+    pub fn scalar(&self) -> Option<&[u8]> {
+        match self {
+            Value::Scalar(v) => Some(v),
+            Value::Indexed(map) => map.get(&0).map(Vec::as_slice),
+            Value::Assoc(map) => map.get(b"0"),
+        }
+    }
+
+    pub fn is_array(&self) -> bool {
+        !matches!(self, Value::Scalar(_))
+    }
+
+    /// Every element's value in order (a string is one element).
+    pub fn elements(&self) -> Vec<Vec<u8>> {
+        match self {
+            Value::Scalar(v) => vec![v.clone()],
+            Value::Indexed(map) => map.values().cloned().collect(),
+            Value::Assoc(map) => map.iter().map(|(_, v)| v.to_vec()).collect(),
+        }
+    }
+
+    /// Every element's key in order (`${!a[@]}`).
+    pub fn keys(&self) -> Vec<Vec<u8>> {
+        match self {
+            Value::Scalar(_) => vec![b"0".to_vec()],
+            Value::Indexed(map) => map.keys().map(|k| k.to_string().into_bytes()).collect(),
+            Value::Assoc(map) => map.iter().map(|(k, _)| k.to_vec()).collect(),
+        }
+    }
+}
+
+/// An associative array that lists its keys in the order bash 5.2 does:
+/// bash keeps them in a hash table of 1024 buckets (FNV-1 of the key, a
+/// new key at the front of its bucket's chain, four times the buckets
+/// once there are two keys per bucket) and lists bucket by bucket. Agents
+/// print `"${!m[@]}"` unsorted; the same order keeps their output bash's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assoc {
+    /// Each bucket's chain, newest key last.
+    buckets: Vec<Vec<(Vec<u8>, Vec<u8>)>>,
+    len: usize,
+}
+
+const ASSOC_BUCKETS: usize = 1024;
+
+impl Default for Assoc {
+    fn default() -> Self {
+        Assoc {
+            buckets: vec![Vec::new(); ASSOC_BUCKETS],
+            len: 0,
+        }
+    }
+}
+
+/// bash's `hash_string`: 32-bit FNV-1 of the bytes.
+fn fnv1(key: &[u8]) -> u32 {
+    key.iter().fold(2_166_136_261u32, |h, &b| {
+        h.wrapping_mul(16_777_619) ^ u32::from(b)
+    })
+}
+
+impl Assoc {
+    fn bucket(&self, key: &[u8]) -> usize {
+        fnv1(key) as usize & (self.buckets.len() - 1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn get(&self, key: &[u8]) -> Option<&[u8]> {
+        self.buckets[self.bucket(key)]
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    pub fn insert(&mut self, key: Vec<u8>, value: Vec<u8>) {
+        let b = self.bucket(&key);
+        if let Some(slot) = self.buckets[b].iter_mut().find(|(k, _)| *k == key) {
+            slot.1 = value;
+            return;
+        }
+        if self.len >= self.buckets.len() * 2 {
+            self.grow();
+        }
+        let b = self.bucket(&key);
+        self.buckets[b].push((key, value));
+        self.len += 1;
+    }
+
+    /// bash's rehash: old buckets in order, each chain front to back,
+    /// each entry put at the front of its new chain.
+    fn grow(&mut self) {
+        let grown = vec![Vec::new(); self.buckets.len() * 4];
+        let old = std::mem::replace(&mut self.buckets, grown);
+        for chain in old {
+            for entry in chain.into_iter().rev() {
+                let b = self.bucket(&entry.0);
+                self.buckets[b].push(entry);
+            }
+        }
+    }
+
+    pub fn remove(&mut self, key: &[u8]) -> bool {
+        let b = self.bucket(key);
+        let chain = &mut self.buckets[b];
+        match chain.iter().position(|(k, _)| k == key) {
+            Some(p) => {
+                chain.remove(p);
+                self.len -= 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Key–value pairs in bash's order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.buckets
+            .iter()
+            .flat_map(|chain| chain.iter().rev())
+            .map(|(k, v)| (k.as_slice(), v.as_slice()))
+    }
+}
 
 /// One variable.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Var {
-    pub value: Vec<u8>,
+    pub value: Value,
     pub exported: bool,
     pub readonly: bool,
     pub integer: bool,
     /// Unchanged since it was imported from guard-sh's own environment: such
     /// variables reach children only through the policy's `env.pass`.
     pub inherited: bool,
+    /// Declared as an array (`declare -a x`) but never assigned:
+    /// `declare -p` shows no value, as bash's.
+    pub invisible: bool,
 }
 
 /// All variables, plus the save stack of `local`.
@@ -48,7 +201,7 @@ impl Vars {
             self.map.insert(
                 name,
                 Var {
-                    value,
+                    value: Value::Scalar(value),
                     exported: true,
                     inherited: true,
                     ..Var::default()
@@ -58,7 +211,7 @@ impl Vars {
     }
 
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.map.get(name).map(|v| v.value.as_slice())
+        self.map.get(name).and_then(|v| v.value.scalar())
     }
 
     pub fn get_var(&self, name: &str) -> Option<&Var> {
@@ -77,18 +230,28 @@ impl Vars {
         self.map.get(name).is_some_and(|v| v.readonly)
     }
 
-    /// Set a value (attributes kept). The caller has checked readonly and
-    /// the policy.
+    /// Set a value (attributes kept; an array's element 0, as bash's
+    /// `a=x`). The caller has checked readonly and the policy.
     pub fn set(&mut self, name: &str, value: Vec<u8>) {
+        let var = self.map.entry(name.to_string()).or_default();
+        set_scalar(&mut var.value, value);
+        var.inherited = false;
+        var.invisible = false;
+    }
+
+    /// Replace the whole value (an array assignment). The caller has
+    /// checked readonly and the policy.
+    pub fn set_value(&mut self, name: &str, value: Value) {
         let var = self.map.entry(name.to_string()).or_default();
         var.value = value;
         var.inherited = false;
+        var.invisible = false;
     }
 
     /// Set a value the shell itself maintains (`PWD`, `OPTIND`).
     pub fn set_internal(&mut self, name: &str, value: Vec<u8>) {
         let var = self.map.entry(name.to_string()).or_default();
-        var.value = value;
+        set_scalar(&mut var.value, value);
         if name != "PWD" && name != "OLDPWD" {
             var.inherited = false;
         }
@@ -97,7 +260,7 @@ impl Vars {
     /// Set only if not already set (defaults like `IFS`, `PS1`).
     pub fn set_default(&mut self, name: &str, value: Vec<u8>) {
         self.map.entry(name.to_string()).or_insert(Var {
-            value,
+            value: Value::Scalar(value),
             ..Var::default()
         });
     }
@@ -158,5 +321,49 @@ impl Vars {
                 self.map.remove(name);
             }
         }
+    }
+}
+
+fn set_scalar(slot: &mut Value, value: Vec<u8>) {
+    match slot {
+        Value::Scalar(v) => *v = value,
+        Value::Indexed(map) => {
+            map.insert(0, value);
+        }
+        Value::Assoc(map) => map.insert(b"0".to_vec(), value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assoc_lists_keys_in_bash_order() {
+        // bash 5.2: declare -A m; for k in a b c d e f g h ab ba zz 1 2 10;
+        // do m[$k]=x; done; echo "${!m[@]}"
+        let mut m = Assoc::default();
+        for k in "a b c d e f g h ab ba zz 1 2 10".split(' ') {
+            m.insert(k.as_bytes().to_vec(), b"x".to_vec());
+        }
+        let keys: Vec<&[u8]> = m.iter().map(|(k, _)| k).collect();
+        assert_eq!(keys.join(&b' '), b"2 1 ab h g f e d c b a zz 10 ba");
+        m.insert(b"a".to_vec(), b"y".to_vec());
+        assert_eq!(m.len(), 14);
+        assert_eq!(m.get(b"a"), Some(&b"y"[..]));
+        assert!(m.remove(b"ab"));
+        assert!(!m.remove(b"ab"));
+        assert_eq!(m.len(), 13);
+    }
+
+    #[test]
+    fn assoc_keeps_every_key_across_growth() {
+        let mut m = Assoc::default();
+        for n in 0..5000 {
+            m.insert(n.to_string().into_bytes(), n.to_string().into_bytes());
+        }
+        assert_eq!(m.len(), 5000);
+        assert_eq!(m.iter().count(), 5000);
+        assert_eq!(m.get(b"4321"), Some(&b"4321"[..]));
     }
 }

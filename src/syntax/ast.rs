@@ -87,14 +87,33 @@ pub struct SimpleCommand {
     pub span: Span,
 }
 
-/// `NAME=value` or `NAME+=value` (bash) before a command or alone.
+/// `NAME=value` or `NAME+=value` (bash) before a command or alone; also
+/// `NAME[index]=value` and `NAME=(…)` (bash arrays).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Assignment {
     pub name: String,
-    /// The value; an empty word for `NAME=`.
-    pub value: Word,
+    /// `NAME[index]=…`: the subscript as written (arithmetic for an
+    /// indexed array, a key for an associative one).
+    pub index: Option<Word>,
+    pub value: AssignValue,
     pub append: bool,
     pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum AssignValue {
+    /// The value; an empty word for `NAME=`.
+    Scalar(Word),
+    /// `NAME=(…)`: the elements of a compound assignment.
+    Array(Vec<ArrayItem>),
+}
+
+/// One element of `NAME=(…)`: `word` (split and globbed like a command
+/// word) or `[key]=word` (neither).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArrayItem {
+    pub key: Option<Word>,
+    pub value: Word,
 }
 
 /// A compound command with the redirections applied to it as a whole.
@@ -241,6 +260,10 @@ pub enum WordPart {
         direction: ProcessDirection,
         list: List,
     },
+    /// The `(…)` of a declaration builtin's `NAME=(…)` operand (`declare`,
+    /// `local`, `typeset`, `readonly`, `export`): always the last part of
+    /// a word whose first part is the literal `NAME=` or `NAME+=`.
+    Array(Vec<ArrayItem>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -258,6 +281,9 @@ pub struct ParamExpansion {
     pub op: ParamOp,
     /// `true` for the braced form `${…}`.
     pub braced: bool,
+    /// `${!param…}` (bash): the value of `param` names the variable (or
+    /// `name[index]`) that is expanded.
+    pub indirect: bool,
     pub span: Span,
 }
 
@@ -269,6 +295,26 @@ pub enum Parameter {
     Positional(u32),
     /// `$?` `$#` `$@` `$*` `$$` `$!` `$-`
     Special(SpecialParam),
+    /// `${name[index]}`, `${name[@]}`, `${name[*]}` (bash arrays).
+    Element(Box<Element>),
+}
+
+/// An array reference inside `${…}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Element {
+    pub name: String,
+    pub index: Subscript,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Subscript {
+    /// `[@]`: every element, one field each inside double quotes.
+    At,
+    /// `[*]`: every element, joined inside double quotes.
+    Star,
+    /// `[word]`: arithmetic for an indexed array, a key for an
+    /// associative one.
+    Index(Word),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -296,6 +342,7 @@ impl Parameter {
             Parameter::Named(n) => n.clone(),
             Parameter::Positional(n) => n.to_string(),
             Parameter::Special(sp) => sp.symbol().to_string(),
+            Parameter::Element(e) => e.name.clone(),
         }
     }
 }
@@ -343,6 +390,13 @@ pub enum ParamOp {
     Substring { offset: Word, length: Option<Word> },
     /// `${x^}` `${x^^}` `${x,}` `${x,,}` (bash)
     Case { upper: bool, all: bool },
+    /// `${!a[@]}` / `${!a[*]}` (bash): the array's keys.
+    Keys,
+    /// `${!prefix@}` / `${!prefix*}` (bash): names of set variables that
+    /// start with the prefix.
+    Names { star: bool },
+    /// `${x@Q}` and the other `@` operators (bash): the letter.
+    Transform(u8),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

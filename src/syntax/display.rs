@@ -131,8 +131,16 @@ impl Writer {
                 for a in &s.assignments {
                     sep(self);
                     self.s(&a.name);
+                    if let Some(index) = &a.index {
+                        self.s("[");
+                        self.word(index, Ctx::Raw);
+                        self.s("]");
+                    }
                     self.s(if a.append { "+=" } else { "=" });
-                    self.word(&a.value, Ctx::Raw);
+                    match &a.value {
+                        AssignValue::Scalar(w) => self.word(w, Ctx::Raw),
+                        AssignValue::Array(items) => self.array_items(items),
+                    }
                 }
                 // Redirections before the words: a first word such as `{`
                 // or `if` that followed a redirection in the source must not
@@ -374,6 +382,23 @@ impl Writer {
         self.parts(&w.parts, ctx);
     }
 
+    /// `(a [k]=v …)` of an array assignment.
+    fn array_items(&mut self, items: &[ArrayItem]) {
+        self.s("(");
+        for (n, item) in items.iter().enumerate() {
+            if n > 0 {
+                self.s(" ");
+            }
+            if let Some(key) = &item.key {
+                self.s("[");
+                self.word(key, Ctx::Raw);
+                self.s("]=");
+            }
+            self.word(&item.value, Ctx::Raw);
+        }
+        self.s(")");
+    }
+
     fn parts(&mut self, parts: &[WordPart], ctx: Ctx) {
         for part in parts {
             self.part(part, ctx);
@@ -461,6 +486,7 @@ impl Writer {
                 self.nested_list(list);
                 self.s(" )");
             }
+            WordPart::Array(items) => self.array_items(items),
         }
     }
 
@@ -532,10 +558,29 @@ impl Writer {
         if p.op == ParamOp::Length {
             self.s("#");
         }
+        if p.indirect || matches!(p.op, ParamOp::Keys | ParamOp::Names { .. }) {
+            self.s("!");
+        }
         self.s(&name);
+        if let Parameter::Element(e) = &p.param {
+            match &e.index {
+                Subscript::At => self.s("[@]"),
+                Subscript::Star => self.s("[*]"),
+                Subscript::Index(w) => {
+                    self.s("[");
+                    self.word(w, Ctx::Raw);
+                    self.s("]");
+                }
+            }
+        }
         let colon = |c: bool| if c { ":" } else { "" };
         match &p.op {
-            ParamOp::Plain | ParamOp::Length => {}
+            ParamOp::Plain | ParamOp::Length | ParamOp::Keys => {}
+            ParamOp::Names { star } => self.s(if *star { "*" } else { "@" }),
+            ParamOp::Transform(c) => {
+                self.s("@");
+                self.out.push(*c);
+            }
             ParamOp::Default { colon: c, word } => {
                 self.s(colon(*c));
                 self.s("-");

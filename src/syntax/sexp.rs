@@ -87,8 +87,16 @@ fn command(out: &mut String, c: &Command) {
             for a in &s.assignments {
                 out.push_str(if a.append { " (+= " } else { " (= " });
                 out.push_str(&a.name);
+                if let Some(index) = &a.index {
+                    out.push_str(" [");
+                    word(out, index);
+                    out.push(']');
+                }
                 out.push(' ');
-                word(out, &a.value);
+                match &a.value {
+                    AssignValue::Scalar(w) => word(out, w),
+                    AssignValue::Array(items) => array(out, items),
+                }
                 out.push(')');
             }
             for w in &s.words {
@@ -312,11 +320,45 @@ fn part(out: &mut String, p: &WordPart) {
             nested(out, list);
             out.push(')');
         }
+        WordPart::Array(items) => array(out, items),
     }
 }
 
+/// `(array item …)`, a keyed item as `([k] v)`.
+fn array(out: &mut String, items: &[ArrayItem]) {
+    out.push_str("(array");
+    for item in items {
+        out.push(' ');
+        match &item.key {
+            Some(key) => {
+                out.push_str("([");
+                word(out, key);
+                out.push_str("] ");
+                word(out, &item.value);
+                out.push(')');
+            }
+            None => word(out, &item.value),
+        }
+    }
+    out.push(')');
+}
+
 fn param(out: &mut String, pe: &ParamExpansion) {
-    let name = pe.param.name();
+    let mut name = pe.param.name();
+    if let Parameter::Element(e) = &pe.param {
+        match &e.index {
+            Subscript::At => name.push_str("[@]"),
+            Subscript::Star => name.push_str("[*]"),
+            Subscript::Index(w) => {
+                name.push('[');
+                word(&mut name, w);
+                name.push(']');
+            }
+        }
+    }
+    if pe.indirect {
+        name.insert(0, '!');
+    }
     let with_word = |out: &mut String, op: String, w: &Word| {
         out.push_str(&format!("(${{ {name} {op} "));
         word(out, w);
@@ -372,6 +414,12 @@ fn param(out: &mut String, pe: &ParamExpansion) {
             };
             out.push_str(&format!("(${{ {name} {op})"));
         }
+        ParamOp::Keys => out.push_str(&format!("(${{ {name} keys)")),
+        ParamOp::Names { star } => out.push_str(&format!(
+            "(${{ {name} names{})",
+            if *star { "*" } else { "@" }
+        )),
+        ParamOp::Transform(c) => out.push_str(&format!("(${{ {name} @{})", *c as char)),
     }
 }
 

@@ -33,7 +33,13 @@ fn walk_command(v: &mut impl VisitMut, c: &mut Command) {
             v.span(&mut s.span);
             for a in &mut s.assignments {
                 v.span(&mut a.span);
-                walk_word(v, &mut a.value);
+                if let Some(index) = &mut a.index {
+                    walk_word(v, index);
+                }
+                match &mut a.value {
+                    AssignValue::Scalar(w) => walk_word(v, w),
+                    AssignValue::Array(items) => walk_items(v, items),
+                }
             }
             for w in &mut s.words {
                 walk_word(v, w);
@@ -143,6 +149,7 @@ fn walk_parts(v: &mut impl VisitMut, parts: &mut [WordPart]) {
                 walk_list(v, list)
             }
             WordPart::Arithmetic(w) => walk_word(v, w),
+            WordPart::Array(items) => walk_items(v, items),
             WordPart::Literal(_)
             | WordPart::SingleQuoted(_)
             | WordPart::AnsiC(_)
@@ -152,10 +159,29 @@ fn walk_parts(v: &mut impl VisitMut, parts: &mut [WordPart]) {
     }
 }
 
+fn walk_items(v: &mut impl VisitMut, items: &mut [ArrayItem]) {
+    for item in items {
+        if let Some(key) = &mut item.key {
+            walk_word(v, key);
+        }
+        walk_word(v, &mut item.value);
+    }
+}
+
 fn walk_param(v: &mut impl VisitMut, p: &mut ParamExpansion) {
     v.span(&mut p.span);
+    if let Parameter::Element(e) = &mut p.param {
+        if let Subscript::Index(w) = &mut e.index {
+            walk_word(v, w);
+        }
+    }
     match &mut p.op {
-        ParamOp::Plain | ParamOp::Length | ParamOp::Case { .. } => {}
+        ParamOp::Plain
+        | ParamOp::Length
+        | ParamOp::Case { .. }
+        | ParamOp::Keys
+        | ParamOp::Names { .. }
+        | ParamOp::Transform(_) => {}
         ParamOp::Default { word, .. }
         | ParamOp::Assign { word, .. }
         | ParamOp::Error { word, .. }

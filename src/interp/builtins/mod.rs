@@ -8,7 +8,8 @@ mod format;
 pub(super) mod test;
 mod vars;
 
-pub use format::quote;
+pub use format::{backslash_escapes, quote, quote_q};
+pub(super) use vars::array_text;
 
 use super::{Flow, Shell, Status};
 use std::ffi::OsStr;
@@ -240,11 +241,11 @@ impl Shell<'_> {
         }
         match target {
             Some(var) => {
-                if !super::vars::is_name(var.as_bytes()) {
+                if crate::interp::arrays::split_reference(var.as_bytes()).is_none() {
                     self.error(&format!("printf: `{var}': not a valid identifier"));
                     return Ok(2);
                 }
-                self.assign(&var, printed.out)?;
+                self.assign_reference(var.as_bytes(), printed.out)?;
                 Ok(status)
             }
             None => Ok(self.write_out(&printed.out, "printf").max(status)),
@@ -261,8 +262,16 @@ impl Shell<'_> {
             refs.pop();
         }
         let name = if bracket { "[" } else { "test" };
-        let vars = &self.vars;
-        let is_set = |name: &[u8]| vars.is_set(&String::from_utf8_lossy(name));
+        // `-v NAME` may name an element (`a[i]`), whose subscript is
+        // evaluated here, before the expression.
+        let mut set = std::collections::HashMap::new();
+        for pair in refs.windows(2) {
+            if pair[0] == b"-v" {
+                let answer = self.reference_is_set(pair[1])?;
+                set.insert(pair[1].to_vec(), answer);
+            }
+        }
+        let is_set = |name: &[u8]| set.get(name).copied().unwrap_or(false);
         match test::evaluate(&refs, &is_set) {
             Ok(true) => Ok(0),
             Ok(false) => Ok(1),

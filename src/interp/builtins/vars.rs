@@ -5,8 +5,16 @@
 use super::format::quote;
 use super::lossy;
 use crate::exec::Fd;
+use crate::interp::arrays::split_reference;
 use crate::interp::vars::is_name;
-use crate::interp::{Shell, Status};
+use crate::interp::{Flow, Shell, Status};
+
+/// `declare -a` or `declare -A`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ArrayKind {
+    Indexed,
+    Assoc,
+}
 
 /// `shopt` options guard-sh accepts.
 const SHOPTS: &[&str] = &[
@@ -86,9 +94,18 @@ impl Shell<'_> {
     }
 
     fn print_var(&mut self, flags: &str, name: &str) {
-        let line = match self.vars.get(name) {
-            Some(v) => format!("declare {flags} {name}=\"{}\"\n", escape_dq(v)),
-            None => format!("declare {flags} {name}\n"),
+        let whole = self.whole_value(name);
+        let invisible = self.vars.get_var(name).is_some_and(|v| v.invisible);
+        let line = match whole {
+            Some(array) if array.is_array() && !invisible => {
+                let flags = if flags == "--" { "-a" } else { flags };
+                format!("declare {flags} {name}={}\n", array_text(&array))
+            }
+            Some(array) if array.is_array() => format!("declare {flags} {name}\n"),
+            _ => match self.vars.get(name) {
+                Some(v) => format!("declare {flags} {name}=\"{}\"\n", escape_dq(v)),
+                None => format!("declare {flags} {name}\n"),
+            },
         };
         self.write_out(line.as_bytes(), "declare");
     }
@@ -98,6 +115,11 @@ impl Shell<'_> {
             return "--".into();
         };
         let mut f = String::from("-");
+        match v.value {
+            crate::interp::Value::Indexed(_) => f.push('a'),
+            crate::interp::Value::Assoc(_) => f.push('A'),
+            crate::interp::Value::Scalar(_) => {}
+        }
         if v.integer {
             f.push('i');
         }
@@ -195,10 +217,13 @@ impl Shell<'_> {
     }
 
     pub(super) fn declare(&mut self, builtin: &str, args: &[Vec<u8>]) -> Status {
+        let compound = std::mem::take(&mut self.compound_args);
         let (mut export, mut readonly, mut integer, mut print) = (None, false, false, false);
         let (mut functions, mut function_names, mut global) = (false, false, false);
+        let mut kind: Option<ArrayKind> = None;
         let mut names = Vec::new();
-        for a in args {
+        let mut positions = Vec::new();
+        for (pos, a) in args.iter().enumerate() {
             if (a.starts_with(b"-") || a.starts_with(b"+")) && a.len() > 1 && names.is_empty() {
                 let on = a[0] == b'-';
                 for &f in &a[1..] {
@@ -210,7 +235,10 @@ impl Shell<'_> {
                         b'f' => functions = true,
                         b'F' => function_names = true,
                         b'g' => global = true,
-                        b'a' | b'A' | b'n' => {
+                        b'a' if on => kind = Some(ArrayKind::Indexed),
+                        b'A' if on => kind = Some(ArrayKind::Assoc),
+                        b'a' | b'A' => {}
+                        b'n' => {
                             self.error(&format!(
                                 "{builtin}: -{}: not supported by guard-sh",
                                 f as char
@@ -226,6 +254,7 @@ impl Shell<'_> {
                 continue;
             }
             names.push(a.clone());
+            positions.push(pos + 1);
         }
         if functions || function_names {
             let wanted: Vec<String> = if names.is_empty() {
@@ -283,13 +312,27 @@ impl Shell<'_> {
                     (!readonly || v.readonly)
                         && (export != Some(true) || v.exported)
                         && (!integer || v.integer)
+                        && match kind {
+                            Some(ArrayKind::Indexed) => {
+                                matches!(v.value, crate::interp::Value::Indexed(_))
+                            }
+                            Some(ArrayKind::Assoc) => {
+                                matches!(v.value, crate::interp::Value::Assoc(_))
+                            }
+                            None => true,
+                        }
                 });
                 if !keep {
                     continue;
                 }
-                if print || readonly || export.is_some() || integer {
+                if print || readonly || export.is_some() || integer || kind.is_some() {
                     let flags = self.attr_flags(&name);
                     self.print_var(&flags, &name);
+                } else if let Some(array) = self.whole_value(&name).filter(|v| v.is_array()) {
+                    self.write_out(
+                        format!("{name}={}\n", array_text(&array)).as_bytes(),
+                        builtin,
+                    );
                 } else {
                     let v = self.vars.get(&name).unwrap_or_default().to_vec();
                     self.write_out(format!("{name}={}\n", quote(&v)).as_bytes(), builtin);
@@ -298,14 +341,34 @@ impl Shell<'_> {
             return Ok(0);
         }
         let mut status = 0;
-        for a in names {
+        for (a, pos) in names.into_iter().zip(positions) {
+            let items = compound
+                .iter()
+                .find(|(p, _)| *p == pos)
+                .map(|(_, i)| i.clone());
             let (name, value) = Self::split_assignment(&a);
+            if let Some((base, Some(sub))) = split_reference(name.as_bytes()) {
+                // `declare a[1]=x`: one element.
+                let (base, sub) = (base.to_string(), sub.to_vec());
+                if print {
+                    status = 1;
+                    continue;
+                }
+                if self.vars.in_function() && !global && !self.vars.is_set(&base) {
+                    self.vars.make_local(&base);
+                }
+                self.make_array(builtin, &base, kind.unwrap_or(ArrayKind::Indexed))?;
+                let key = self.runtime_element(&base, &sub)?;
+                let (v, append) = value.unwrap_or_default();
+                self.assign_element(&base, key, v, append)?;
+                continue;
+            }
             if !is_name(name.as_bytes()) {
                 status = self.invalid_name(builtin, &name);
                 continue;
             }
             if print {
-                if self.vars.is_set(&name) {
+                if self.vars.is_set(&name) || self.whole_value(&name).is_some() {
                     let flags = self.attr_flags(&name);
                     self.print_var(&flags, &name);
                 } else {
@@ -326,13 +389,48 @@ impl Shell<'_> {
                     var.integer = true;
                 }
             }
-            if let Some((v, append)) = value {
-                self.assign_maybe_append(&name, v, append)?;
-            } else {
-                self.vars.set_default(&name, Vec::new());
-                if self.vars.get(&name) == Some(b"") && !integer && export.is_none() && !readonly {
-                    // `declare x` leaves x declared but unset, as bash does.
-                    self.vars.unset_internal(&name);
+            if let Some(kind) = kind {
+                if !self.make_array(builtin, &name, kind)? {
+                    status = 1;
+                    continue;
+                }
+            }
+            match (items, value) {
+                (Some(items), Some((_, append))) => {
+                    self.assign_array(&name, items, append, kind == Some(ArrayKind::Assoc))?;
+                }
+                (None, Some((v, append))) => {
+                    let is_array = self
+                        .vars
+                        .get_var(&name)
+                        .is_some_and(|var| var.value.is_array());
+                    if is_array && v.starts_with(b"(") && v.ends_with(b")") {
+                        // bash would parse the text as `(…)` and expand it a
+                        // second time.
+                        self.error(&format!(
+                            "{builtin}: {name}: an array value given as text built at run time is not parsed by guard-sh (write {name}=(…) in the command)"
+                        ));
+                        status = 1;
+                        continue;
+                    }
+                    self.assign_maybe_append(&name, v, append)?;
+                }
+                (_, None) => {
+                    if kind.is_none() {
+                        self.vars.set_default(&name, Vec::new());
+                        if self.vars.get(&name) == Some(b"")
+                            && !integer
+                            && export.is_none()
+                            && !readonly
+                            && self
+                                .vars
+                                .get_var(&name)
+                                .is_some_and(|v| !v.value.is_array())
+                        {
+                            // `declare x` leaves x declared but unset, as bash does.
+                            self.vars.unset_internal(&name);
+                        }
+                    }
                 }
             }
             if let Some(on) = export {
@@ -347,10 +445,60 @@ impl Shell<'_> {
         Ok(status)
     }
 
+    /// Give `name` the array kind `kind` (`declare -a`/`-A`): a new name
+    /// becomes an empty, not yet set array; a string becomes element 0.
+    /// `false` (after bash's message) when it is an array of the other kind.
+    fn make_array(&mut self, builtin: &str, name: &str, kind: ArrayKind) -> Result<bool, Flow> {
+        use crate::interp::Value;
+        let current = self.vars.get_var(name).map(|v| v.value.clone());
+        let new = match (current, kind) {
+            (Some(Value::Indexed(_)), ArrayKind::Indexed)
+            | (Some(Value::Assoc(_)), ArrayKind::Assoc) => {
+                return Ok(true);
+            }
+            (Some(Value::Assoc(_)), ArrayKind::Indexed) => {
+                self.error(&format!(
+                    "{builtin}: {name}: cannot convert associative to indexed array"
+                ));
+                return Ok(false);
+            }
+            (Some(Value::Indexed(_)), ArrayKind::Assoc) => {
+                self.error(&format!(
+                    "{builtin}: {name}: cannot convert indexed to associative array"
+                ));
+                return Ok(false);
+            }
+            (Some(Value::Scalar(v)), ArrayKind::Indexed) if self.vars.is_set(name) => {
+                Value::Indexed(std::collections::BTreeMap::from([(0, v)]))
+            }
+            (Some(Value::Scalar(v)), ArrayKind::Assoc) if self.vars.is_set(name) => {
+                let mut map = crate::interp::Assoc::default();
+                map.insert(b"0".to_vec(), v);
+                Value::Assoc(map)
+            }
+            (_, ArrayKind::Indexed) => Value::Indexed(std::collections::BTreeMap::new()),
+            (_, ArrayKind::Assoc) => Value::Assoc(crate::interp::Assoc::default()),
+        };
+        let fresh = !self.vars.is_set(name);
+        self.check_assignable(name, name.as_bytes())?;
+        self.vars.set_value(name, new);
+        if fresh {
+            if let Some(var) = self.vars.get_var_mut(name) {
+                var.invisible = true;
+            }
+        }
+        Ok(true)
+    }
+
     pub(super) fn local(&mut self, args: &[Vec<u8>]) -> Status {
         if !self.vars.in_function() {
             self.error("local: can only be used in a function");
             return Ok(1);
+        }
+        // `local` takes `declare`'s attribute options (`-a`, `-A`, `-i`, …).
+        if args.iter().any(|a| a.starts_with(b"-") && a.len() > 1) || !self.compound_args.is_empty()
+        {
+            return self.declare("local", args);
         }
         let mut status = 0;
         for a in args {
@@ -390,6 +538,21 @@ impl Shell<'_> {
                     let name = lossy(a);
                     if functions {
                         self.functions.remove(&name);
+                        continue;
+                    }
+                    if let Some((base, Some(sub))) = split_reference(a) {
+                        let (base, sub) = (base.to_string(), sub.to_vec());
+                        if self.vars.is_readonly(&base) {
+                            self.error(&format!("unset: {base}: cannot unset: readonly variable"));
+                            status = 1;
+                            continue;
+                        }
+                        self.unset_element(&base, &sub)?;
+                        continue;
+                    }
+                    if !is_name(a) {
+                        self.error(&format!("unset: `{name}': not a valid identifier"));
+                        status = 1;
                         continue;
                     }
                     if self.vars.is_readonly(&name) {
@@ -449,15 +612,13 @@ impl Shell<'_> {
 
     pub(in crate::interp) fn set_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         if args.is_empty() {
-            let all: Vec<(String, Vec<u8>)> = self
-                .vars
-                .sorted()
-                .into_iter()
-                .map(|(n, v)| (n.clone(), v.value.clone()))
-                .collect();
             let mut out = Vec::new();
-            for (n, v) in all {
-                out.extend_from_slice(format!("{n}={}\n", quote(&v)).as_bytes());
+            for (n, v) in self.vars.sorted() {
+                let text = match &v.value {
+                    crate::interp::Value::Scalar(v) => quote(v),
+                    array => array_text(array),
+                };
+                out.extend_from_slice(format!("{n}={text}\n").as_bytes());
             }
             return Ok(self.write_out(&out, "set"));
         }
@@ -553,6 +714,7 @@ impl Shell<'_> {
         let mut exact = false;
         let mut fd: Fd = 0;
         let mut timeout: Option<f64> = None;
+        let mut array: Option<String> = None;
         let mut i = 0;
         // Options as bash's getopts reads them: clustered (`-rd ''`), a
         // value attached (`-n1`) or in the next word; `--` ends them.
@@ -629,10 +791,7 @@ impl Shell<'_> {
                             return Ok(1);
                         }
                     },
-                    b'a' => {
-                        self.error("read: -a: arrays are not supported by guard-sh");
-                        return Ok(2);
-                    }
+                    b'a' => array = Some(text.clone()),
                     // -p off a terminal; -i: readline's initial text (no readline here).
                     _ => {}
                 }
@@ -643,7 +802,7 @@ impl Shell<'_> {
         if exact {
             delim = None;
         }
-        let reply = names.is_empty();
+        let reply = names.is_empty() && array.is_none();
         if reply {
             names.push("REPLY".into());
         }
@@ -702,6 +861,16 @@ impl Shell<'_> {
             .vars
             .get("IFS")
             .map_or(b" \t\n".to_vec(), <[u8]>::to_vec);
+        if let Some(array) = array {
+            if !is_name(array.as_bytes()) {
+                self.invalid_name("read", &array);
+                return Ok(1);
+            }
+            let fields = split_read(&line, &quoted_mask, &ifs, usize::MAX);
+            let items = fields.into_iter().map(|f| (None, f)).collect();
+            self.assign_array(&array, items, false, false)?;
+            return Ok(i32::from(eof));
+        }
         let fields = split_read(&line, &quoted_mask, &ifs, names.len());
         for (k, name) in names.iter().enumerate() {
             let value = fields.get(k).cloned().unwrap_or_default();
@@ -953,6 +1122,49 @@ fn escape_dq(v: &[u8]) -> String {
         }
         out.push(c);
     }
+    out
+}
+
+/// An array as `declare -p` and `set` print it: `([0]="x" [1]="y")`, an
+/// associative one `([k]="v" )` (bash's trailing blank).
+pub(in crate::interp) fn array_text(value: &crate::interp::Value) -> String {
+    use crate::interp::Value;
+    let element = |v: &[u8]| {
+        if v.iter().any(|b| b.is_ascii_control()) {
+            super::format::quote_q(v)
+        } else {
+            format!("\"{}\"", escape_dq(v))
+        }
+    };
+    let mut out = String::from("(");
+    match value {
+        Value::Scalar(v) => out.push_str(&format!("[0]={}", element(v))),
+        Value::Indexed(map) => {
+            let items: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("[{k}]={}", element(v)))
+                .collect();
+            out.push_str(&items.join(" "));
+        }
+        Value::Assoc(map) => {
+            for (k, v) in map.iter() {
+                let plain = k.iter().all(|&b| {
+                    b.is_ascii_alphanumeric()
+                        || matches!(
+                            b,
+                            b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'@' | b'%' | b'='
+                        )
+                });
+                let key = if plain && !k.is_empty() {
+                    lossy(k)
+                } else {
+                    format!("\"{}\"", escape_dq(k))
+                };
+                out.push_str(&format!("[{key}]={} ", element(v)));
+            }
+        }
+    }
+    out.push(')');
     out
 }
 

@@ -4,11 +4,17 @@
 //! command position; anywhere else they are ordinary words.
 
 use super::super::ast::{
-    Assignment, Command, CompoundCommand, FunctionDef, SimpleCommand, Word, WordPart,
+    ArrayItem, AssignValue, Assignment, Command, CompoundCommand, FunctionDef, SimpleCommand, Word,
+    WordPart,
 };
 use super::super::lex::{blanks, is_meta, is_name_byte, is_name_start, name, token};
+use super::param::Operand;
 use super::subst::skip_to_quote;
+use super::word::Quoting;
 use super::{PResult, Parser, SyntaxError};
+
+/// Builtins whose `NAME=(…)` operands are compound assignments (bash).
+const DECLARATION_BUILTINS: &[&[u8]] = &[b"declare", b"typeset", b"local", b"readonly", b"export"];
 
 /// Words that are reserved in command position (XCU 2.4, plus bash's).
 const RESERVED: &[&str] = &[
@@ -105,6 +111,13 @@ impl<'a> Parser<'a> {
                     end = r;
                     continue;
                 }
+            } else if is_declaration(&words[0]) && compound_operand(rest) {
+                if let (r, Some(a)) = self.assignment(rest)? {
+                    words.push(declaration_word(a));
+                    rest = r;
+                    end = r;
+                    continue;
+                }
             }
             match self.word(rest, false)? {
                 (r, Some(w)) => {
@@ -136,43 +149,63 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// `NAME=value` / `NAME+=value` at `i`, if the word there is one.
+    /// `NAME=value` / `NAME+=value` at `i`, if the word there is one; also
+    /// `NAME[index]=value` and `NAME=(…)`.
     fn assignment(&mut self, i: &'a [u8]) -> PResult<'a, Option<Assignment>> {
         let Some((r, nm)) = name(i) else {
             return Ok((i, None));
+        };
+        let open = self.span_at(i, nm.len() + 1);
+        let (r, index) = if r.first() == Some(&b'[') {
+            // bash reads `name[` in this position up to a matching `]`,
+            // even across blanks, as an array subscript.
+            if !looks_like_array_assignment(r) {
+                if closes_bracket(token(r)) {
+                    return Ok((i, None));
+                }
+                return Err(SyntaxError::Unsupported {
+                    feature: "an array subscript holding blanks or an unclosed `[` (`a[i]=…`)",
+                    at: open,
+                });
+            }
+            let (r, word) = self.operand(&r[1..], Operand::subscript(Quoting::Unquoted), open)?;
+            let Some(r) = r.strip_prefix(b"]") else {
+                return Err(SyntaxError::Unsupported {
+                    feature: "a `}` inside an array subscript (`a[i]=…`)",
+                    at: self.span_at(r, 1),
+                });
+            };
+            (r, Some(word))
+        } else {
+            (r, None)
         };
         let (r, append) = if let Some(r) = r.strip_prefix(b"+=") {
             (r, true)
         } else if let Some(r) = r.strip_prefix(b"=") {
             (r, false)
         } else {
-            // bash reads `name[` in this position up to a matching `]`,
-            // even across blanks, as an array subscript.
-            if r.first() == Some(&b'[')
-                && (looks_like_array_assignment(r) || !closes_bracket(token(r)))
-            {
-                return Err(SyntaxError::Unsupported {
-                    feature: "arrays (`a[i]=…`)",
-                    at: self.span_at(i, nm.len() + 1),
-                });
-            }
             return Ok((i, None));
         };
-        if r.first() == Some(&b'(') {
-            return Err(SyntaxError::Unsupported {
-                feature: "arrays (`a=(…)`)",
-                at: self.span_at(r, 1),
-            });
-        }
-        let (rest, value) = match self.word(r, true)? {
-            (rest, Some(w)) => (rest, w),
-            (rest, None) => (
-                rest,
-                Word {
-                    parts: Vec::new(),
-                    span: self.span(r, r),
-                },
-            ),
+        let (rest, value) = if r.first() == Some(&b'(') {
+            if index.is_some() {
+                return Err(SyntaxError::Unsupported {
+                    feature: "a compound value for one array element (`a[i]=(…)`)",
+                    at: self.span_at(r, 1),
+                });
+            }
+            let (rest, items) = self.array_items(&r[1..], self.span_at(r, 1))?;
+            (rest, AssignValue::Array(items))
+        } else {
+            match self.word(r, true)? {
+                (rest, Some(w)) => (rest, AssignValue::Scalar(w)),
+                (rest, None) => (
+                    rest,
+                    AssignValue::Scalar(Word {
+                        parts: Vec::new(),
+                        span: self.span(r, r),
+                    }),
+                ),
+            }
         };
         let name = String::from_utf8_lossy(nm).into_owned();
         let span = self.span(i, rest);
@@ -180,11 +213,66 @@ impl<'a> Parser<'a> {
             rest,
             Some(Assignment {
                 name,
+                index,
                 value,
                 append,
                 span,
             }),
         ))
+    }
+
+    /// The elements of `NAME=(…)` after its `(`, through the `)`: words
+    /// and `[key]=value` pairs, across newlines and comments.
+    fn array_items(&mut self, i: &'a [u8], open: super::Span) -> PResult<'a, Vec<ArrayItem>> {
+        let mut items = Vec::new();
+        let mut rest = i;
+        loop {
+            rest = self.linebreaks(rest)?;
+            match rest.first() {
+                None => {
+                    return Err(SyntaxError::Unterminated {
+                        what: "`(` of an array assignment",
+                        open,
+                    });
+                }
+                Some(b')') => break,
+                Some(b'[') if keyed_item(rest) => {
+                    let (r, key) =
+                        self.operand(&rest[1..], Operand::subscript(Quoting::Unquoted), open)?;
+                    let Some(r) = r.strip_prefix(b"]=") else {
+                        return Err(SyntaxError::Unsupported {
+                            feature: "`[key]+=` or a `}` in an array element's key",
+                            at: self.span_at(r, 1),
+                        });
+                    };
+                    let (r, value) = match self.word(r, true)? {
+                        (r, Some(w)) => (r, w),
+                        (r, None) => (
+                            r,
+                            Word {
+                                parts: Vec::new(),
+                                span: self.span(r, r),
+                            },
+                        ),
+                    };
+                    items.push(ArrayItem {
+                        key: Some(key),
+                        value,
+                    });
+                    rest = r;
+                }
+                Some(_) => match self.word(rest, false)? {
+                    (r, Some(value)) => {
+                        items.push(ArrayItem { key: None, value });
+                        rest = r;
+                    }
+                    (r, None) if r.len() < rest.len() => rest = r,
+                    (_, None) => return Err(self.unexpected(rest)),
+                },
+            }
+        }
+        items.shrink_to_fit();
+        Ok((&rest[1..], items))
     }
 
     /// `function name [()] linebreak compound-command`.
@@ -266,6 +354,34 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Is `w` a declaration builtin (`declare`, `local`, …) as written?
+fn is_declaration(w: &Word) -> bool {
+    matches!(w.parts.as_slice(), [WordPart::Literal(b)] if DECLARATION_BUILTINS.contains(&b.as_slice()))
+}
+
+/// `NAME=(` or `NAME+=(` at `i`.
+fn compound_operand(i: &[u8]) -> bool {
+    name(i).is_some_and(|(r, _)| r.starts_with(b"=(") || r.starts_with(b"+=("))
+}
+
+/// A declaration builtin's `NAME=(…)` operand as a word: the literal
+/// `NAME=` (or `NAME+=`) and the elements.
+fn declaration_word(a: Assignment) -> Word {
+    let mut head = a.name.into_bytes();
+    head.extend_from_slice(if a.append { b"+=" } else { b"=" });
+    let items = match a.value {
+        AssignValue::Array(items) => items,
+        AssignValue::Scalar(w) => vec![ArrayItem {
+            key: None,
+            value: w,
+        }],
+    };
+    Word {
+        parts: vec![WordPart::Literal(head), WordPart::Array(items)],
+        span: a.span,
+    }
+}
+
 /// The name of `name()` when the first word is a plain function name.
 fn plain_function_name(w: &Word) -> Option<String> {
     match w.parts.as_slice() {
@@ -333,6 +449,33 @@ fn end_of_group(tok: &[u8], open: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// `[key]=` at `i` inside `(…)` of an array assignment: the key may hold
+/// blanks and quotes, not a newline or an operator.
+fn keyed_item(i: &[u8]) -> bool {
+    let mut k = 1;
+    while let Some(&b) = i.get(k) {
+        k = match b {
+            b']' => return i.get(k + 1) == Some(&b'='),
+            b'\\' => k + 2,
+            b'\'' => match find_from(i, k + 1, |c| c == b'\'') {
+                Some(e) => e + 1,
+                None => return false,
+            },
+            b'"' => match skip_to_quote(i, k + 1, b'"') {
+                Some(e) => e + 1,
+                None => return false,
+            },
+            b'$' if matches!(i.get(k + 1), Some(b'(' | b'{')) => match end_of_group(i, k + 1) {
+                Some(e) => e,
+                None => return false,
+            },
+            b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' => return false,
+            _ => k + 1,
+        };
+    }
+    false
 }
 
 /// `[…]=` or `[…]+=` follows a name: an array element assignment.

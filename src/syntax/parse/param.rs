@@ -4,7 +4,8 @@
 //! command substitution, arithmetic and `$'…'`.
 
 use super::super::ast::{
-    ParamExpansion, ParamOp, Parameter, ReplaceMode, SpecialParam, Word, WordPart,
+    Element, ParamExpansion, ParamOp, Parameter, ReplaceMode, SpecialParam, Subscript, Word,
+    WordPart,
 };
 use super::super::lex::{char_len, digits, name};
 use super::word::{Parts, Quoting, tilde};
@@ -25,17 +26,29 @@ fn special(b: u8) -> Option<SpecialParam> {
 
 /// How a `${…}` operand word is read.
 #[derive(Clone, Copy)]
-struct Operand {
+pub(super) struct Operand {
     /// Bytes (besides `}`) that end the operand.
-    stop: &'static [u8],
+    pub(super) stop: &'static [u8],
     /// The expansion is inside double quotes (or a here-document).
-    quoted: bool,
+    pub(super) quoted: bool,
     /// Inside double quotes (not a here-document): bash's `extquote`
     /// (on by default) still decodes `$'…'` there.
-    extquote: bool,
+    pub(super) extquote: bool,
     /// A value word (`-`, `=`, `?`, `+`) rather than a pattern: inside
     /// double quotes its single quotes are ordinary characters, as in bash.
-    value: bool,
+    pub(super) value: bool,
+}
+
+impl Operand {
+    /// An array subscript, up to its `]`.
+    pub(super) fn subscript(q: Quoting) -> Operand {
+        Operand {
+            stop: b"]",
+            quoted: q != Quoting::Unquoted,
+            extquote: q == Quoting::Double,
+            value: false,
+        }
+    }
 }
 
 impl<'a> Parser<'a> {
@@ -63,10 +76,16 @@ impl<'a> Parser<'a> {
                 feature: "`$\"…\"` locale strings (use `\"…\"`)",
                 at: self.span_at(i, 2),
             }),
-            b'[' => Err(SyntaxError::Unsupported {
-                feature: "`$[ … ]` arithmetic (use `$(( … ))`)",
-                at: self.span_at(i, 2),
-            }),
+            b'[' => {
+                let Some(len) = closing_bracket(&i[2..]) else {
+                    return Err(SyntaxError::Unterminated {
+                        what: "`$[`",
+                        open: self.span_at(i, 2),
+                    });
+                };
+                let word = self.arith_word(&i[2..], len)?;
+                Ok((&i[2 + len + 1..], Some(WordPart::Arithmetic(word))))
+            }
             _ => {
                 let (r, param) = if let Some((r, nm)) = name(after) {
                     (
@@ -87,6 +106,7 @@ impl<'a> Parser<'a> {
                         param,
                         op: ParamOp::Plain,
                         braced: false,
+                        indirect: false,
                         span,
                     })),
                 ))
@@ -121,11 +141,57 @@ impl<'a> Parser<'a> {
     /// `${…}` at `i` (which starts with `${`).
     fn braced(&mut self, i: &'a [u8], q: Quoting) -> PResult<'a, ParamExpansion> {
         self.enter(i)?;
+        let res = self.braced_inner(i, q);
+        self.leave();
+        res
+    }
+
+    /// `[@]`, `[*]` or `[word]` at `i` (which starts with `[`).
+    fn subscript(&mut self, i: &'a [u8], q: Quoting, open: super::Span) -> PResult<'a, Subscript> {
+        match i {
+            [b'[', b'@', b']', ..] => Ok((&i[3..], Subscript::At)),
+            [b'[', b'*', b']', ..] => Ok((&i[3..], Subscript::Star)),
+            _ => {
+                let (r, word) = self.operand(&i[1..], Operand::subscript(q), open)?;
+                match r.strip_prefix(b"]") {
+                    Some(r) => Ok((r, Subscript::Index(word))),
+                    None => Err(SyntaxError::BadSubstitution {
+                        at: self.span_at(r, char_len(r)),
+                    }),
+                }
+            }
+        }
+    }
+
+    /// The parameter at `i` inside braces, with its subscript if it has one.
+    fn param_with_subscript(
+        &mut self,
+        i: &'a [u8],
+        q: Quoting,
+        open: super::Span,
+    ) -> Result<Option<(&'a [u8], Parameter)>, SyntaxError> {
+        let Some((r, param)) = self.param_name(i)? else {
+            return Ok(None);
+        };
+        match (param, r.first()) {
+            (Parameter::Named(name), Some(b'[')) => {
+                let (r, index) = self.subscript(r, q, open)?;
+                Ok(Some((
+                    r,
+                    Parameter::Element(Box::new(Element { name, index })),
+                )))
+            }
+            (param, _) => Ok(Some((r, param))),
+        }
+    }
+
+    fn braced_inner(&mut self, i: &'a [u8], q: Quoting) -> PResult<'a, ParamExpansion> {
         let open = self.span_at(i, 2);
         let quoted = q != Quoting::Unquoted;
         let extquote = q == Quoting::Double;
-        let inner = &i[2..];
-        let done = |p: &Self, r: &'a [u8], param, op| -> PResult<'a, ParamExpansion> {
+        let mut inner = &i[2..];
+        let mut indirect = false;
+        let done = |p: &Self, r: &'a [u8], param, op, indirect| -> PResult<'a, ParamExpansion> {
             match r.strip_prefix(b"}") {
                 Some(rest) => Ok((
                     rest,
@@ -133,6 +199,7 @@ impl<'a> Parser<'a> {
                         param,
                         op,
                         braced: true,
+                        indirect,
                         span: p.span(i, rest),
                     },
                 )),
@@ -142,23 +209,42 @@ impl<'a> Parser<'a> {
                 }),
             }
         };
-        // `${#x}` (length), `${#}` (the count).
+        // `${#x}` (length), `${#a[@]}`, `${#}` (the count).
         if let Some(after_hash) = inner.strip_prefix(b"#") {
-            if let Some((r, param)) = self.param_name(after_hash)? {
+            if let Some((r, param)) = self.param_with_subscript(after_hash, q, open)? {
                 if r.first() == Some(&b'}') {
-                    let res = done(self, r, param, ParamOp::Length);
-                    self.leave();
-                    return res;
+                    return done(self, r, param, ParamOp::Length, false);
                 }
             }
         }
-        if inner.first() == Some(&b'!') && inner.get(1) != Some(&b'}') {
-            return Err(SyntaxError::Unsupported {
-                feature: "`${!…}` indirect expansion",
-                at: self.span_at(i, 3),
-            });
+        // `${!…}`; `${!}` is `$!`.
+        if let Some(after_bang) = inner
+            .strip_prefix(b"!")
+            .filter(|r| r.first() != Some(&b'}'))
+        {
+            if let Some((r, nm)) = name(after_bang) {
+                let name = String::from_utf8_lossy(nm).into_owned();
+                match r {
+                    [b'[', b @ (b'@' | b'*'), b']', b'}', ..] => {
+                        let index = if *b == b'@' {
+                            Subscript::At
+                        } else {
+                            Subscript::Star
+                        };
+                        let param = Parameter::Element(Box::new(Element { name, index }));
+                        return done(self, &r[3..], param, ParamOp::Keys, false);
+                    }
+                    [b @ (b'@' | b'*'), b'}', ..] => {
+                        let op = ParamOp::Names { star: *b == b'*' };
+                        return done(self, &r[1..], Parameter::Named(name), op, false);
+                    }
+                    _ => {}
+                }
+            }
+            inner = after_bang;
+            indirect = true;
         }
-        let Some((r, param)) = self.param_name(inner)? else {
+        let Some((r, param)) = self.param_with_subscript(inner, q, open)? else {
             if inner.is_empty() {
                 return Err(SyntaxError::Unterminated { what: "`${`", open });
             }
@@ -166,12 +252,6 @@ impl<'a> Parser<'a> {
                 at: self.span_at(inner, char_len(inner)),
             });
         };
-        if r.first() == Some(&b'[') {
-            return Err(SyntaxError::Unsupported {
-                feature: "arrays (`${a[i]}`)",
-                at: self.span_at(r, 1),
-            });
-        }
         let value = Operand {
             stop: b"",
             quoted,
@@ -297,22 +377,35 @@ impl<'a> Parser<'a> {
                     },
                 )
             }
-            [b'@', ..] => {
+            [b'@', b'P', ..] => {
                 return Err(SyntaxError::Unsupported {
-                    feature: "`${x@…}` transformations",
+                    feature: "`${x@P}` (it would run the command substitutions a value holds)",
                     at: self.span_at(r, 2),
+                });
+            }
+            [
+                b'@',
+                c @ (b'Q' | b'E' | b'A' | b'K' | b'k' | b'a' | b'u' | b'U' | b'L'),
+                ..,
+            ] => (&r[2..], ParamOp::Transform(*c)),
+            [b'@', ..] => {
+                return Err(SyntaxError::BadSubstitution {
+                    at: self.span_at(r, char_len(r)),
                 });
             }
             _ => (r, ParamOp::Plain),
         };
-        let res = done(self, r, param, op);
-        self.leave();
-        res
+        done(self, r, param, op, indirect)
     }
 
     /// The operand word of a `${…}` operator, up to its closing `}` (or a
     /// byte of `how.stop`); the terminator is not consumed.
-    fn operand(&mut self, i: &'a [u8], how: Operand, open: super::Span) -> PResult<'a, Word> {
+    pub(super) fn operand(
+        &mut self,
+        i: &'a [u8],
+        how: Operand,
+        open: super::Span,
+    ) -> PResult<'a, Word> {
         let mut p = Parts::default();
         let mut rest = i;
         if how.value && !how.quoted && rest.first() == Some(&b'~') {
@@ -396,4 +489,19 @@ fn value_op(c: u8, colon: bool, word: Word) -> ParamOp {
         b'?' => ParamOp::Error { colon, word },
         _ => ParamOp::Alternative { colon, word },
     }
+}
+
+/// The length of the text before the `]` that closes a `[` just before
+/// `i`, counting nested brackets (`$[ a[1] + 2 ]`).
+fn closing_bracket(i: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, &b) in i.iter().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' if depth == 0 => return Some(k),
+            b']' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
