@@ -8,7 +8,7 @@
 use guard_sh::audit::{self, AuditSink, Event, FileSink, Redactor};
 use guard_sh::exec::System;
 use guard_sh::exec::real::RealSystem;
-use guard_sh::interp::{Shell, signals};
+use guard_sh::interp::{Input, Shell, signals};
 use guard_sh::policy::{Policy, SandboxMode};
 use guard_sh::sandbox::supervisor::Supervisor;
 use guard_sh::sandbox::{landlock, pin};
@@ -398,7 +398,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     } else if let Some(script) = &inv.script {
         let path = std::path::Path::new(std::ffi::OsStr::from_bytes(script));
         match std::fs::read(path) {
-            Ok(text) => shell.run_text(&text, "script").status(),
+            Ok(text) => shell.run_input(Input::Text(text, 0), "script"),
             Err(e) => {
                 shell.error(&format!("{}: {e}", path.display()));
                 let _ = shell.sink().record(Event::Error {

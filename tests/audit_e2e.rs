@@ -132,7 +132,6 @@ fn a_real_stdin_session_records_every_event_kind() {
     let input = "X=1 mark m1 && echo ok\n\
                  curl http://127.0.0.1:9/\n\
                  c=curl; $c -s x\n\
-                 echo a )\n\
                  selfkill\n";
     let mut child = arm
         .guard(&log)
@@ -183,7 +182,6 @@ fn a_real_stdin_session_records_every_event_kind() {
             "session", "line", "verdict", "spawn", "exit", // X=1 mark m1 && echo ok
             "line", "verdict", // curl: refused before anything runs
             "line", "verdict", "denied", // $c: refused at run time
-            "line", "error", // syntax error
             "line", "verdict", "spawn", "exit", // selfkill
         ]
     );
@@ -242,17 +240,10 @@ fn a_real_stdin_session_records_every_event_kind() {
             .is_some_and(|r| r.contains("curl"))
     );
     assert!(denied["rule"].as_str().is_some_and(|r| !r.is_empty()));
-    assert!(
-        all[11]["message"]
-            .as_str()
-            .is_some_and(|m| m.starts_with("syntax error at 1:8")),
-        "{}",
-        all[11]
-    );
-    let killed = first_after(&all, 13, "exit");
+    let killed = first_after(&all, 11, "exit");
     assert_eq!(killed["signal"], libc::SIGKILL);
     assert_eq!(killed["status"], Value::Null);
-    assert_eq!(first_after(&all, 13, "spawn")["pid"], killed["pid"]);
+    assert_eq!(first_after(&all, 11, "spawn")["pid"], killed["pid"]);
 
     // Each record names its session, counts on, and links to the last.
     for (i, r) in all.iter().enumerate() {
@@ -269,7 +260,42 @@ fn a_real_stdin_session_records_every_event_kind() {
             &s["denied_lines"],
             &s["denied_commands"]
         ),
-        (&5.into(), &2.into(), &1.into(), &1.into())
+        (&4.into(), &2.into(), &1.into(), &1.into())
+    );
+}
+
+/// A line that does not parse ends a session read from standard input, as
+/// bash stops reading there: the error is recorded with its line in the
+/// input, and nothing after it runs.
+#[test]
+fn a_syntax_error_on_stdin_is_recorded_and_ends_the_session() {
+    let arm = AuditArm::new();
+    let log = arm.work.join("audit.jsonl");
+    let mut child = arm
+        .guard(&log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"echo first\necho a )\necho never\n")
+        .expect("feed");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "first\n");
+    let all = records(&log);
+    let kinds: Vec<&str> = all.iter().filter_map(|r| r["type"].as_str()).collect();
+    assert_eq!(kinds, ["session", "line", "verdict", "line", "error"]);
+    assert!(
+        all[4]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("syntax error at 2:8")),
+        "{}",
+        all[4]
     );
 }
 

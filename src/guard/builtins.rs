@@ -9,6 +9,7 @@ pub const BUILTINS: &[&str] = &[
     "false", "local", "printf", "pwd", "read", "readonly", "return", "set", "shift", "shopt",
     "source", "test", "trap", "true", "type", "umask", "unalias", "unset", "wait", "break",
     "continue", "declare", "typeset", "hash", "getopts", "kill", "let", "pushd", "popd", "dirs",
+    "mapfile", "readarray",
 ];
 
 /// Is `name` a builtin of guard-sh's interpreter?

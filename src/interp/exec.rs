@@ -74,10 +74,17 @@ impl Shell<'_> {
                 list
             }
             Err(e) => {
-                let message = format!("syntax error at {}", e.render(text));
+                // Counted in the input, not in this command's text.
+                let lines_before = if self.nesting == 0 && origin != "eval" {
+                    self.line_base
+                } else {
+                    0
+                };
+                let message = format!("syntax error at {}", e.render_after(text, lines_before));
                 self.error(&message);
                 let _ = self.sink().record(Event::Error { message });
                 self.status = 2;
+                self.syntax_error_seen = self.nesting == 0;
                 return Ok(2);
             }
         };

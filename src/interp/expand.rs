@@ -247,7 +247,7 @@ impl Shell<'_> {
     /// aborted as `$name` would be, whichever command evaluated it.
     pub(super) fn arith_unbound(&mut self, error: &arith::ArithError) -> Flow {
         self.error(&error.to_string());
-        Flow::Abort(self.expansion_error_status())
+        self.expansion_error()
     }
 
     fn tilde(&mut self, user: Option<&[u8]>) -> Vec<u8> {
@@ -502,7 +502,7 @@ impl Shell<'_> {
                         String::from_utf8_lossy(&message).into_owned()
                     };
                     self.error(&format!("{}: {message}", self.param_display(pe)));
-                    return Err(Flow::Abort(self.expansion_error_status()));
+                    return Err(self.expansion_error());
                 }
                 if let Some(v) = value {
                     b.push(&v, q_of(in_dq));
@@ -834,7 +834,7 @@ impl Shell<'_> {
         );
         if self.opts.nounset && !exempt {
             self.error(&format!("{}: unbound variable", self.param_display(pe)));
-            return Err(Flow::Abort(self.expansion_error_status()));
+            return Err(self.expansion_error());
         }
         Ok(())
     }
@@ -849,6 +849,18 @@ impl Shell<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `${x?}` and `set -u` errors end a shell that is not interactive (a
+    /// forked copy: that copy), as in bash; an interactive one skips the
+    /// rest of the line.
+    fn expansion_error(&self) -> Flow {
+        let status = self.expansion_error_status();
+        if self.interactive {
+            Flow::Abort(status)
+        } else {
+            Flow::Exit(status)
+        }
     }
 
     /// bash's status for `${x?}` and `set -u` errors: 127 at the top of a

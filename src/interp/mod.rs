@@ -22,6 +22,7 @@ mod pattern;
 mod pure;
 mod redirect;
 mod session;
+pub use session::Input;
 pub mod signals;
 mod timing;
 mod traps;
@@ -144,6 +145,8 @@ pub struct Shell<'a> {
     /// Array subscripts being evaluated inside one another (a value that
     /// names an element of itself is stopped).
     subscript_depth: u32,
+    /// The text last given to `run_text` did not parse.
+    syntax_error_seen: bool,
     /// The `NAME=(…)` operands of the declaration builtin being run, by
     /// their place in its argv: their elements, expanded.
     compound_args: Vec<(usize, Vec<arrays::ExpandedItem>)>,
@@ -237,6 +240,7 @@ impl<'a> Shell<'a> {
             lineno_frozen: 0,
             source_depth: 0,
             subscript_depth: 0,
+            syntax_error_seen: false,
             compound_args: Vec::new(),
             shell_pid,
             pending_close: Vec::new(),

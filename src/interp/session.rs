@@ -5,7 +5,35 @@
 
 use super::{Outcome, Shell};
 
+/// Where the lines come from.
+pub enum Input {
+    /// Standard input, read a byte at a time: what follows a command
+    /// stays for the commands that read it.
+    Stdin,
+    /// A script file's text, from this offset on.
+    Text(Vec<u8>, usize),
+}
+
 impl Shell<'_> {
+    /// The next line of `input`; `None` at its end.
+    fn next_line(&mut self, input: &mut Input) -> Option<Vec<u8>> {
+        match input {
+            Input::Stdin => self.read_line(),
+            Input::Text(text, at) => {
+                if *at >= text.len() {
+                    return None;
+                }
+                let end = text[*at..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(text.len(), |p| *at + p + 1);
+                let line = text[*at..end].to_vec();
+                *at = end;
+                Some(line)
+            }
+        }
+    }
+
     /// Read one line from stdin (byte by byte, so nothing meant for a
     /// command that reads stdin is consumed). `None` at end of input.
     fn read_line(&mut self) -> Option<Vec<u8>> {
@@ -34,18 +62,30 @@ impl Shell<'_> {
     /// Run stdin line by line until end of input or `exit`; returns the
     /// exit status.
     pub fn run_lines(&mut self, origin: &str) -> i32 {
+        self.run_input(Input::Stdin, origin)
+    }
+
+    /// Run `input` one complete command at a time, as bash reads a script
+    /// or standard input: each is parsed, checked and run before the next
+    /// is read (memory stays that of one command; an error that ends a
+    /// command goes on with the next). In a shell that is not interactive
+    /// a syntax error ends it with status 2, as in bash.
+    pub fn run_input(&mut self, mut input: Input, origin: &str) -> i32 {
         let mut pending: Vec<u8> = Vec::new();
         // Lines of the input run so far: `$LINENO` counts on across chunks.
         let mut lines_run = 0usize;
         loop {
             self.prompt(if pending.is_empty() { "PS1" } else { "PS2" });
-            let Some(line) = self.read_line() else {
+            let Some(line) = self.next_line(&mut input) else {
                 if !pending.is_empty() {
                     // The input ended inside a construct: report it.
                     let text = std::mem::take(&mut pending);
                     self.line_base = lines_run;
                     if let Outcome::Exit(s) = self.run_text(&text, origin) {
                         return s;
+                    }
+                    if self.syntax_error_ends_input() {
+                        return 2;
                     }
                 }
                 if self.interactive {
@@ -55,7 +95,7 @@ impl Shell<'_> {
             };
             pending.extend_from_slice(&line);
             if let Err(e) = crate::syntax::parse(&pending) {
-                if e.is_incomplete() {
+                if e.needs_more_input(&pending) {
                     continue;
                 }
             }
@@ -73,10 +113,19 @@ impl Shell<'_> {
             if let Outcome::Exit(s) = self.run_text(&text, origin) {
                 return s;
             }
+            if self.syntax_error_ends_input() {
+                return 2;
+            }
             if let Some(signal) = super::signals::pending_termination() {
                 return 128 + signal;
             }
         }
+    }
+
+    /// The chunk just run did not parse, in a shell that is not
+    /// interactive: bash stops reading there.
+    fn syntax_error_ends_input(&mut self) -> bool {
+        std::mem::take(&mut self.syntax_error_seen) && !self.interactive
     }
 
     /// `set` with these arguments (for `-o NAME` on the command line).

@@ -161,6 +161,7 @@ impl Shell<'_> {
             "set" => self.set_builtin(args),
             "shift" => self.shift(args),
             "read" => self.read_builtin(args),
+            "mapfile" | "readarray" => self.mapfile(&name, args),
             "shopt" => self.shopt(args),
             "getopts" => self.getopts(args),
             "let" => self.let_builtin(args),

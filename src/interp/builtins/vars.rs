@@ -133,6 +133,9 @@ impl Shell<'_> {
     }
 
     pub(super) fn export(&mut self, args: &[Vec<u8>]) -> Status {
+        if !self.compound_args.is_empty() {
+            return self.declare_with("export", b"-x", args);
+        }
         let mut unexport = false;
         let mut names = Vec::new();
         for a in args {
@@ -181,6 +184,9 @@ impl Shell<'_> {
     }
 
     pub(super) fn readonly(&mut self, args: &[Vec<u8>]) -> Status {
+        if !self.compound_args.is_empty() || args.iter().any(|a| a.starts_with(b"-a") || a.starts_with(b"-A")) {
+            return self.declare_with("readonly", b"-r", args);
+        }
         let names: Vec<&Vec<u8>> = args.iter().filter(|a| !a.starts_with(b"-")).collect();
         if names.is_empty() {
             let ro: Vec<String> = self
@@ -443,6 +449,17 @@ impl Shell<'_> {
             }
         }
         Ok(status)
+    }
+
+    /// `readonly`/`export` with an array operand: `declare` with `flag`
+    /// first (the operands' places in the argv move by one).
+    fn declare_with(&mut self, builtin: &str, flag: &[u8], args: &[Vec<u8>]) -> Status {
+        for entry in &mut self.compound_args {
+            entry.0 += 1;
+        }
+        let mut all = vec![flag.to_vec()];
+        all.extend(args.iter().cloned());
+        self.declare(builtin, &all)
     }
 
     /// Give `name` the array kind `kind` (`declare -a`/`-A`): a new name
@@ -881,6 +898,133 @@ impl Shell<'_> {
             self.assign(name, value)?;
         }
         Ok(i32::from(eof))
+    }
+
+    /// `mapfile`/`readarray [-d DELIM] [-n COUNT] [-O ORIGIN] [-s SKIP] [-t]
+    /// [-u FD] [ARRAY]`: lines of input into an indexed array (`MAPFILE`).
+    /// `-C`/`-c` (a callback run as shell text) are refused.
+    pub(super) fn mapfile(&mut self, builtin: &str, args: &[Vec<u8>]) -> Status {
+        let mut delim = b'\n';
+        let (mut count, mut origin, mut skip) = (0usize, None::<i64>, 0usize);
+        let mut strip = false;
+        let mut fd: Fd = 0;
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            if a.as_slice() == b"--" {
+                i += 1;
+                break;
+            }
+            if !a.starts_with(b"-") || a.len() < 2 {
+                break;
+            }
+            let mut k = 1;
+            while k < a.len() {
+                let letter = a[k];
+                k += 1;
+                if letter == b't' {
+                    strip = true;
+                    continue;
+                }
+                if !matches!(letter, b'd' | b'n' | b'O' | b's' | b'u' | b'C' | b'c') {
+                    self.error(&format!("{builtin}: -{}: invalid option", letter as char));
+                    return Ok(2);
+                }
+                let value = if k < a.len() {
+                    let v = a[k..].to_vec();
+                    k = a.len();
+                    v
+                } else if let Some(next) = args.get(i + 1) {
+                    i += 1;
+                    next.clone()
+                } else {
+                    self.error(&format!(
+                        "{builtin}: -{}: option requires an argument",
+                        letter as char
+                    ));
+                    return Ok(2);
+                };
+                let text = lossy(&value);
+                let number = text.trim().parse::<i64>().ok().filter(|n| *n >= 0);
+                match (letter, number) {
+                    (b'd', _) => delim = value.first().copied().unwrap_or(0),
+                    (b'n', Some(n)) => count = n as usize,
+                    (b'O', Some(n)) => origin = Some(n),
+                    (b's', Some(n)) => skip = n as usize,
+                    (b'u', Some(n)) if !crate::exec::private_fd::is_private(n as Fd) => {
+                        fd = n as Fd
+                    }
+                    (b'u', _) => {
+                        self.error(&format!("{builtin}: {text}: invalid file descriptor specification"));
+                        return Ok(1);
+                    }
+                    (b'C' | b'c', _) => {
+                        self.error(&format!(
+                            "{builtin}: -{}: callbacks are not supported by guard-sh",
+                            letter as char
+                        ));
+                        return Ok(2);
+                    }
+                    (b'O', None) => {
+                        self.error(&format!("{builtin}: {text}: invalid array origin"));
+                        return Ok(1);
+                    }
+                    _ => {
+                        self.error(&format!("{builtin}: {text}: invalid line count"));
+                        return Ok(1);
+                    }
+                }
+            }
+            i += 1;
+        }
+        let name = args.get(i).map_or("MAPFILE".to_string(), |a| lossy(a));
+        if !is_name(name.as_bytes()) {
+            self.error(&format!("{builtin}: `{name}': not a valid identifier"));
+            return Ok(1);
+        }
+        if self.is_assoc(&name) {
+            self.error(&format!("{builtin}: {name}: not an indexed array"));
+            return Ok(1);
+        }
+        // Read a byte at a time, so what follows stays for the next reader.
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        let mut line = Vec::new();
+        let mut byte = [0u8; 1];
+        let mut seen = 0usize;
+        loop {
+            if count > 0 && lines.len() >= count {
+                break;
+            }
+            let got = matches!(self.sys.read(fd, &mut byte), Ok(1));
+            if got {
+                line.push(byte[0]);
+                if byte[0] != delim {
+                    continue;
+                }
+                if strip {
+                    line.pop();
+                }
+            } else if line.is_empty() {
+                break;
+            }
+            seen += 1;
+            let done = std::mem::take(&mut line);
+            if seen > skip {
+                lines.push(done);
+            }
+            if !got {
+                break;
+            }
+        }
+        let start = origin.unwrap_or(0);
+        let items: Vec<_> = lines
+            .into_iter()
+            .enumerate()
+            .map(|(n, l)| (Some((start + n as i64).to_string().into_bytes()), l))
+            .collect();
+        // Without -O the array is emptied first.
+        self.assign_array(&name, items, origin.is_some(), false)?;
+        Ok(0)
     }
 
     pub(super) fn shopt(&mut self, args: &[Vec<u8>]) -> Status {
