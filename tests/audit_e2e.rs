@@ -223,7 +223,8 @@ fn a_real_stdin_session_records_every_event_kind() {
         arm.arm.bin.join("mark").display().to_string()
     );
     assert_eq!(spawn["argv"], serde_json::json!(["mark", "m1"]));
-    assert_eq!(spawn["env_added"], serde_json::json!(["X"]));
+    // PWD: the shell exports its working folder, as bash does.
+    assert_eq!(spawn["env_added"], serde_json::json!(["PWD", "X"]));
     let exit = &all[4];
     assert_eq!(exit["pid"], spawn["pid"]);
     assert_eq!(exit["status"], 0);

@@ -160,11 +160,13 @@ impl Shell<'_> {
                     .map(|s| s.to_string().into_bytes())
                     .collect(),
             )),
+            // bash ends the stack with `main` when it runs a script file.
             "FUNCNAME" if !self.func_names.is_empty() => Some(indexed(
                 self.func_names
                     .iter()
                     .rev()
                     .map(|n| n.as_bytes().to_vec())
+                    .chain(self.running_script.then(|| b"main".to_vec()))
                     .collect(),
             )),
             _ => None,

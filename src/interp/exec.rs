@@ -453,8 +453,12 @@ impl Shell<'_> {
                 self.done_jobs.clear();
                 super::signals::child_defaults(was_interactive);
                 // A subshell keeps only ignored signals; caught ones, EXIT
-                // and ERR start unset (bash without `set -E`).
+                // and ERR start unset (bash without `set -E`). `trap -p`
+                // lists the parent's until one is set here.
+                self.listed_traps = Some(self.traps.clone());
                 self.traps.retain(|_, action| action.is_empty());
+                // `break`/`continue` do not reach a loop outside the copy.
+                self.loop_depth = 0;
                 if let Some(reopen) = &self.audit_reopen {
                     self.child_audit = Some(match reopen() {
                         Ok(sink) => sink,
@@ -806,6 +810,27 @@ impl Shell<'_> {
             return Ok(None);
         }
         let mut assigns = Vec::new();
+        // Each prefix assignment is seen by the ones after it
+        // (`A=1 B=$A cmd`), as in bash; the shell's own values come back
+        // before the command runs with all of them.
+        let mut shadowed = Vec::new();
+        let result = self.expand_prefix(sc, &mut assigns, &mut shadowed);
+        for (name, old) in shadowed.into_iter().rev() {
+            match old {
+                Some(var) => self.vars.restore(&name, var),
+                None => self.vars.unset_internal(&name),
+            }
+        }
+        result?;
+        Ok(Some((argv, assigns)))
+    }
+
+    fn expand_prefix(
+        &mut self,
+        sc: &SimpleCommand,
+        assigns: &mut Vec<Assign>,
+        shadowed: &mut Vec<(String, Option<super::Var>)>,
+    ) -> Result<(), Flow> {
         for a in &sc.assignments {
             let AssignValue::Scalar(word) = &a.value else {
                 return Err(self.array_prefix_refused(&a.name));
@@ -822,9 +847,13 @@ impl Shell<'_> {
                 old.append(&mut value);
                 value = old;
             }
+            if !self.vars.is_readonly(&a.name) {
+                shadowed.push((a.name.clone(), self.vars.get_var(&a.name).cloned()));
+                self.vars.set(&a.name, value.clone());
+            }
             assigns.push((a.name.clone(), value));
         }
-        Ok(Some((argv, assigns)))
+        Ok(())
     }
 
     fn array_prefix_refused(&mut self, name: &str) -> Flow {
@@ -845,6 +874,11 @@ impl Shell<'_> {
                 }
                 (AssignValue::Scalar(word), Some(index)) => {
                     let text = self.expand_string(index)?;
+                    if text.is_empty() && self.is_assoc(&a.name) {
+                        let written = lossy(&crate::syntax::word_to_source(index));
+                        self.error(&format!("{}[{written}]: bad array subscript", a.name));
+                        return Err(Flow::Abort(1));
+                    }
                     let key = self.key_of(&a.name, text)?;
                     let value = self.expand_string(word)?;
                     let shown = match &key {
@@ -858,15 +892,10 @@ impl Shell<'_> {
                     self.assign_element(&a.name, key, value, a.append)?;
                 }
                 (AssignValue::Array(items), _) => {
+                    // bash shows a compound assignment as written.
+                    let written = lossy(&crate::syntax::array_to_source(items));
+                    self.trace_assignment(&a.name, &written);
                     let items = self.expand_items(items)?;
-                    let shown: Vec<String> = items
-                        .iter()
-                        .map(|(k, v)| match k {
-                            Some(k) => format!("[{}]={}", lossy(k), super::builtins::quote(v)),
-                            None => super::builtins::quote(v),
-                        })
-                        .collect();
-                    self.trace_assignment(&a.name, &format!("({})", shown.join(" ")));
                     self.assign_array(&a.name, items, a.append, false)?;
                 }
             }
@@ -901,10 +930,16 @@ impl Shell<'_> {
         let Some((argv, assigns)) = self.expand_simple(sc)? else {
             return self.run_assignments_only(sc);
         };
-        self.with_redirects(&sc.redirects, |sh| {
+        let result = self.with_redirects(&sc.redirects, |sh| {
             sh.xtrace(&assigns, &argv);
             sh.dispatch(&argv, &assigns, true)
-        })
+        });
+        // `$_`: the last argument of the last simple command.
+        if let Some(last) = argv.last() {
+            self.vars.set_internal("_", last.clone());
+            self.vars.export("_", false);
+        }
+        result
     }
 
     fn ps4(&self) -> String {

@@ -145,6 +145,11 @@ pub struct Shell<'a> {
     /// Array subscripts being evaluated inside one another (a value that
     /// names an element of itself is stopped).
     subscript_depth: u32,
+    /// Running a script file (not `-c` text or standard input).
+    running_script: bool,
+    /// In a forked copy, until it sets a trap: the parent's traps, which
+    /// `trap -p` still lists (bash's, so `$(trap -p)` saves them).
+    listed_traps: Option<BTreeMap<String, Vec<u8>>>,
     /// The text last given to `run_text` did not parse.
     syntax_error_seen: bool,
     /// The `NAME=(…)` operands of the declaration builtin being run, by
@@ -240,6 +245,8 @@ impl<'a> Shell<'a> {
             lineno_frozen: 0,
             source_depth: 0,
             subscript_depth: 0,
+            running_script: false,
+            listed_traps: None,
             syntax_error_seen: false,
             compound_args: Vec::new(),
             shell_pid,
@@ -279,6 +286,12 @@ impl<'a> Shell<'a> {
         } else {
             let cwd = self.cwd.as_os_str().as_bytes().to_vec();
             self.vars.set_internal("PWD", cwd);
+        }
+        // bash exports the working folder to every command (its value is
+        // the shell's own, not the harness's).
+        self.vars.export("PWD", true);
+        if let Some(pwd) = self.vars.get_var_mut("PWD") {
+            pwd.inherited = false;
         }
         self.vars.set_default("IFS", b" \t\n".to_vec());
         self.vars.set_default("PS1", b"$ ".to_vec());

@@ -71,6 +71,7 @@ impl Shell<'_> {
     /// command goes on with the next). In a shell that is not interactive
     /// a syntax error ends it with status 2, as in bash.
     pub fn run_input(&mut self, mut input: Input, origin: &str) -> i32 {
+        self.running_script = matches!(input, Input::Text(..));
         let mut pending: Vec<u8> = Vec::new();
         // Lines of the input run so far: `$LINENO` counts on across chunks.
         let mut lines_run = 0usize;
@@ -110,6 +111,9 @@ impl Shell<'_> {
                 continue;
             }
             self.line_base = base;
+            if self.opts.verbose {
+                let _ = self.sys.write_all(2, &text);
+            }
             if let Outcome::Exit(s) = self.run_text(&text, origin) {
                 return s;
             }

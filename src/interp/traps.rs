@@ -95,8 +95,8 @@ impl Shell<'_> {
                 .skip(1)
                 .filter_map(|a| condition_name(a))
                 .collect();
-            let mut names: Vec<&String> = self
-                .traps
+            let traps = self.listed_traps.as_ref().unwrap_or(&self.traps);
+            let mut names: Vec<&String> = traps
                 .keys()
                 .filter(|k| wanted.is_empty() || wanted.contains(k))
                 .collect();
@@ -105,7 +105,7 @@ impl Shell<'_> {
             for name in names {
                 out.push_str(&format!(
                     "trap -- {} {}\n",
-                    quote_always(&self.traps[name]),
+                    quote_always(&traps[name]),
                     listed(name)
                 ));
             }
@@ -116,6 +116,7 @@ impl Shell<'_> {
         } else {
             (Some(args[0].clone()), &args[1..])
         };
+        self.listed_traps = None;
         let mut status = 0;
         for spec in specs {
             let Some(name) = condition_name(spec) else {

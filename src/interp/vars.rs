@@ -265,6 +265,11 @@ impl Vars {
         });
     }
 
+    /// Put back a variable as it was (attributes and all).
+    pub fn restore(&mut self, name: &str, var: Var) {
+        self.map.insert(name.to_string(), var);
+    }
+
     pub fn unset_internal(&mut self, name: &str) {
         self.map.remove(name);
     }

@@ -16,6 +16,20 @@ pub fn to_source(list: &List) -> Vec<u8> {
     w.out
 }
 
+/// One word as written (bash's messages name a subscript so).
+pub fn word_to_source(word: &Word) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.word(word, Ctx::Raw);
+    w.out
+}
+
+/// The `(…)` of an array assignment as written (what `set -x` shows).
+pub fn array_to_source(items: &[ArrayItem]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.array_items(items);
+    w.out
+}
+
 /// One command as source text (`$BASH_COMMAND`).
 pub fn command_to_source(command: &Command) -> Vec<u8> {
     let mut w = Writer::default();
@@ -622,9 +636,11 @@ impl Writer {
                 });
                 self.word(pattern, Ctx::Raw);
                 // `${X/}` (first match of nothing) must not print as `${X//}`,
-                // which replaces every match.
-                let empty_first = *mode == ReplaceMode::First && pattern.parts.is_empty();
-                if !(empty_first && replacement.parts.is_empty()) {
+                // which replaces every match; `${X//}` not as `${X///}`,
+                // whose pattern is `/`.
+                let empty_pattern = matches!(mode, ReplaceMode::First | ReplaceMode::All)
+                    && pattern.parts.is_empty();
+                if !(empty_pattern && replacement.parts.is_empty()) {
                     self.s("/");
                     self.word(replacement, Ctx::Raw);
                 }

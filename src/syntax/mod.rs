@@ -13,7 +13,7 @@ pub mod sexp;
 pub mod span;
 mod visit;
 
-pub use display::{command_to_source, to_source, without_spans};
+pub use display::{array_to_source, command_to_source, to_source, without_spans, word_to_source};
 pub use error::SyntaxError;
 pub use parse::{MAX_DEPTH, ends_in_continuation};
 

@@ -385,6 +385,7 @@ impl Shell<'_> {
         }
         let old = self.cwd.as_os_str().as_bytes().to_vec();
         self.vars.set_internal("OLDPWD", old);
+        self.vars.export("OLDPWD", true);
         self.vars
             .set_internal("PWD", new.as_os_str().as_bytes().to_vec());
         self.cwd = new;

@@ -184,7 +184,11 @@ impl Shell<'_> {
     }
 
     pub(super) fn readonly(&mut self, args: &[Vec<u8>]) -> Status {
-        if !self.compound_args.is_empty() || args.iter().any(|a| a.starts_with(b"-a") || a.starts_with(b"-A")) {
+        if !self.compound_args.is_empty()
+            || args
+                .iter()
+                .any(|a| a.starts_with(b"-a") || a.starts_with(b"-A"))
+        {
             return self.declare_with("readonly", b"-r", args);
         }
         let names: Vec<&Vec<u8>> = args.iter().filter(|a| !a.starts_with(b"-")).collect();
@@ -545,11 +549,15 @@ impl Shell<'_> {
 
     pub(super) fn unset(&mut self, args: &[Vec<u8>]) -> Status {
         let mut functions = false;
+        let mut explicit_v = false;
         let mut status = 0;
         for a in args {
             match a.as_slice() {
                 b"-f" => functions = true,
-                b"-v" => functions = false,
+                b"-v" => {
+                    functions = false;
+                    explicit_v = true;
+                }
                 b"-n" => {}
                 _ => {
                     let name = lossy(a);
@@ -568,8 +576,12 @@ impl Shell<'_> {
                         continue;
                     }
                     if !is_name(a) {
-                        self.error(&format!("unset: `{name}': not a valid identifier"));
-                        status = 1;
+                        // Without -v the name may be a function's.
+                        if explicit_v {
+                            self.error(&format!("unset: `{name}': not a valid identifier"));
+                            status = 1;
+                        }
+                        self.functions.remove(&name);
                         continue;
                     }
                     if self.vars.is_readonly(&name) {
@@ -955,7 +967,9 @@ impl Shell<'_> {
                         fd = n as Fd
                     }
                     (b'u', _) => {
-                        self.error(&format!("{builtin}: {text}: invalid file descriptor specification"));
+                        self.error(&format!(
+                            "{builtin}: {text}: invalid file descriptor specification"
+                        ));
                         return Ok(1);
                     }
                     (b'C' | b'c', _) => {

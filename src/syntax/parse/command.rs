@@ -159,7 +159,7 @@ impl<'a> Parser<'a> {
         let (r, index) = if r.first() == Some(&b'[') {
             // bash reads `name[` in this position up to a matching `]`,
             // even across blanks, as an array subscript.
-            if !looks_like_array_assignment(r) {
+            if !keyed_item(r) && !looks_like_array_assignment(r) {
                 if closes_bracket(token(r)) {
                     return Ok((i, None));
                 }
@@ -451,13 +451,25 @@ fn end_of_group(tok: &[u8], open: usize) -> Option<usize> {
     None
 }
 
-/// `[key]=` at `i` inside `(…)` of an array assignment: the key may hold
-/// blanks and quotes, not a newline or an operator.
+/// `[key]=` (or `+=`) at `i`: an array element's subscript, which may hold
+/// blanks, quotes and brackets, not a newline or an operator.
 fn keyed_item(i: &[u8]) -> bool {
     let mut k = 1;
+    let mut depth = 0usize;
     while let Some(&b) = i.get(k) {
         k = match b {
-            b']' => return i.get(k + 1) == Some(&b'='),
+            b'[' => {
+                depth += 1;
+                k + 1
+            }
+            b']' if depth > 0 => {
+                depth -= 1;
+                k + 1
+            }
+            b']' => {
+                let after = &i[k + 1..];
+                return after.starts_with(b"=") || after.starts_with(b"+=");
+            }
             b'\\' => k + 2,
             b'\'' => match find_from(i, k + 1, |c| c == b'\'') {
                 Some(e) => e + 1,

@@ -199,6 +199,11 @@ impl<'a> Parser<'a> {
                 Some(b' ' | b'\t' | b'\n') if depth == 0 => break,
                 Some(b')') if depth == 0 => break,
                 Some(b'|') if depth == 0 && r.starts_with(b"||") => break,
+                // `?(`, `*(`… are a regex's own, never extended globs.
+                Some(&c @ (b'?' | b'*' | b'+' | b'@' | b'!')) if r.get(1) == Some(&b'(') => {
+                    parts.push(WordPart::Literal(vec![c]));
+                    r = &r[1..];
+                }
                 Some(&c @ (b'(' | b')' | b'|' | b' ' | b'\t' | b'<' | b'>' | b'&' | b';')) => {
                     match c {
                         b'(' => depth += 1,

@@ -322,7 +322,10 @@ impl<'a> Parser<'a> {
                     Some(b'%') => (ReplaceMode::Suffix, 2),
                     _ => (ReplaceMode::First, 1),
                 };
-                let (r, pat) = self.operand(
+                // `${x////c}`: after `//` a `/` starts the pattern (bash).
+                let slash_first = mode == ReplaceMode::All && r.get(2) == Some(&b'/');
+                let skip = skip + usize::from(slash_first);
+                let (r, mut pat) = self.operand(
                     &r[skip..],
                     Operand {
                         stop: b"/",
@@ -332,6 +335,12 @@ impl<'a> Parser<'a> {
                     },
                     open,
                 )?;
+                if slash_first {
+                    match pat.parts.first_mut() {
+                        Some(WordPart::Literal(text)) => text.insert(0, b'/'),
+                        _ => pat.parts.insert(0, WordPart::Literal(b"/".to_vec())),
+                    }
+                }
                 let (r, replacement) = match r.strip_prefix(b"/") {
                     Some(r) => self.operand(
                         r,
@@ -414,16 +423,36 @@ impl<'a> Parser<'a> {
                 rest = r;
             }
         }
+        // A subscript's own brackets (`a[b[0]+1]`) nest.
+        let mut brackets = 0usize;
         loop {
             let Some(&c) = rest.first() else {
                 return Err(SyntaxError::Unterminated { what: "`${`", open });
             };
+            if how.stop == b"]" && c == b'[' {
+                brackets += 1;
+            } else if how.stop == b"]" && c == b']' && brackets > 0 {
+                brackets -= 1;
+                p.lit(b"]");
+                rest = &rest[1..];
+                continue;
+            }
             if c == b'}' || how.stop.contains(&c) {
                 break;
             }
             match c {
                 b'\\' => match rest.get(1) {
                     Some(b'\n') => rest = &rest[2..],
+                    // Inside double quotes a backslash escapes only `$`,
+                    // `` ` ``, `"`, `\` and `}`; before anything else it stays.
+                    Some(&e)
+                        if how.quoted
+                            && how.value
+                            && !matches!(e, b'$' | b'`' | b'"' | b'\\' | b'}') =>
+                    {
+                        p.lit(b"\\");
+                        rest = &rest[1..];
+                    }
                     Some(_) => {
                         let n = char_len(&rest[1..]);
                         p.push(WordPart::Escaped(rest[1..1 + n].to_vec()));

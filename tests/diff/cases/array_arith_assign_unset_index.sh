@@ -1,0 +1,3 @@
+unset z
+(( z[3] = 7 ))
+declare -p z

@@ -1,0 +1,3 @@
+a=(1)
+: ${a[3]:=three}
+declare -p a

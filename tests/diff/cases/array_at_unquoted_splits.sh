@@ -1,0 +1,5 @@
+a=("a b" c)
+set -- ${a[@]}
+echo $#
+set -- "${a[@]}"
+echo $#

@@ -1,0 +1,3 @@
+cmds=(echo hello)
+"${cmds[@]}"
+${cmds[0]} direct

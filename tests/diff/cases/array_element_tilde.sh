@@ -1,0 +1,3 @@
+HOME=/home/u
+a=(~ ~/x "~")
+echo "${a[@]}"

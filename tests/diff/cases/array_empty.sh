@@ -1,0 +1,4 @@
+a=()
+echo ${#a[@]}
+printf "<%s>" "${a[@]}"; echo "|"
+declare -p a

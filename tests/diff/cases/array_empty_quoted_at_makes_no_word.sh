@@ -1,0 +1,7 @@
+a=()
+set -- "${a[@]}"
+echo $#
+set -- "${a[@]}" x
+echo $#
+set -- "${a[*]}"
+echo $#

@@ -1,0 +1,3 @@
+a=(x y z)
+printf -v joined "%s," "${a[@]}"
+echo "${joined%,}"

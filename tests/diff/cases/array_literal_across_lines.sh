@@ -1,0 +1,6 @@
+a=(
+  one   # first
+  two
+  "three four"
+)
+echo ${#a[@]} "${a[2]}"

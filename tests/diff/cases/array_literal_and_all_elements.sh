@@ -1,0 +1,4 @@
+a=(one "two three" four)
+printf "<%s>" "${a[@]}"; echo
+printf "<%s>" ${a[@]}; echo
+printf "<%s>" "${a[*]}"; echo

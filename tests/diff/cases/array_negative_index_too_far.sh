@@ -1,0 +1,3 @@
+a=(1 2)
+echo "[${a[-5]}]"
+echo after $?

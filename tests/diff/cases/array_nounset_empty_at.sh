@@ -1,0 +1,4 @@
+set -u
+a=()
+echo "[${a[@]}]" ${#a[@]}
+echo ok

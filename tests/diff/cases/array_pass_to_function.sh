@@ -1,0 +1,4 @@
+f() { echo "$# args: $*"; }
+a=("one two" three)
+f "${a[@]}"
+f "${a[*]}"

@@ -1,0 +1,4 @@
+a=(first second)
+echo "$a" "${a}"
+a=replaced
+declare -p a

@@ -1,0 +1,2 @@
+readonly r=(1 2)
+declare -p r

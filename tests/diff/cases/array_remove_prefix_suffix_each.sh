@@ -1,0 +1,2 @@
+a=(file.txt notes.md x.txt)
+echo "${a[@]%.txt}" "|" "${a[@]#*.}" "|" "${a[@]##*e}"

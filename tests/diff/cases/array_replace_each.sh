@@ -1,0 +1,2 @@
+a=(apple banana cherry)
+echo "${a[@]/a/A}" "|" "${a[@]//a/_}" "|" "${a[@]/#b/B}" "|" "${a[@]/%y/Y}"

@@ -1,0 +1,3 @@
+a=(pear apple fig)
+sorted=($(printf "%s\n" "${a[@]}" | sort))
+echo "${sorted[@]}"

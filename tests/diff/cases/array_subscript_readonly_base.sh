@@ -1,0 +1,3 @@
+readonly base=1
+base[1]=2
+echo not reached

@@ -1,0 +1,2 @@
+declare -A m=([k]=v [with space]="a \"quoted\" value" [x]='$y')
+declare -p m

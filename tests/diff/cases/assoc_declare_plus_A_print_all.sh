@@ -1,0 +1,2 @@
+declare -A zz=([q]=1)
+declare -A | grep zz

@@ -1,0 +1,3 @@
+declare -A m
+m[""]=x
+echo not reached

@@ -1,0 +1,3 @@
+declare -A m=([x]=1 [y]=2 [z]=3)
+echo "${!m[@]}"
+echo "${m[@]}"

@@ -1,0 +1,3 @@
+f() { local -A m=([k]=inner); echo "${m[k]}"; }
+f
+echo "[${m[k]}]"

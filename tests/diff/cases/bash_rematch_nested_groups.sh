@@ -1,0 +1,2 @@
+re="((a)(b))c"
+[[ abc =~ $re ]] && echo "${BASH_REMATCH[@]}"

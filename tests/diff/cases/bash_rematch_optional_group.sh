@@ -1,0 +1,2 @@
+[[ "ab" =~ a(x)?(b) ]]
+declare -p BASH_REMATCH

@@ -1,0 +1,3 @@
+x=value
+declare -a x
+declare -p x

@@ -1,0 +1,3 @@
+f() { declare -g -a g=(x y); }
+f
+echo "${g[@]}"

@@ -1,0 +1,2 @@
+a=(plain "with space" '$dollar' 'quote"d' $'tab\there')
+declare -p a

@@ -1,0 +1,1 @@
+echo "${undef-\z}" ${undef-\z} "${undef-a\b}"

@@ -1,0 +1,5 @@
+A="x y"
+set -- ""$A""
+echo $#
+set -- ""''"$A"
+echo $#

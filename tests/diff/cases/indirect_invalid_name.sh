@@ -1,0 +1,3 @@
+r="not a name"
+echo "${!r}"
+echo not reached

@@ -1,0 +1,2 @@
+declare -A m
+printf "<%s>" "${!m[@]}"; echo "|"

@@ -1,0 +1,3 @@
+set -- first second third
+n=2
+echo "${!n}" "${!#}"

@@ -1,0 +1,3 @@
+target=value
+ref=target
+echo "${!ref}"

@@ -1,0 +1,2 @@
+echo "${!unset_ref}"
+echo not reached

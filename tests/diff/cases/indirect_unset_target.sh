@@ -1,0 +1,2 @@
+r=nothing
+echo "[${!r}]" "[${!r-default}]"

@@ -1,0 +1,4 @@
+echo a b c
+echo "$_"
+true xyz
+echo "$_"

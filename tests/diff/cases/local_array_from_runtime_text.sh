@@ -1,0 +1,2 @@
+f() { local -a arr; arr=($1); echo ${#arr[@]}; }
+f "a b c"

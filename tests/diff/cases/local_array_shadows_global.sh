@@ -1,0 +1,4 @@
+a=(global)
+f() { local a=(local one); echo "${a[@]}"; }
+f
+echo "${a[@]}"

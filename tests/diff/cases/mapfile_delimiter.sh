@@ -1,0 +1,1 @@
+printf "x,y,,z" | { mapfile -t -d , parts; declare -p parts; }

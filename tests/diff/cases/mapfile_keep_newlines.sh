@@ -1,0 +1,3 @@
+printf "a\nb\n" > f
+mapfile lines < f
+printf "<%s>" "${lines[@]}"; echo

@@ -1,0 +1,3 @@
+printf "a\nb c\n\nd\n" > f
+mapfile -t lines < f
+declare -p lines

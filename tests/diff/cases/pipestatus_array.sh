@@ -1,0 +1,2 @@
+true | false | true
+echo "${PIPESTATUS[@]}" ${#PIPESTATUS[@]} "${PIPESTATUS[1]}"

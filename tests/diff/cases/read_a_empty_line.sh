@@ -1,0 +1,3 @@
+read -ra w <<< ""
+declare -p w
+echo ${#w[@]}

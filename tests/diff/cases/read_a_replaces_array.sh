@@ -1,0 +1,3 @@
+w=(old values here)
+read -ra w <<< "new"
+declare -p w

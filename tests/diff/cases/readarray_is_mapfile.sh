@@ -1,0 +1,2 @@
+readarray -t r <<< $'p\nq'
+declare -p r

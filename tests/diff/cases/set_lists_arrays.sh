@@ -1,0 +1,2 @@
+zzarr=(1 "2 3")
+set | grep "^zzarr="

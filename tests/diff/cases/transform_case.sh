@@ -1,0 +1,2 @@
+x="hello World"
+echo "${x@U}" "${x@L}" "${x@u}"

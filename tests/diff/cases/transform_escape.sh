@@ -1,0 +1,2 @@
+x='a\tb\nc'
+printf "%s|" "${x@E}"; echo

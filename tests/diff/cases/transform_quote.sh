@@ -1,0 +1,6 @@
+x="it's a \"test\""
+echo "${x@Q}"
+y=""
+echo "${y@Q}"
+z=$'a\nb'
+echo "${z@Q}"

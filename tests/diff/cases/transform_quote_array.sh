@@ -1,0 +1,2 @@
+a=(1 "two words" "")
+echo "${a[@]@Q}"

@@ -1,0 +1,1 @@
+echo "[${nope@Q}]" "[${nope@U}]"

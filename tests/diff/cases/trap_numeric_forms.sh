@@ -1,0 +1,3 @@
+trap "echo exiting" 0
+trap "echo int" 2
+trap -p | sort

@@ -1,0 +1,3 @@
+x=hello
+unset "x[0]"
+echo "[${x-unset}]"

@@ -1,0 +1,2 @@
+unset "1abc"
+echo status $?
