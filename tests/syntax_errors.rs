@@ -142,18 +142,6 @@ fn redirection_without_target_is_error() {
 fn unsupported_features_are_named() {
     let cases = [
         (
-            "a=(1 2)",
-            "1:3: not supported by guard-sh: arrays (`a=(…)`)",
-        ),
-        (
-            "a[0]=x",
-            "1:1: not supported by guard-sh: arrays (`a[i]=…`)",
-        ),
-        (
-            "echo ${a[0]}",
-            "1:9: not supported by guard-sh: arrays (`${a[i]}`)",
-        ),
-        (
             "select x in a b; do :; done",
             "1:1: not supported by guard-sh: `select` loop",
         ),
@@ -164,10 +152,6 @@ fn unsupported_features_are_named() {
         (
             "exec {fd}>out",
             "1:6: not supported by guard-sh: `{var}>` redirections",
-        ),
-        (
-            "echo ${!name}",
-            "1:6: not supported by guard-sh: `${!…}` indirect expansion",
         ),
         (
             "echo $\"hi\"",
@@ -182,12 +166,8 @@ fn unsupported_features_are_named() {
             "1:4: not supported by guard-sh: extended glob patterns like `@(…)`",
         ),
         (
-            "echo ${x@Q}",
-            "1:9: not supported by guard-sh: `${x@…}` transformations",
-        ),
-        (
-            "echo $[1+2]",
-            "1:6: not supported by guard-sh: `$[ … ]` arithmetic (use `$(( … ))`)",
+            "echo ${x@P}",
+            "1:9: not supported by guard-sh: `${x@P}` (it would run the command substitutions a value holds)",
         ),
     ];
     for (src, want) in cases {
