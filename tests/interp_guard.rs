@@ -395,3 +395,116 @@ fn timed_pipelines_are_guarded_like_any_other() {
     assert_eq!(err, "t\n");
     assert_eq!(ran(&s), "tool|timed\n");
 }
+
+/// Arrays, indirection and `$[ ]` open new places for text: the elements
+/// and keys of `a=(…)`, subscripts, `mapfile`'s input, operands. Every
+/// substitution there is part of the line the guard checks first; a
+/// command name read from an element, an indirect name or `BASH_REMATCH`
+/// is checked at run time like any other.
+#[test]
+fn arrays_and_indirection_are_guarded_like_any_other_text() {
+    let s = setup();
+    for line in [
+        "tool first; a=($(evil))",
+        "tool first; a+=(`evil`)",
+        "tool first; a[$(evil)]=1",
+        "tool first; a=([$(evil)]=1)",
+        "tool first; declare -a a=($(evil))",
+        "tool first; f() { local -a x=($(evil)); }; f",
+        "tool first; echo ${a[$(evil)]}",
+        "tool first; echo ${a[@]/x/$(evil)}",
+        "tool first; echo ${!x:-$(evil)}",
+        "tool first; echo $[ $(evil) ]",
+        "tool first; mapfile -t a < <(evil)",
+        "tool first; read -ra a <<< \"$(evil)\"",
+    ] {
+        let (status, _, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(err.contains("denied: \"evil\""), "{line}: {err}");
+        assert_eq!(ran(&s), "", "{line}");
+    }
+    for line in [
+        "a=(ev il); ${a[0]}${a[1]}; tool after",
+        "a=(evil x); \"${a[@]}\"; tool after",
+        "a=(x evil); \"${a[@]:1}\"; tool after",
+        "declare -A m=([c]=evil); ${m[c]}; tool after",
+        "x=evil; r=x; ${!r}; tool after",
+        "a=(evil); r='a[0]'; ${!r}; tool after",
+        "[[ evil-1 =~ ([a-z]+)- ]]; ${BASH_REMATCH[1]}; tool after",
+        "mapfile -t c <<< evil; ${c[0]}; tool after",
+        "read -ra c <<< 'evil x'; \"${c[@]}\"; tool after",
+        "a=(tool evil); for c in \"${a[@]}\"; do $c; done; tool after",
+    ] {
+        let (status, _, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(err.contains("denied: \"evil\""), "{line}: {err}");
+        assert!(!ran(&s).contains("evil"), "{line}");
+        assert!(!ran(&s).contains("after"), "{line}");
+        let _ = std::fs::remove_file(&s.log);
+    }
+}
+
+/// bash expands a subscript a second time when it meets it in text built
+/// at run time (a value evaluated as arithmetic, `unset`, `test -v`,
+/// `printf -v`, `${!ref}`) and runs the command substitutions it holds;
+/// guard-sh refuses them there, and `declare` does not parse an array's
+/// value given as text.
+#[test]
+fn a_subscript_built_at_run_time_never_runs_a_substitution() {
+    let s = setup();
+    for line in [
+        "x='a[$(evil)]'; echo $(( x )); tool after",
+        "x='a[`evil`]'; (( x )); tool after",
+        "i='$(evil)'; a=(1); echo $(( a[$i] )); tool after",
+        "i='$(evil)'; a=(1 2); unset \"a[$i]\"; tool after",
+        "r='a[$(evil)]'; a=(1); test -v \"$r\"; tool after",
+        "r='a[$(evil)]'; a=(1); [[ -v $r ]]; tool after",
+        "r='a[$(evil)]'; printf -v \"$r\" x; tool after",
+        "r='a[$(evil)]'; a=(1); echo ${!r}; tool after",
+    ] {
+        let (status, _, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(!ran(&s).contains("evil"), "{line}: {err}");
+        assert!(!ran(&s).contains("after"), "{line}: {err}");
+        assert!(
+            err.contains("denied: ") && err.contains("refused by guard-sh"),
+            "{line}: {err}"
+        );
+    }
+    // The same subscripts holding only `$name` work as in bash.
+    let (status, out, err) = run(
+        &s,
+        "a=(p q r); i=1; unset 'a[$i]'; echo ${!a[@]}; r='a[$i+1]'; echo ${!r}; test -v 'a[$i]' || echo gone",
+    );
+    assert_eq!((status, out.as_str()), (0, "0 2\nr\ngone\n"), "{err}");
+    let (status, _, err) = run(&s, "v='(`evil`)'; declare -a a; declare a=\"$v\"; echo $?");
+    assert_eq!(status, 0, "{err}");
+    assert!(err.contains("not parsed by guard-sh"), "{err}");
+    assert_eq!(ran(&s), "");
+}
+
+/// An array assignment is an assignment to its name: the policy's
+/// protected variables (here `PATH` and `LD_*`) cannot be reached through
+/// an element, `declare -a`, `read -a`, `mapfile`, `printf -v`, arithmetic
+/// or an indirect `${!x:=…}`.
+#[test]
+fn protected_variables_cannot_be_set_through_arrays_or_indirection() {
+    let s = setup();
+    for line in [
+        "PATH[0]=/tmp; tool after",
+        "PATH=(/tmp); tool after",
+        "PATH+=(/tmp); tool after",
+        "declare -a PATH=(/tmp); tool after",
+        "read -ra PATH <<< /tmp; tool after",
+        "mapfile -t PATH <<< /tmp; tool after",
+        "printf -v 'PATH[0]' /tmp; tool after",
+        "(( LD_X[0] = 1 )); tool after",
+        "r=LD_PRELOAD; : ${!r:=/tmp/x.so}; tool after",
+        "declare 'LD_PRELOAD[0]=/tmp/x.so'; tool after",
+    ] {
+        let (status, _, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(err.contains("denied: "), "{line}: {err}");
+        assert_eq!(ran(&s), "", "{line}");
+    }
+}

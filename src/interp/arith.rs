@@ -7,8 +7,8 @@
 pub trait ArithEnv {
     /// The value of `name`, or of `name[subscript]` (the subscript's text
     /// as written); an error for a subscript the shell refuses.
-    fn get_var(&mut self, name: &str) -> Result<Option<Vec<u8>>, String>;
-    fn set_var(&mut self, name: &str, value: i64) -> Result<(), String>;
+    fn get_var(&mut self, name: &str) -> Result<Option<Vec<u8>>, ArithError>;
+    fn set_var(&mut self, name: &str, value: i64) -> Result<(), ArithError>;
     /// `set -u`: an unset variable is an error, not 0.
     fn unset_is_error(&self) -> bool {
         false
@@ -22,6 +22,9 @@ pub enum ArithError {
     Unbound(String),
     /// Anything else: the command fails, the message says why.
     Invalid(String),
+    /// The policy refuses it (a protected variable, a subscript that
+    /// would run a substitution): the line stops, as for any denial.
+    Denied(crate::guard::Deny),
 }
 
 impl std::fmt::Display for ArithError {
@@ -29,6 +32,7 @@ impl std::fmt::Display for ArithError {
         match self {
             ArithError::Unbound(name) => write!(f, "{name}: unbound variable"),
             ArithError::Invalid(message) => f.write_str(message),
+            ArithError::Denied(deny) => f.write_str(&deny.reason),
         }
     }
 }
@@ -151,7 +155,7 @@ impl Parser<'_, '_> {
                 if !live {
                     return Ok(0);
                 }
-                let Some(text) = self.env.get_var(&name).map_err(ArithError::Invalid)? else {
+                let Some(text) = self.env.get_var(&name)? else {
                     if self.env.unset_is_error() {
                         return Err(ArithError::Unbound(name));
                     }
@@ -171,7 +175,7 @@ impl Parser<'_, '_> {
 
     fn assign(&mut self, v: &Val, n: i64, live: bool) -> R<()> {
         match v {
-            Val::Var(name) if live => self.env.set_var(name, n).map_err(ArithError::Invalid),
+            Val::Var(name) if live => self.env.set_var(name, n),
             Val::Var(_) => Ok(()),
             Val::Num(_) => Err(self.err("attempted assignment to non-variable")),
         }
@@ -492,10 +496,10 @@ mod tests {
     struct Env(HashMap<String, Vec<u8>>);
 
     impl ArithEnv for Env {
-        fn get_var(&mut self, name: &str) -> Result<Option<Vec<u8>>, String> {
+        fn get_var(&mut self, name: &str) -> Result<Option<Vec<u8>>, ArithError> {
             Ok(self.0.get(name).cloned())
         }
-        fn set_var(&mut self, name: &str, value: i64) -> Result<(), String> {
+        fn set_var(&mut self, name: &str, value: i64) -> Result<(), ArithError> {
             self.0.insert(name.into(), value.to_string().into_bytes());
             Ok(())
         }

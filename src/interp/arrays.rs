@@ -15,6 +15,9 @@ use super::{Flow, Shell};
 use crate::guard;
 use crate::syntax::ast::{ArrayItem, Subscript, Word};
 
+/// The rule a refused run-time subscript is recorded under.
+const RUNTIME_SUBSCRIPT: &str = "runtime-subscript";
+
 /// Where an element lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Key {
@@ -107,11 +110,14 @@ impl Shell<'_> {
     }
 
     fn refuse_subscript(&mut self, text: &[u8]) -> Flow {
-        self.error(&format!(
-            "[{}]: a subscript built at run time may hold only `$name` expansions (bash would run the substitutions in it); refused by guard-sh",
-            String::from_utf8_lossy(text)
-        ));
-        Flow::Abort(1)
+        let deny = crate::guard::Deny::new(
+            RUNTIME_SUBSCRIPT,
+            format!(
+                "[{}]: a subscript built at run time may hold only `$name` expansions (bash would run the substitutions in it); refused by guard-sh",
+                String::from_utf8_lossy(text)
+            ),
+        );
+        self.deny(&deny, &[text.to_vec()])
     }
 
     /// `name[sub]` (text built at run time) as a variable name and a key.
@@ -465,12 +471,20 @@ impl Shell<'_> {
     /// An array subscript written in arithmetic (`a[i+1]`), whose text
     /// went through word expansion already: any `$` or backquote left came
     /// from a value and is refused.
-    pub(super) fn arith_element_key(&mut self, name: &str, sub: &[u8]) -> Result<Key, String> {
+    pub(super) fn arith_element_key(
+        &mut self,
+        name: &str,
+        sub: &[u8],
+    ) -> Result<Key, super::arith::ArithError> {
+        use super::arith::ArithError;
         if sub.iter().any(|&b| b == b'$' || b == b'`') {
-            return Err(format!(
-                "{name}[{}]: a subscript built at run time may not hold expansions (bash would run the substitutions in it); refused by guard-sh",
-                String::from_utf8_lossy(sub)
-            ));
+            return Err(ArithError::Denied(crate::guard::Deny::new(
+                RUNTIME_SUBSCRIPT,
+                format!(
+                    "{name}[{}]: a subscript built at run time may not hold expansions (bash would run the substitutions in it); refused by guard-sh",
+                    String::from_utf8_lossy(sub)
+                ),
+            )));
         }
         if self.is_assoc(name) {
             return Ok(Key::Name(sub.to_vec()));
@@ -478,12 +492,14 @@ impl Shell<'_> {
         // A value naming an element of itself (`x='a[x]'`) would recurse
         // for ever.
         if self.subscript_depth >= 64 {
-            return Err("expression recursion level exceeded".into());
+            return Err(ArithError::Invalid(
+                "expression recursion level exceeded".into(),
+            ));
         }
         self.subscript_depth += 1;
         let r = super::arith::eval(self, sub);
         self.subscript_depth -= 1;
-        r.map(Key::Index).map_err(|e| e.to_string())
+        r.map(Key::Index)
     }
 
     /// Is `text` (a name built at run time, `name` or `name[sub]`) set?

@@ -87,8 +87,8 @@ impl Shell<'_> {
     /// An operand of `-eq` and the like: arithmetic, as in bash's `[[`.
     fn cond_arith(&mut self, text: &[u8]) -> Result<i64, Failed> {
         super::arith::eval(self, text).map_err(|error| {
-            if let super::arith::ArithError::Unbound(_) = error {
-                return Failed::Flow(self.arith_unbound(&error));
+            if let Some(flow) = self.arith_fatal(&error) {
+                return Failed::Flow(flow);
             }
             self.error(&format!("[[: {error}"));
             Failed::Status(1)

@@ -664,11 +664,13 @@ impl Shell<'_> {
         let text = self.expand_string(word)?;
         match super::arith::eval(self, &text) {
             Ok(value) => Ok(Some(value)),
-            Err(error @ super::arith::ArithError::Unbound(_)) => Err(self.arith_unbound(&error)),
-            Err(error) => {
-                self.error(&format!("((: {error}"));
-                Ok(None)
-            }
+            Err(error) => match self.arith_fatal(&error) {
+                Some(flow) => Err(flow),
+                None => {
+                    self.error(&format!("((: {error}"));
+                    Ok(None)
+                }
+            },
         }
     }
 

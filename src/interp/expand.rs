@@ -235,19 +235,28 @@ impl Shell<'_> {
     pub(super) fn arith(&mut self, text: &[u8]) -> Result<i64, Flow> {
         match arith::eval(self, text) {
             Ok(n) => Ok(n),
-            Err(error @ arith::ArithError::Unbound(_)) => Err(self.arith_unbound(&error)),
-            Err(error) => {
-                self.error(&error.to_string());
-                Err(Flow::Abort(1))
-            }
+            Err(error) => match self.arith_fatal(&error) {
+                Some(flow) => Err(flow),
+                None => {
+                    self.error(&error.to_string());
+                    Err(Flow::Abort(1))
+                }
+            },
         }
     }
 
-    /// An unset variable in arithmetic under `set -u`: reported and
-    /// aborted as `$name` would be, whichever command evaluated it.
-    pub(super) fn arith_unbound(&mut self, error: &arith::ArithError) -> Flow {
-        self.error(&error.to_string());
-        self.expansion_error()
+    /// An arithmetic error that ends more than its command: an unset
+    /// variable under `set -u` (as `$name` would), or a denial (the line
+    /// stops and the audit log records it). `None` for any other.
+    pub(super) fn arith_fatal(&mut self, error: &arith::ArithError) -> Option<Flow> {
+        match error {
+            arith::ArithError::Unbound(_) => {
+                self.error(&error.to_string());
+                Some(self.expansion_error())
+            }
+            arith::ArithError::Denied(deny) => Some(self.deny(deny, &[])),
+            arith::ArithError::Invalid(_) => None,
+        }
     }
 
     fn tilde(&mut self, user: Option<&[u8]>) -> Vec<u8> {
@@ -1070,7 +1079,7 @@ impl Shell<'_> {
 }
 
 impl ArithEnv for Shell<'_> {
-    fn get_var(&mut self, name: &str) -> Result<Option<Vec<u8>>, String> {
+    fn get_var(&mut self, name: &str) -> Result<Option<Vec<u8>>, arith::ArithError> {
         match name.split_once('[') {
             Some((array, sub)) => {
                 let sub = sub.strip_suffix(']').unwrap_or(sub);
@@ -1085,23 +1094,25 @@ impl ArithEnv for Shell<'_> {
         self.opts.nounset
     }
 
-    fn set_var(&mut self, name: &str, value: i64) -> Result<(), String> {
+    fn set_var(&mut self, name: &str, value: i64) -> Result<(), arith::ArithError> {
         let (base, sub) = match name.split_once('[') {
             Some((array, sub)) => (array, Some(sub.strip_suffix(']').unwrap_or(sub))),
             None => (name, None),
         };
         if let Err(deny) = crate::guard::check_assignment(&self.policy, base) {
-            return Err(deny.reason);
+            return Err(arith::ArithError::Denied(deny));
         }
         if self.vars.is_readonly(base) {
-            return Err(format!("{base}: readonly variable"));
+            return Err(arith::ArithError::Invalid(format!(
+                "{base}: readonly variable"
+            )));
         }
         let value = value.to_string().into_bytes();
         match sub {
             Some(sub) => {
                 let key = self.arith_element_key(base, sub.as_bytes())?;
                 self.assign_element(base, key, value, false)
-                    .map_err(|_| format!("{name}: assignment failed"))
+                    .map_err(|_| arith::ArithError::Invalid(format!("{name}: assignment failed")))
             }
             None => {
                 self.vars.set(name, value);

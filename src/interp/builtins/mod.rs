@@ -187,10 +187,10 @@ impl Shell<'_> {
         for arg in args {
             match super::arith::eval(self, arg) {
                 Ok(value) => last = value,
-                Err(error @ super::arith::ArithError::Unbound(_)) => {
-                    return Err(self.arith_unbound(&error));
-                }
                 Err(error) => {
+                    if let Some(flow) = self.arith_fatal(&error) {
+                        return Err(flow);
+                    }
                     self.error(&format!("let: {error}"));
                     return Ok(1);
                 }
