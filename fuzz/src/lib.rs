@@ -287,6 +287,8 @@ impl Enumerator<'_> {
                 }
                 WordPart::Arithmetic(w) => self.word(w),
                 WordPart::Parameter(pe) => self.param(pe),
+                // A declaration builtin's `NAME=(…)`: keys and values expand.
+                WordPart::Array(items) => self.items(items),
                 WordPart::Literal(_)
                 | WordPart::SingleQuoted(_)
                 | WordPart::AnsiC(_)
@@ -296,7 +298,22 @@ impl Enumerator<'_> {
         }
     }
 
+    fn items(&mut self, items: &[ArrayItem]) {
+        for item in items {
+            if let Some(key) = &item.key {
+                self.word(key);
+            }
+            self.word(&item.value);
+        }
+    }
+
     fn param(&mut self, pe: &ParamExpansion) {
+        // A subscript is expanded before the value is read.
+        if let Parameter::Element(element) = &pe.param {
+            if let Subscript::Index(w) = &element.index {
+                self.word(w);
+            }
+        }
         // Operand words may or may not be expanded.
         self.scoped(|e| match &pe.op {
             ParamOp::Plain | ParamOp::Length | ParamOp::Case { .. } => {}
@@ -328,7 +345,13 @@ impl Enumerator<'_> {
 
     fn simple(&mut self, s: &SimpleCommand) {
         for a in &s.assignments {
-            self.word(&a.value);
+            if let Some(index) = &a.index {
+                self.word(index);
+            }
+            match &a.value {
+                AssignValue::Scalar(w) => self.word(w),
+                AssignValue::Array(items) => self.items(items),
+            }
         }
         for w in &s.words {
             self.word(w);
