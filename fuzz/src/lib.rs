@@ -159,7 +159,9 @@ fn collect_definitions(list: &List, out: &mut BTreeSet<Vec<u8>>) {
                 l(d, body);
             }
             CompoundKind::For { body, .. } => l(d, body),
+            CompoundKind::ArithFor(a) => l(d, &a.body),
             CompoundKind::Case { arms, .. } => arms.iter().for_each(|a| l(d, &a.body)),
+            CompoundKind::Conditional(_) | CompoundKind::Arithmetic(_) => {}
         }
     }
     l(&mut Defs(out), list);
@@ -261,6 +263,34 @@ impl Enumerator<'_> {
                     arm.patterns.iter().for_each(|p| self.word(p));
                     self.scoped(|e| e.list(&arm.body));
                 }
+            }
+            // Operands of `&&`/`||` inside may not be expanded.
+            CompoundKind::Conditional(expr) => self.scoped(|e| e.cond(expr)),
+            CompoundKind::Arithmetic(w) => self.word(w),
+            CompoundKind::ArithFor(a) => {
+                self.word(&a.init);
+                let was = std::mem::replace(&mut self.in_body, true);
+                self.scoped(|e| {
+                    e.word(&a.condition);
+                    e.word(&a.step);
+                    e.list(&a.body);
+                });
+                self.in_body = was;
+            }
+        }
+    }
+
+    fn cond(&mut self, expr: &CondExpr) {
+        match expr {
+            CondExpr::Word(w) | CondExpr::Unary { operand: w, .. } => self.word(w),
+            CondExpr::Binary { left, right, .. } => {
+                self.word(left);
+                self.word(right);
+            }
+            CondExpr::Not(inner) => self.cond(inner),
+            CondExpr::And(a, b) | CondExpr::Or(a, b) => {
+                self.cond(a);
+                self.cond(b);
             }
         }
     }

@@ -49,6 +49,7 @@ pub const BUILTINS: &[&str] = &[
     "dirs",
     "mapfile",
     "readarray",
+    "ulimit",
 ];
 
 /// Is `name` a builtin of guard-sh's interpreter?

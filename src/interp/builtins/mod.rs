@@ -168,6 +168,7 @@ impl Shell<'_> {
             "pushd" => self.pushd(args),
             "popd" => self.popd(args),
             "dirs" => self.dirs_builtin(args),
+            "ulimit" => self.ulimit_builtin(args),
             other => {
                 self.error(&format!("{other}: builtin not implemented"));
                 Ok(2)
@@ -518,38 +519,111 @@ impl Shell<'_> {
         self.dispatch(rest, &[], false)
     }
 
+    /// `type [-a] [-t] NAME…`: what each name runs. `-t` prints only the
+    /// kind and nothing for a name that is none (bash); `-a` every match.
     fn type_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         let mut status = 0;
-        let mut short = false;
-        for name in args {
-            if name == b"-t" {
-                short = true;
-                continue;
+        let (mut short, mut all) = (false, false);
+        let mut names = Vec::new();
+        for arg in args {
+            match arg.as_slice() {
+                [b'-', flags @ ..] if !flags.is_empty() && names.is_empty() => {
+                    short |= flags.contains(&b't');
+                    all |= flags.contains(&b'a');
+                }
+                _ => names.push(arg.clone()),
             }
-            if name.starts_with(b"-") {
-                continue;
+        }
+        for name in names {
+            let text = lossy(&name);
+            let mut found: Vec<(&str, String)> = Vec::new();
+            if let Some(alias) = self.aliases.get(&text) {
+                found.push(("alias", format!("{text} is aliased to `{}'", lossy(alias))));
             }
-            let text = lossy(name);
-            let (kind, line) = if self.aliases.contains_key(&text) {
-                (
-                    "alias",
-                    format!("{text} is aliased to `{}'", lossy(&self.aliases[&text])),
-                )
-            } else if self.functions.contains_key(&text) {
-                ("function", format!("{text} is a function"))
-            } else if crate::guard::builtins::is_builtin(name) {
-                ("builtin", format!("{text} is a shell builtin"))
-            } else if let Some(path) = self.in_bin(name) {
-                ("file", format!("{text} is {}", path.display()))
-            } else {
-                self.error(&format!("type: {text}: not found"));
+            if self.functions.contains_key(&text) {
+                found.push(("function", format!("{text} is a function")));
+            }
+            if crate::guard::builtins::is_builtin(&name) {
+                found.push(("builtin", format!("{text} is a shell builtin")));
+            }
+            if let Some(path) = self.in_bin(&name) {
+                found.push(("file", format!("{text} is {}", path.display())));
+            }
+            if found.is_empty() {
+                if !short {
+                    self.error(&format!("type: {text}: not found"));
+                }
                 status = 1;
                 continue;
-            };
-            let out = if short { kind.to_string() } else { line };
-            self.write_out(format!("{out}\n").as_bytes(), "type");
+            }
+            if !all {
+                found.truncate(1);
+            }
+            for (kind, line) in found {
+                let out = if short { kind.to_string() } else { line };
+                self.write_out(format!("{out}\n").as_bytes(), "type");
+            }
         }
         Ok(status)
+    }
+
+    /// `ulimit [-H|-S] [-a|-LETTER…]`: the limits, read only (setting one
+    /// is refused: a command's limits are not the agent's to change).
+    fn ulimit_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut hard = false;
+        let mut letters = Vec::new();
+        for arg in args {
+            let Some(flags) = arg.strip_prefix(b"-").filter(|f| !f.is_empty()) else {
+                self.error(&format!(
+                    "ulimit: {}: setting limits is not supported by guard-sh",
+                    lossy(arg)
+                ));
+                return Ok(2);
+            };
+            for &f in flags {
+                match f {
+                    b'H' => hard = true,
+                    b'S' => hard = false,
+                    b'a' => letters.extend(ULIMITS.iter().map(|l| l.letter)),
+                    f if ULIMITS.iter().any(|l| l.letter == f) => letters.push(f),
+                    f => {
+                        self.error(&format!("ulimit: -{}: invalid option", f as char));
+                        return Ok(2);
+                    }
+                }
+            }
+        }
+        let several = letters.len() > 1;
+        if letters.is_empty() {
+            letters.push(b'f');
+        }
+        let mut out = String::new();
+        for letter in letters {
+            let Some(limit) = ULIMITS.iter().find(|l| l.letter == letter) else {
+                continue;
+            };
+            let Some(resource) = limit.resource else {
+                // The pipe size in 512-byte blocks: a constant, as bash's.
+                out.push_str(&ulimit_line(limit, several, "8"));
+                continue;
+            };
+            let value = match nix::sys::resource::getrlimit(resource) {
+                Ok((soft, max)) => {
+                    let v = if hard { max } else { soft };
+                    if v == nix::sys::resource::RLIM_INFINITY {
+                        "unlimited".to_string()
+                    } else {
+                        (v / limit.unit).to_string()
+                    }
+                }
+                Err(e) => {
+                    self.error(&format!("ulimit: {}: cannot get limit: {e}", limit.name));
+                    return Ok(1);
+                }
+            };
+            out.push_str(&ulimit_line(limit, several, &value));
+        }
+        Ok(self.write_out(out.as_bytes(), "ulimit"))
     }
 
     fn exec_builtin(&mut self, args: &[Vec<u8>]) -> Status {
@@ -692,3 +766,76 @@ fn normalize(path: &Path) -> PathBuf {
     }
     out
 }
+
+/// One limit `ulimit` shows: its letter, bash's label and unit.
+struct Ulimit {
+    letter: u8,
+    name: &'static str,
+    unit_name: &'static str,
+    unit: u64,
+    resource: Option<nix::sys::resource::Resource>,
+}
+
+/// A `ulimit` line: the value alone, or with bash's `-a` label
+/// (`printf "%-20s %20s"` of the name and `(unit, -x) `).
+fn ulimit_line(limit: &Ulimit, labelled: bool, value: &str) -> String {
+    if !labelled {
+        return format!("{value}\n");
+    }
+    let unit = match limit.unit_name {
+        "" => format!("(-{}) ", limit.letter as char),
+        name => format!("({name}, -{}) ", limit.letter as char),
+    };
+    format!("{:<20} {unit:>20}{value}\n", limit.name)
+}
+
+/// bash 5.2's `ulimit -a` rows, in its order.
+const ULIMITS: &[Ulimit] = {
+    use nix::sys::resource::Resource as R;
+    const fn u(
+        letter: u8,
+        name: &'static str,
+        unit_name: &'static str,
+        unit: u64,
+        resource: R,
+    ) -> Ulimit {
+        Ulimit {
+            letter,
+            name,
+            unit_name,
+            unit,
+            resource: Some(resource),
+        }
+    }
+    &[
+        u(
+            b'R',
+            "real-time non-blocking time",
+            "microseconds",
+            1,
+            R::RLIMIT_RTTIME,
+        ),
+        u(b'c', "core file size", "blocks", 512, R::RLIMIT_CORE),
+        u(b'd', "data seg size", "kbytes", 1024, R::RLIMIT_DATA),
+        u(b'e', "scheduling priority", "", 1, R::RLIMIT_NICE),
+        u(b'f', "file size", "blocks", 512, R::RLIMIT_FSIZE),
+        u(b'i', "pending signals", "", 1, R::RLIMIT_SIGPENDING),
+        u(b'l', "max locked memory", "kbytes", 1024, R::RLIMIT_MEMLOCK),
+        u(b'm', "max memory size", "kbytes", 1024, R::RLIMIT_RSS),
+        u(b'n', "open files", "", 1, R::RLIMIT_NOFILE),
+        Ulimit {
+            letter: b'p',
+            name: "pipe size",
+            unit_name: "512 bytes",
+            unit: 1,
+            resource: None,
+        },
+        u(b'q', "POSIX message queues", "bytes", 1, R::RLIMIT_MSGQUEUE),
+        u(b'r', "real-time priority", "", 1, R::RLIMIT_RTPRIO),
+        u(b's', "stack size", "kbytes", 1024, R::RLIMIT_STACK),
+        u(b't', "cpu time", "seconds", 1, R::RLIMIT_CPU),
+        u(b'u', "max user processes", "", 1, R::RLIMIT_NPROC),
+        u(b'v', "virtual memory", "kbytes", 1024, R::RLIMIT_AS),
+        u(b'x', "file locks", "", 1, R::RLIMIT_LOCKS),
+    ]
+};
