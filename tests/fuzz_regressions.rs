@@ -340,3 +340,25 @@ fn here_documents_inside_arithmetic_are_refused() {
     assert_prints_back(b"echo $(cat <<E\n)\nE\n)");
     assert_prints_back(b"echo $(( $(echo 1) + 2 ))");
 }
+
+#[test]
+fn an_array_element_opening_a_bracket_it_does_not_close_is_refused() {
+    // Found by `parse`: `a=([}` newline `x ]=y)` read `[}` as a bare
+    // element (its `]` is on the next line); printed on one line, `[} x ]=`
+    // became a key.
+    assert_refused_with(
+        &[
+            b"a=([}\nx ]=y)",
+            b"declare -A m=([}\necho ]=E)",
+            b"a=([a\"]\"=b)",
+        ],
+        "does not close",
+    );
+    for line in [
+        &b"a=([a-z]* x)"[..],
+        b"a=([0]=x [k]=\"y z\" w)",
+        b"a=(\n x # c\n y\n)",
+    ] {
+        assert_prints_back(line);
+    }
+}

@@ -285,7 +285,12 @@ impl Shell<'_> {
                 }
             }
             let pgroup = self.job_group(leader);
-            let outcome = self.start_element(&element.command, pgroup, next.map(|p| p.0));
+            let in_shell = i + 1 == n && self.opts.lastpipe && !self.interactive;
+            let outcome = if in_shell {
+                self.run_command(&element.command).map(Started::Done)
+            } else {
+                self.start_element(&element.command, pgroup, next.map(|p| p.0))
+            };
             self.restore_fds(saved);
             if let Some(r) = prev_r {
                 let _ = self.sys.close(r);

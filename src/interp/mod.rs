@@ -61,6 +61,9 @@ pub type Status = Result<i32, Flow>;
 /// Shell options (`set -o`, `shopt`).
 #[derive(Debug, Clone, Default)]
 pub struct Options {
+    /// `shopt -s lastpipe`: without job control, a pipeline's last member
+    /// runs in the shell itself (`… | read v` sets `v`).
+    pub lastpipe: bool,
     pub errexit: bool,
     pub nounset: bool,
     pub xtrace: bool,

@@ -19,6 +19,7 @@ enum ArrayKind {
 /// `shopt` options guard-sh accepts.
 const SHOPTS: &[&str] = &[
     "dotglob",
+    "lastpipe",
     "expand_aliases",
     "extglob",
     "failglob",
@@ -1087,7 +1088,7 @@ impl Shell<'_> {
             let line = if print || mode.is_some() {
                 format!("shopt {} {name}\n", if value { "-s" } else { "-u" })
             } else {
-                format!("{name:<20}\t{}\n", if value { "on" } else { "off" })
+                format!("{name:<15}\t{}\n", if value { "on" } else { "off" })
             };
             if !names.is_empty() && !value {
                 status = 1;
@@ -1106,6 +1107,7 @@ impl Shell<'_> {
             "expand_aliases" => self.opts.expand_aliases = on,
             "globstar" => self.opts.globstar = on,
             "nocaseglob" => self.opts.nocaseglob = on,
+            "lastpipe" => self.opts.lastpipe = on,
             _ => {}
         }
     }
@@ -1119,6 +1121,7 @@ impl Shell<'_> {
             "expand_aliases" => self.opts.expand_aliases,
             "globstar" => self.opts.globstar,
             "nocaseglob" => self.opts.nocaseglob,
+            "lastpipe" => self.opts.lastpipe,
             "login_shell" => self.opts.login_shell,
             "cmdhist"
             | "promptvars"

@@ -261,6 +261,15 @@ impl<'a> Parser<'a> {
                     });
                     rest = r;
                 }
+                // A bare element opening a `[` it does not close in the same
+                // word (`[}` then a newline) would read as a key once printed
+                // on one line; a bracket expression (`[a-z]*`) is fine.
+                Some(b'[') if !closes_bracket(token(rest)) => {
+                    return Err(SyntaxError::Unsupported {
+                        feature: "an array element opening a `[` it does not close",
+                        at: self.span_at(rest, 1),
+                    });
+                }
                 Some(_) => match self.word(rest, false)? {
                     (r, Some(value)) => {
                         items.push(ArrayItem { key: None, value });

@@ -1,0 +1,6 @@
+echo x | read v
+echo "[$v]"
+shopt lastpipe dotglob nullglob
+shopt -p lastpipe
+shopt -s lastpipe
+shopt lastpipe
