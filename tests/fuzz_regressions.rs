@@ -362,3 +362,11 @@ fn an_array_element_opening_a_bracket_it_does_not_close_is_refused() {
         assert_prints_back(line);
     }
 }
+
+#[test]
+fn an_unclosed_parenthesis_in_dollar_bracket_arithmetic_is_refused() {
+    // Found by `parse`: `$[ 3 * (2+ ]` printed as `$(( 3 * (2+ ))`, which
+    // no longer ends where it did.
+    assert_refused_with(&[b"echo $[ 3 * (2+ ]", b"echo $[(]"], "not closed");
+    assert_prints_back(b"echo $[ 3 * (2+1) ] $[a[1]+1]");
+}

@@ -508,3 +508,42 @@ fn protected_variables_cannot_be_set_through_arrays_or_indirection() {
         assert_eq!(ran(&s), "", "{line}");
     }
 }
+
+/// A function body is judged where the function is called. A script may
+/// define `main` above the helpers it calls (it runs one command at a
+/// time, as bash does); a foreign name in a body is refused on the line
+/// that calls it, or, called from a later line, where it would spawn.
+#[test]
+fn a_function_body_is_judged_where_it_is_called() {
+    let s = setup();
+    let script = s.work.path().join("main-first.sh");
+    std::fs::write(
+        &script,
+        "main() { helper one; }\nhelper() { tool \"$1\"; }\nmain\n",
+    )
+    .expect("script");
+    let out = common::run_guard(&s.arm, s.work.path(), &[script.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    assert_eq!(ran(&s), "tool|one\n");
+    let _ = std::fs::remove_file(&s.log);
+
+    let (status, _, err) = run(&s, "tool first; f() { evil x; }; f");
+    assert_eq!(status, 126, "{err}");
+    assert_eq!(ran(&s), "", "refused before anything ran");
+
+    let mut child = common::guard_cmd(&s.arm, s.work.path())
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::io::Write::write_all(
+        child.stdin.as_mut().expect("stdin"),
+        b"f() { evil x; }\ntool second\nf\ntool after\n",
+    )
+    .expect("feed");
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("wait");
+    let err = common::text(&out.stderr);
+    assert!(err.contains("denied: \"evil\""), "{err}");
+    assert_eq!(ran(&s), "tool|second\ntool|after\n", "evil never ran");
+}

@@ -69,6 +69,8 @@ pub fn escapes(policy: &Policy, list: &List) -> Vec<Escape> {
     let mut e = Enumerator {
         policy,
         all_definitions: all,
+        bodies: std::collections::BTreeMap::new(),
+        calling: BTreeSet::new(),
         defined: BTreeSet::new(),
         in_body: false,
         depth: 0,
@@ -85,6 +87,11 @@ struct Enumerator<'p> {
     all_definitions: BTreeSet<Vec<u8>>,
     /// Functions certainly defined at this point of the run.
     defined: BTreeSet<Vec<u8>>,
+    /// The body each function name has now (set where it is defined);
+    /// the interpreter runs it where the function is called.
+    bodies: std::collections::BTreeMap<Vec<u8>, CompoundCommand>,
+    /// Functions whose bodies are being enumerated for a call.
+    calling: BTreeSet<Vec<u8>>,
     /// Inside a function body or trap action (runs later).
     in_body: bool,
     /// eval/trap text nesting.
@@ -207,11 +214,11 @@ impl Enumerator<'_> {
         match c {
             Command::Simple(s) => self.simple(s),
             Command::Compound(cc) => self.compound(cc),
+            // Nothing of a body runs where it is defined.
             Command::FunctionDef(f) => {
-                let was = std::mem::replace(&mut self.in_body, true);
-                self.scoped(|e| e.compound(&f.body));
-                self.in_body = was;
-                self.defined.insert(f.name.as_bytes().to_vec());
+                let name = f.name.as_bytes().to_vec();
+                self.bodies.insert(name.clone(), (*f.body).clone());
+                self.defined.insert(name);
             }
         }
     }
@@ -400,6 +407,16 @@ impl Enumerator<'_> {
         let Some(first) = words.first() else { return };
         let Some(name) = fixed(first) else { return };
         if functions && self.is_function(&name) {
+            // The body runs now; a function defined later in the line but
+            // not yet here is one whose body this line may not reach.
+            if let Some(body) = self.bodies.get(&name).cloned() {
+                if self.calling.insert(name.clone()) {
+                    let was = std::mem::replace(&mut self.in_body, true);
+                    self.scoped(|e| e.compound(&body));
+                    self.in_body = was;
+                    self.calling.remove(&name);
+                }
+            }
             return;
         }
         if is_builtin(&name) {

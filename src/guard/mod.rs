@@ -106,17 +106,108 @@ pub fn check_path_arguments(policy: &Policy, cwd: &Path, args: &[&[u8]]) -> Resu
                 protected_root_among(protected, &absolute)
             };
             if reached.is_some() {
-                return Err(Deny::new(
-                    "protected-path",
-                    format!(
-                        "argument \"{}\" names part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
-                        String::from_utf8_lossy(arg)
-                    ),
-                ));
+                return Err(protected_argument(arg));
             }
         }
     }
     Ok(())
+}
+
+/// The protected paths as the static check compares them: each by its
+/// name and its real path, resolved once per line (the kernel is asked
+/// once per protected path, never per argument word).
+pub struct StaticPaths {
+    cwd: PathBuf,
+    protected: Vec<(PathBuf, PathBuf)>,
+}
+
+impl StaticPaths {
+    pub fn new(policy: &Policy) -> StaticPaths {
+        StaticPaths {
+            cwd: std::env::current_dir().unwrap_or_else(|_| "/".into()),
+            protected: protected_reals(policy)
+                .into_iter()
+                .map(|(named, real)| (named.to_path_buf(), real))
+                .collect(),
+        }
+    }
+
+    /// `path` made absolute against the working folder, as text.
+    fn absolute(&self, path: &Path) -> PathBuf {
+        lexical(&self.cwd.join(path))
+    }
+
+    /// Does the absolute `path` lie in a protected path (or, for a
+    /// pattern's folder, contain one), compared as text?
+    fn reaches(&self, path: &Path, pattern: bool) -> bool {
+        self.protected.iter().any(|(named, real)| {
+            [named, real]
+                .iter()
+                .any(|p| path.starts_with(p) || (pattern && p.starts_with(path)))
+        })
+    }
+}
+
+/// The static check of the arguments fixed in the text, before anything
+/// runs: [`check_path_arguments`]'s readings, compared as text (`.` and
+/// `..` applied) with each protected path's name and real path. No system
+/// call per word: a spelling through a symbolic link is caught where the
+/// command is spawned ([`check_argv`] resolves every reading) and by the
+/// kernel's rules.
+pub fn check_path_arguments_lexically(paths: &StaticPaths, args: &[&[u8]]) -> Result<(), Deny> {
+    for arg in args {
+        for (candidate, pattern) in path_readings(arg) {
+            let absolute = paths.absolute(Path::new(std::ffi::OsStr::from_bytes(candidate)));
+            if paths.reaches(&absolute, pattern) {
+                return Err(protected_argument(arg));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The static check of a redirection's fixed target: compared as text, as
+/// [`check_path_arguments_lexically`]; the file guard-sh opens is checked
+/// again, links resolved, when the redirection is made
+/// ([`check_write_target`]).
+pub fn check_write_target_lexically(paths: &StaticPaths, path: &Path) -> Result<(), Deny> {
+    let absolute = paths.absolute(path);
+    if paths.reaches(&absolute, false) {
+        return Err(Deny::new(
+            "protected-path",
+            format!(
+                "writing {} is not permitted: it is part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
+                path.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `path` with `.` and `..` applied as text (`/..` stays `/`).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::from("/");
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+fn protected_argument(arg: &[u8]) -> Deny {
+    Deny::new(
+        "protected-path",
+        format!(
+            "argument \"{}\" names part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
+            String::from_utf8_lossy(arg)
+        ),
+    )
 }
 
 /// Every way a program could read `arg` as a path (see

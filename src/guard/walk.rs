@@ -11,7 +11,8 @@ use super::reasons;
 use super::verdict::{Reached, ReachedKind, Verdict};
 use super::words::{declared_name, describe, static_value};
 use super::{
-    builtins, check_arguments, check_assignment, check_path_arguments, check_write_target,
+    StaticPaths, builtins, check_arguments, check_assignment, check_path_arguments_lexically,
+    check_write_target_lexically,
 };
 use crate::policy::{CommandKind, Policy};
 use crate::syntax::ast::*;
@@ -22,8 +23,20 @@ use std::path::Path;
 const MAX_EVAL_DEPTH: usize = 8;
 
 /// Walks one line and collects what it reaches.
+/// Function bodies by name.
+type Bodies = std::collections::HashMap<Vec<u8>, CompoundCommand>;
+
 pub struct Walker<'p> {
     policy: &'p Policy,
+    /// The bodies of the functions this line defines (the last definition
+    /// of a name wins), walked again where the line calls them.
+    bodies: Bodies,
+    /// Functions whose bodies are being walked for a call (recursion ends).
+    calling: HashSet<Vec<u8>>,
+    /// Walking a body where it is defined, not where it is called: a name
+    /// no function has yet may be defined before the call (a script's
+    /// `main` above its helpers), so it is left to the check at the call.
+    defining: u32,
     /// Functions known to exist (defined earlier in the session or in this line).
     functions: HashSet<Vec<u8>>,
     /// Every function this line defines anywhere: a function body runs at
@@ -34,17 +47,24 @@ pub struct Walker<'p> {
     body_depth: u32,
     reached: Vec<Reached>,
     eval_depth: usize,
+    /// The working folder and the protected paths, resolved when the
+    /// first argument needs them and kept for the line.
+    paths: Option<StaticPaths>,
 }
 
 impl<'p> Walker<'p> {
     pub fn new(policy: &'p Policy, known_functions: impl IntoIterator<Item = Vec<u8>>) -> Self {
         Walker {
             policy,
+            bodies: Bodies::new(),
+            calling: HashSet::new(),
+            defining: 0,
             functions: known_functions.into_iter().collect(),
             later: HashSet::new(),
             body_depth: 0,
             reached: Vec::new(),
             eval_depth: 0,
+            paths: None,
         }
     }
 
@@ -58,7 +78,7 @@ impl<'p> Walker<'p> {
 
     /// Walk a whole line: its function definitions are collected first.
     pub fn line(&mut self, list: &List) {
-        collect_definitions(list, &mut self.later);
+        collect_definitions(list, &mut self.later, &mut self.bodies);
         self.list(list);
     }
 
@@ -106,7 +126,9 @@ impl<'p> Walker<'p> {
             Command::FunctionDef(def) => {
                 self.functions.insert(def.name.as_bytes().to_vec());
                 self.body_depth += 1;
+                self.defining += 1;
                 self.scoped(|w| w.compound(&def.body));
+                self.defining -= 1;
                 self.body_depth -= 1;
             }
         }
@@ -263,6 +285,17 @@ impl<'p> Walker<'p> {
                 span,
                 Ok("a function whose body is checked".into()),
             );
+            // Called here: its body runs now, with no room left for a
+            // definition to come first.
+            if self.defining == 0 && !self.calling.contains(&name) {
+                if let Some(body) = self.bodies.get(&name).cloned() {
+                    self.calling.insert(name.clone());
+                    self.body_depth += 1;
+                    self.scoped(|w| w.compound(&body));
+                    self.body_depth -= 1;
+                    self.calling.remove(&name);
+                }
+            }
             return;
         }
         if builtins::is_builtin(&name) {
@@ -270,6 +303,11 @@ impl<'p> Walker<'p> {
             return;
         }
         let Some(rule) = self.policy.commands.get(&text) else {
+            if self.defining > 0 {
+                // Judged where the function is called (here or on a later
+                // line) and, whatever the text, before anything spawns.
+                return;
+            }
             let reason = reasons::foreign_command(self.policy, &text);
             self.push(
                 text,
@@ -288,9 +326,13 @@ impl<'p> Walker<'p> {
         // judged again on the final argv.
         let fixed: Vec<Vec<u8>> = words[1..].iter().filter_map(static_value).collect();
         let fixed_refs: Vec<&[u8]> = fixed.iter().map(Vec::as_slice).collect();
+        let policy = self.policy;
         let checked = check_arguments(rule, &fixed_refs).and_then(|()| {
-            let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
-            check_path_arguments(self.policy, &cwd, &fixed_refs)
+            if fixed_refs.is_empty() {
+                return Ok(());
+            }
+            let paths = self.paths.get_or_insert_with(|| StaticPaths::new(policy));
+            check_path_arguments_lexically(paths, &fixed_refs)
         });
         let (rule_id, outcome) = match checked {
             Err(deny) => (deny.rule, Err(deny.reason)),
@@ -528,11 +570,9 @@ impl<'p> Walker<'p> {
     fn write_target(&mut self, path: &[u8], span: Span) {
         use std::os::unix::ffi::OsStrExt;
         let path = Path::new(std::ffi::OsStr::from_bytes(path));
-        let absolute = match std::env::current_dir() {
-            Ok(cwd) if path.is_relative() => cwd.join(path),
-            _ => path.to_path_buf(),
-        };
-        if let Err(deny) = check_write_target(self.policy, &absolute) {
+        let policy = self.policy;
+        let paths = self.paths.get_or_insert_with(|| StaticPaths::new(policy));
+        if let Err(deny) = check_write_target_lexically(paths, path) {
             let text = path.display().to_string();
             self.push(
                 text,
@@ -631,6 +671,11 @@ impl<'p> Walker<'p> {
         span: Span,
         outcome: Result<String, String>,
     ) {
+        // A body is reported where it is called; where it is defined only
+        // what no later definition can make right is.
+        if self.defining > 0 && outcome.is_ok() {
+            return;
+        }
         let (allowed, reason) = match outcome {
             Ok(reason) => (true, reason),
             Err(reason) => (false, reason),
@@ -699,7 +744,9 @@ fn skip_options<'w>(
 
 /// The names of the functions `list` defines, in any list or compound body
 /// (not inside substitutions, which run in a copy of the shell).
-fn collect_definitions(list: &List, names: &mut HashSet<Vec<u8>>) {
+/// Every function `list` defines at any depth, with its body (the last
+/// definition of a name wins).
+fn collect_definitions(list: &List, names: &mut HashSet<Vec<u8>>, bodies: &mut Bodies) {
     for item in &list.items {
         let pipelines =
             std::iter::once(&item.and_or.first).chain(item.and_or.rest.iter().map(|(_, p)| p));
@@ -709,44 +756,45 @@ fn collect_definitions(list: &List, names: &mut HashSet<Vec<u8>>) {
                     Command::Simple(_) => {}
                     Command::FunctionDef(def) => {
                         names.insert(def.name.as_bytes().to_vec());
-                        collect_compound(&def.body, names);
+                        bodies.insert(def.name.as_bytes().to_vec(), (*def.body).clone());
+                        collect_compound(&def.body, names, bodies);
                     }
-                    Command::Compound(c) => collect_compound(c, names),
+                    Command::Compound(c) => collect_compound(c, names, bodies),
                 }
             }
         }
     }
 }
 
-fn collect_compound(compound: &CompoundCommand, names: &mut HashSet<Vec<u8>>) {
+fn collect_compound(compound: &CompoundCommand, names: &mut HashSet<Vec<u8>>, bodies: &mut Bodies) {
     match &compound.kind {
         CompoundKind::BraceGroup(list) | CompoundKind::Subshell(list) => {
-            collect_definitions(list, names)
+            collect_definitions(list, names, bodies)
         }
         CompoundKind::If {
             branches,
             else_body,
         } => {
             for (condition, body) in branches {
-                collect_definitions(condition, names);
-                collect_definitions(body, names);
+                collect_definitions(condition, names, bodies);
+                collect_definitions(body, names, bodies);
             }
             if let Some(body) = else_body {
-                collect_definitions(body, names);
+                collect_definitions(body, names, bodies);
             }
         }
         CompoundKind::Loop {
             condition, body, ..
         } => {
-            collect_definitions(condition, names);
-            collect_definitions(body, names);
+            collect_definitions(condition, names, bodies);
+            collect_definitions(body, names, bodies);
         }
-        CompoundKind::For { body, .. } => collect_definitions(body, names),
-        CompoundKind::ArithFor(arith_for) => collect_definitions(&arith_for.body, names),
+        CompoundKind::For { body, .. } => collect_definitions(body, names, bodies),
+        CompoundKind::ArithFor(arith_for) => collect_definitions(&arith_for.body, names, bodies),
         CompoundKind::Arithmetic(_) | CompoundKind::Conditional(_) => {}
         CompoundKind::Case { arms, .. } => {
             for arm in arms {
-                collect_definitions(&arm.body, names);
+                collect_definitions(&arm.body, names, bodies);
             }
         }
     }

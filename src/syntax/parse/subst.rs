@@ -334,6 +334,14 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // `$[ (1 ]` (`$((` pairs its parentheses before it gets here): the
+        // text printed back as `$(( (1 ))` would end elsewhere.
+        if open > 0 {
+            return Err(SyntaxError::Unsupported {
+                feature: "a `(` inside `$[ … ]` that is not closed",
+                at: self.span_at(self.src, self.src.len().min(1)),
+            });
+        }
         Ok(p.finish())
     }
 }
