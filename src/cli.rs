@@ -483,7 +483,10 @@ fn with_high_fds<T>(f: impl FnOnce() -> T) -> T {
     result
 }
 
-/// `--explain`: the static verdict as JSON; nothing runs.
+/// `--explain`: the static verdict as JSON; nothing runs. The input is
+/// checked one complete command at a time, as a script runs (a function
+/// defined by one is known to the next), so memory follows the longest
+/// command and the output, not the input.
 fn explain(policy: &Policy, inv: &Invocation) -> i32 {
     let text = match &inv.command {
         Some(c) => c.clone(),
@@ -496,20 +499,52 @@ fn explain(policy: &Policy, inv: &Invocation) -> i32 {
             buf
         }
     };
-    match syntax::parse_complete(&text) {
-        Err(e) => {
-            say(&format!("syntax error at {}", e.render(&text)));
-            2
-        }
-        Ok((list, closed)) => {
-            for doc in closed {
-                say(&doc.warning());
+    let mut allowed = true;
+    let mut commands: Vec<u8> = Vec::new();
+    let mut functions: Vec<Vec<u8>> = Vec::new();
+    let mut chunker = syntax::Chunker::default();
+    let protected = std::rc::Rc::new(guard_sh::guard::ProtectedPaths::new(policy));
+    let lines = text
+        .split_inclusive(|&b| b == b'\n')
+        .map(Some)
+        .chain([None]);
+    for line in lines {
+        let chunk = match line {
+            Some(line) => chunker.push_line(line),
+            None => chunker.finish(),
+        };
+        let Some(mut chunk) = chunk else { continue };
+        let parsed = match chunk.list.take() {
+            Some(list) => Ok((list, Vec::new())),
+            None => syntax::parse_complete(&chunk.text),
+        };
+        let (list, closed) = match parsed {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let at = e.render_after(&chunk.text, chunk.lines_before);
+                say(&format!("syntax error at {at}"));
+                return 2;
             }
-            let verdict = guard_sh::guard::check_list(policy, &list);
-            println!("{}", verdict.to_json(&text));
-            if verdict.allowed { 0 } else { 1 }
+        };
+        for doc in closed {
+            say(&doc.warning());
         }
+        let verdict =
+            guard_sh::guard::check_list_in(policy, &list, functions.iter().cloned(), &protected);
+        allowed &= verdict.allowed;
+        verdict.write_commands_json(&chunk.text, chunk.lines_before, &mut commands);
+        functions.extend(guard_sh::guard::functions_defined(&list));
     }
+    let head = format!("{{\"allowed\":{allowed},\"commands\":[");
+    let mut stdout = std::io::stdout().lock();
+    let written = [head.as_bytes(), &commands, b"]}\n"]
+        .iter()
+        .try_for_each(|part| std::io::Write::write_all(&mut stdout, part));
+    if let Err(e) = written {
+        say(&format!("stdout: {e}"));
+        return 2;
+    }
+    if allowed { 0 } else { 1 }
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ pub use walk::writes_file;
 
 use crate::policy::{CommandRule, Policy};
 use crate::syntax::{self, SyntaxError, ast::List};
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 /// Static check of a parsed line. `known_functions` are the functions the
@@ -29,6 +29,26 @@ pub fn check_list_with(
     known_functions: impl IntoIterator<Item = Vec<u8>>,
 ) -> Verdict {
     let mut walker = walk::Walker::new(policy, known_functions);
+    walker.line(list);
+    walker.finish()
+}
+
+/// The names of the functions `list` defines, at any depth: known to the
+/// lines after it (`--explain` of a script, one command at a time).
+pub fn functions_defined(list: &List) -> Vec<Vec<u8>> {
+    walk::functions_defined(list)
+}
+
+/// [`check_list_with`] for a reader of many lines, which resolves the
+/// protected paths once ([`ProtectedPaths`]).
+pub fn check_list_in(
+    policy: &Policy,
+    list: &List,
+    known_functions: impl IntoIterator<Item = Vec<u8>>,
+    protected: &std::rc::Rc<ProtectedPaths>,
+) -> Verdict {
+    let mut walker = walk::Walker::new(policy, known_functions);
+    walker.protected = Some(protected.clone());
     walker.line(list);
     walker.finish()
 }
@@ -118,17 +138,34 @@ pub fn check_path_arguments(policy: &Policy, cwd: &Path, args: &[&[u8]]) -> Resu
 /// once per protected path, never per argument word).
 pub struct StaticPaths {
     cwd: PathBuf,
-    protected: Vec<(PathBuf, PathBuf)>,
+    protected: std::rc::Rc<ProtectedPaths>,
+}
+
+/// Each protected path's name and real path, `.` and `..` applied, as
+/// bytes (compared a byte at a time, never component by component). The
+/// kernel is asked once per protected path; a reader of many lines keeps
+/// one ([`check_list_in`]).
+#[derive(Debug, Clone)]
+pub struct ProtectedPaths(Vec<Vec<u8>>);
+
+impl ProtectedPaths {
+    pub fn new(policy: &Policy) -> ProtectedPaths {
+        let mut protected: Vec<Vec<u8>> = protected_reals(policy)
+            .into_iter()
+            .flat_map(|(named, real)| [lexical(named), lexical(&real)])
+            .map(|p| p.into_os_string().into_vec())
+            .collect();
+        protected.sort();
+        protected.dedup();
+        ProtectedPaths(protected)
+    }
 }
 
 impl StaticPaths {
-    pub fn new(policy: &Policy) -> StaticPaths {
+    pub fn new(protected: std::rc::Rc<ProtectedPaths>) -> StaticPaths {
         StaticPaths {
             cwd: std::env::current_dir().unwrap_or_else(|_| "/".into()),
-            protected: protected_reals(policy)
-                .into_iter()
-                .map(|(named, real)| (named.to_path_buf(), real))
-                .collect(),
+            protected,
         }
     }
 
@@ -140,11 +177,20 @@ impl StaticPaths {
     /// Does the absolute `path` lie in a protected path (or, for a
     /// pattern's folder, contain one), compared as text?
     fn reaches(&self, path: &Path, pattern: bool) -> bool {
-        self.protected.iter().any(|(named, real)| {
-            [named, real]
-                .iter()
-                .any(|p| path.starts_with(p) || (pattern && p.starts_with(path)))
-        })
+        let path = path.as_os_str().as_bytes();
+        self.protected
+            .0
+            .iter()
+            .any(|p| within(path, p) || (pattern && within(p, path)))
+    }
+}
+
+/// Is `path` the folder or file `root`, or beneath it (both absolute and
+/// without `.` or `..`)?
+fn within(path: &[u8], root: &[u8]) -> bool {
+    match path.strip_prefix(root) {
+        Some(rest) => rest.is_empty() || rest[0] == b'/' || root == b"/",
+        None => false,
     }
 }
 

@@ -89,21 +89,63 @@ impl Verdict {
     /// JSON for `--explain` and the audit log, with `LINE:COL` positions
     /// computed from `source`.
     pub fn to_json(&self, source: &[u8]) -> serde_json::Value {
+        serde_json::json!({ "allowed": self.allowed, "commands": self.commands_json(source, 0) })
+    }
+
+    /// Append each reached command to `out` as a JSON object (comma
+    /// separated, after any already there), its `at` counted in an input
+    /// where `source` starts after `lines_before` lines. Written straight
+    /// from the verdict: no `serde_json::Value` on the way.
+    pub fn write_commands_json(&self, source: &[u8], lines_before: usize, out: &mut Vec<u8>) {
+        /// The keys in `to_json`'s (sorted) order.
+        #[derive(Serialize)]
+        struct Entry<'a> {
+            allowed: bool,
+            at: String,
+            kind: ReachedKind,
+            name: &'a str,
+            reason: &'a str,
+            rule: &'a str,
+        }
         let lines = LineIndex::new(source);
-        let commands: Vec<serde_json::Value> = self
-            .commands
+        for c in &self.commands {
+            let mut at = lines.line_col(c.span.start);
+            at.line += lines_before;
+            if !out.is_empty() {
+                out.push(b',');
+            }
+            let entry = Entry {
+                allowed: c.allowed,
+                at: at.to_string(),
+                kind: c.kind,
+                name: &c.name,
+                reason: &c.reason,
+                rule: c.rule,
+            };
+            // Writing into a Vec cannot fail; the entry holds no map with
+            // non-string keys.
+            let _ = serde_json::to_writer(&mut *out, &entry);
+        }
+    }
+
+    /// Each reached command as JSON, its `at` counted in an input where
+    /// `source` starts after `lines_before` lines.
+    pub fn commands_json(&self, source: &[u8], lines_before: usize) -> Vec<serde_json::Value> {
+        let lines = LineIndex::new(source);
+        self.commands
             .iter()
             .map(|c| {
+                let mut at = lines.line_col(c.span.start);
+                at.line += lines_before;
                 serde_json::json!({
                     "name": c.name,
                     "kind": c.kind,
                     "allowed": c.allowed,
                     "rule": c.rule,
                     "reason": c.reason,
-                    "at": lines.line_col(c.span.start).to_string(),
+                    "at": at.to_string(),
                 })
             })
-            .collect();
-        serde_json::json!({ "allowed": self.allowed, "commands": commands })
+            .collect()
     }
 }

@@ -11,8 +11,8 @@ use super::reasons;
 use super::verdict::{Reached, ReachedKind, Verdict};
 use super::words::{declared_name, describe, static_value};
 use super::{
-    StaticPaths, builtins, check_arguments, check_assignment, check_path_arguments_lexically,
-    check_write_target_lexically,
+    ProtectedPaths, StaticPaths, builtins, check_arguments, check_assignment,
+    check_path_arguments_lexically, check_write_target_lexically,
 };
 use crate::policy::{CommandKind, Policy};
 use crate::syntax::ast::*;
@@ -23,6 +23,13 @@ use std::path::Path;
 const MAX_EVAL_DEPTH: usize = 8;
 
 /// Walks one line and collects what it reaches.
+/// The names of the functions `list` defines at any depth.
+pub fn functions_defined(list: &List) -> Vec<Vec<u8>> {
+    let mut names = HashSet::new();
+    collect_definitions(list, &mut names, &mut Bodies::new());
+    names.into_iter().collect()
+}
+
 /// Function bodies by name.
 type Bodies = std::collections::HashMap<Vec<u8>, CompoundCommand>;
 
@@ -50,6 +57,8 @@ pub struct Walker<'p> {
     /// The working folder and the protected paths, resolved when the
     /// first argument needs them and kept for the line.
     paths: Option<StaticPaths>,
+    /// The protected paths as the caller resolved them for many lines.
+    pub(super) protected: Option<std::rc::Rc<ProtectedPaths>>,
 }
 
 impl<'p> Walker<'p> {
@@ -65,6 +74,7 @@ impl<'p> Walker<'p> {
             reached: Vec::new(),
             eval_depth: 0,
             paths: None,
+            protected: None,
         }
     }
 
@@ -74,6 +84,17 @@ impl<'p> Walker<'p> {
             allowed,
             commands: self.reached,
         }
+    }
+
+    /// The working folder and protected paths, made once per line.
+    fn static_paths(&mut self, policy: &Policy) -> &StaticPaths {
+        let protected = &self.protected;
+        self.paths.get_or_insert_with(|| {
+            let protected = protected
+                .clone()
+                .unwrap_or_else(|| std::rc::Rc::new(ProtectedPaths::new(policy)));
+            StaticPaths::new(protected)
+        })
     }
 
     /// Walk a whole line: its function definitions are collected first.
@@ -331,8 +352,7 @@ impl<'p> Walker<'p> {
             if fixed_refs.is_empty() {
                 return Ok(());
             }
-            let paths = self.paths.get_or_insert_with(|| StaticPaths::new(policy));
-            check_path_arguments_lexically(paths, &fixed_refs)
+            check_path_arguments_lexically(self.static_paths(policy), &fixed_refs)
         });
         let (rule_id, outcome) = match checked {
             Err(deny) => (deny.rule, Err(deny.reason)),
@@ -571,8 +591,7 @@ impl<'p> Walker<'p> {
         use std::os::unix::ffi::OsStrExt;
         let path = Path::new(std::ffi::OsStr::from_bytes(path));
         let policy = self.policy;
-        let paths = self.paths.get_or_insert_with(|| StaticPaths::new(policy));
-        if let Err(deny) = check_write_target_lexically(paths, path) {
+        if let Err(deny) = check_write_target_lexically(self.static_paths(policy), path) {
             let text = path.display().to_string();
             self.push(
                 text,

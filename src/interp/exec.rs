@@ -88,7 +88,11 @@ impl Shell<'_> {
                 return Ok(2);
             }
         };
-        let verdict = guard::check_list_with(&self.policy, &list, self.function_names());
+        let protected = self
+            .protected_paths
+            .get_or_insert_with(|| std::rc::Rc::new(guard::ProtectedPaths::new(&self.policy)))
+            .clone();
+        let verdict = guard::check_list_in(&self.policy, &list, self.function_names(), &protected);
         let commands = verdict.to_json(text)["commands"].clone();
         if !self.record(Event::Verdict {
             allowed: verdict.allowed,

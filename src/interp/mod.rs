@@ -148,6 +148,9 @@ pub struct Shell<'a> {
     /// Array subscripts being evaluated inside one another (a value that
     /// names an element of itself is stopped).
     subscript_depth: u32,
+    /// The protected paths as the guard's text comparison wants them,
+    /// resolved by the first line that needs them.
+    protected_paths: Option<std::rc::Rc<crate::guard::ProtectedPaths>>,
     /// Running a script file (not `-c` text or standard input).
     running_script: bool,
     /// In a forked copy, until it sets a trap: the parent's traps, which
@@ -248,6 +251,7 @@ impl<'a> Shell<'a> {
             lineno_frozen: 0,
             source_depth: 0,
             subscript_depth: 0,
+            protected_paths: None,
             running_script: false,
             listed_traps: None,
             syntax_error_seen: false,

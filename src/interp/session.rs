@@ -72,56 +72,38 @@ impl Shell<'_> {
     /// a syntax error ends it with status 2, as in bash.
     pub fn run_input(&mut self, mut input: Input, origin: &str) -> i32 {
         self.running_script = matches!(input, Input::Text(..));
-        let mut pending: Vec<u8> = Vec::new();
-        // Lines of the input run so far: `$LINENO` counts on across chunks.
-        let mut lines_run = 0usize;
+        let mut chunker = crate::syntax::Chunker::default();
         loop {
-            self.prompt(if pending.is_empty() { "PS1" } else { "PS2" });
-            let Some(line) = self.next_line(&mut input) else {
-                if !pending.is_empty() {
-                    // The input ended inside a construct: report it.
-                    let text = std::mem::take(&mut pending);
-                    self.line_base = lines_run;
-                    if let Outcome::Exit(s) = self.run_text(&text, origin) {
-                        return s;
-                    }
-                    if self.syntax_error_ends_input() {
-                        return 2;
-                    }
+            self.prompt(if chunker.is_pending() { "PS2" } else { "PS1" });
+            let line = self.next_line(&mut input);
+            let at_end = line.is_none();
+            // At the end, what is left runs too: the input ended inside a
+            // construct, which the parser reports.
+            let chunk = match &line {
+                Some(line) => chunker.push_line(line),
+                None => chunker.finish(),
+            };
+            if let Some(chunk) = chunk {
+                // `$LINENO` and error positions count on across chunks.
+                self.line_base = chunk.lines_before;
+                if self.opts.verbose && !at_end {
+                    let _ = self.sys.write_all(2, &chunk.text);
                 }
+                if let Outcome::Exit(s) = self.run_text(&chunk.text, origin) {
+                    return s;
+                }
+                if self.syntax_error_ends_input() {
+                    return 2;
+                }
+                if let Some(signal) = super::signals::pending_termination() {
+                    return 128 + signal;
+                }
+            }
+            if at_end {
                 if self.interactive {
                     let _ = self.sys.write_all(2, b"exit\n");
                 }
                 return self.status;
-            };
-            pending.extend_from_slice(&line);
-            if let Err(e) = crate::syntax::parse(&pending) {
-                if e.needs_more_input(&pending) {
-                    continue;
-                }
-            }
-            // `echo a \` then `b` is `echo a b`, as bash reads it.
-            if crate::syntax::ends_in_continuation(&pending) {
-                continue;
-            }
-            let text = std::mem::take(&mut pending);
-            let base = lines_run;
-            lines_run += text.iter().filter(|&&b| b == b'\n').count();
-            if text.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            self.line_base = base;
-            if self.opts.verbose {
-                let _ = self.sys.write_all(2, &text);
-            }
-            if let Outcome::Exit(s) = self.run_text(&text, origin) {
-                return s;
-            }
-            if self.syntax_error_ends_input() {
-                return 2;
-            }
-            if let Some(signal) = super::signals::pending_termination() {
-                return 128 + signal;
             }
         }
     }

@@ -75,3 +75,81 @@ pub fn parse_complete(source: &[u8]) -> Result<(ast::List, Vec<HereDocAtEnd>), S
         }
     }
 }
+
+/// Splits input into complete commands the way bash reads a script: line
+/// by line, a command that does not parse yet because it goes on
+/// (an open quote, `if` without `fi`, a here-document, a trailing `\`)
+/// takes the next line too. A chunk that fails otherwise is yielded as it
+/// is, for its reader to report.
+#[derive(Debug, Default)]
+pub struct Chunker {
+    pending: Vec<u8>,
+    /// Lines before `pending` in the input.
+    lines_before: usize,
+    /// Lines in `pending`.
+    lines_pending: usize,
+}
+
+/// One complete command (or a chunk that fails to parse), with the number
+/// of input lines before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    pub text: Vec<u8>,
+    pub lines_before: usize,
+    /// Its tree, when the text parsed as it was read (a chunk the end of
+    /// the input closed, or one that fails, is parsed by its reader).
+    pub list: Option<ast::List>,
+}
+
+impl Chunker {
+    /// Add one line (with its newline, if it has one); a chunk when the
+    /// text so far is complete. Lines of blanks alone give no chunk.
+    pub fn push_line(&mut self, line: &[u8]) -> Option<Chunk> {
+        self.pending.extend_from_slice(line);
+        self.lines_pending += line.iter().filter(|&&b| b == b'\n').count();
+        let list = match parse(&self.pending) {
+            Ok(list) => Some(list),
+            Err(e) if e.needs_more_input(&self.pending) => return None,
+            Err(_) => None,
+        };
+        if ends_in_continuation(&self.pending) {
+            return None;
+        }
+        self.take(list)
+    }
+
+    /// At the end of the input: what is left, if anything.
+    pub fn finish(&mut self) -> Option<Chunk> {
+        self.take(None)
+    }
+
+    /// Is a command open (a continuation prompt's cue)?
+    pub fn is_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    fn take(&mut self, list: Option<ast::List>) -> Option<Chunk> {
+        let text = std::mem::take(&mut self.pending);
+        let lines_before = self.lines_before;
+        self.lines_before += std::mem::take(&mut self.lines_pending);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        Some(Chunk {
+            text,
+            lines_before,
+            list,
+        })
+    }
+}
+
+/// The complete commands of `text` in order (see [`Chunker`]).
+pub fn chunks(text: &[u8]) -> Vec<Chunk> {
+    let mut chunker = Chunker::default();
+    let mut out: Vec<Chunk> = text
+        .split_inclusive(|&b| b == b'\n')
+        .filter_map(|line| chunker.push_line(line))
+        .collect();
+    out.extend(chunker.finish());
+    out
+}
