@@ -370,3 +370,11 @@ fn an_unclosed_parenthesis_in_dollar_bracket_arithmetic_is_refused() {
     assert_refused_with(&[b"echo $[ 3 * (2+ ]", b"echo $[(]"], "not closed");
     assert_prints_back(b"echo $[ 3 * (2+1) ] $[a[1]+1]");
 }
+
+#[test]
+fn time_before_a_metacharacter_is_the_reserved_word() {
+    // Found by `parse`: `time&` read `time` as a command name, printed back
+    // as `time &`, the reserved word with no pipeline; bash refuses both.
+    assert_refused_with(&[b"time& ! false", b"time|cat", b"time;"], "after `time`");
+    assert_prints_back(b"time echo hi | cat; time -p { echo in; }; timex& wait");
+}

@@ -439,7 +439,11 @@ impl Enumerator<'_> {
 
     fn builtin(&mut self, name: &[u8], args: &[Word]) {
         match name {
-            b"eval" => self.text(args),
+            // The interpreter's rule: a first `--` ends eval's options.
+            b"eval" => match args.first().and_then(fixed) {
+                Some(first) if first == b"--" => self.text(&args[1..]),
+                _ => self.text(args),
+            },
             b"trap" => {
                 // `trap ACTION SIGNAL…`: the action runs later.
                 if args.len() >= 2 {

@@ -84,8 +84,11 @@ impl<'a> Parser<'a> {
         let mut rest = start;
         let mut timed = None;
         // `time [-p]` (bash's reserved word, at the start of a pipeline).
-        let word_ends =
-            |r: &[u8], n: usize| r.get(n).is_none_or(|&b| matches!(b, b' ' | b'\t' | b'\n'));
+        // A metacharacter ends the word too: `time&` is `time` then `&`.
+        let word_ends = |r: &[u8], n: usize| {
+            r.get(n)
+                .is_none_or(|&b| matches!(b, b' ' | b'\t' | b'\n') || super::super::lex::is_meta(b))
+        };
         if rest.starts_with(b"time") && word_ends(rest, 4) {
             timed = Some(TimeFormat::Default);
             rest = blanks(&rest[4..]);
