@@ -223,7 +223,7 @@ fn a_command_inside_arithmetic_is_reported_where_it_is_written() {
         let d = v.first_denial().unwrap();
         assert_eq!(d.name, "curl");
         assert_eq!(
-            &line[d.span.start..d.span.start + 4],
+            &line[d.span.start()..d.span.start() + 4],
             "curl",
             "{line:?}: {:?}",
             d.span

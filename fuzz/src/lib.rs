@@ -43,11 +43,11 @@ pub fn policy() -> Policy {
 /// `Some(why)` when the error's span lies outside `source` or is reversed.
 pub fn bad_error_span(source: &[u8], err: &SyntaxError) -> Option<String> {
     let span = err.span();
-    (span.start > span.end || span.end > source.len()).then(|| {
+    (span.start() > span.end() || span.end() > source.len()).then(|| {
         format!(
             "error span {}..{} outside input of {} bytes: {err}",
-            span.start,
-            span.end,
+            span.start(),
+            span.end(),
             source.len()
         )
     })

@@ -109,7 +109,7 @@ impl Verdict {
         }
         let lines = LineIndex::new(source);
         for c in &self.commands {
-            let mut at = lines.line_col(c.span.start);
+            let mut at = lines.line_col(c.span.start());
             at.line += lines_before;
             if !out.is_empty() {
                 out.push(b',');
@@ -135,7 +135,7 @@ impl Verdict {
         self.commands
             .iter()
             .map(|c| {
-                let mut at = lines.line_col(c.span.start);
+                let mut at = lines.line_col(c.span.start());
                 at.line += lines_before;
                 serde_json::json!({
                     "name": c.name,

@@ -664,11 +664,11 @@ impl Shell<'_> {
     /// command fails with status 1, the line goes on.
     fn arith_test(&mut self, word: &Word) -> Result<Option<i64>, Flow> {
         self.run_debug_trap(|| {
-            crate::syntax::command_to_source(&Command::Compound(CompoundCommand {
+            crate::syntax::command_to_source(&Command::Compound(Box::new(CompoundCommand {
                 kind: CompoundKind::Arithmetic(word.clone()),
                 redirects: Vec::new(),
                 span: crate::syntax::span::Span::new(0, 0),
-            }))
+            })))
         })?;
         let text = self.expand_string(word)?;
         match super::arith::eval(self, &text) {
@@ -927,7 +927,7 @@ impl Shell<'_> {
 
     pub(super) fn run_simple(&mut self, sc: &SimpleCommand) -> Status {
         if self.lineno_frozen == 0 {
-            let before = self.line_starts.partition_point(|&s| s <= sc.span.start);
+            let before = self.line_starts.partition_point(|&s| s <= sc.span.start());
             self.lineno = self.line_base + 1 + before;
         }
         self.run_debug_trap(|| command_text(&Command::Simple(sc.clone())))?;
@@ -1416,14 +1416,8 @@ impl Shell<'_> {
 /// run it themselves.
 fn fires_err_trap(p: &Pipeline) -> bool {
     p.elements.len() > 1
-        || matches!(
-            &p.elements[0].command,
-            Command::Simple(_)
-                | Command::Compound(CompoundCommand {
-                    kind: CompoundKind::Subshell(_),
-                    ..
-                })
-        )
+        || matches!(&p.elements[0].command, Command::Simple(_))
+        || matches!(&p.elements[0].command, Command::Compound(c) if matches!(c.kind, CompoundKind::Subshell(_)))
 }
 
 /// `NAME=…` or `NAME+=…` at the start of a word's literal text.
@@ -1527,11 +1521,11 @@ fn command_text(command: &Command) -> Vec<u8> {
 /// `$BASH_COMMAND` for a compound command the DEBUG trap fires before:
 /// its head, as bash names it (`case WORD in `, `for … `, `[[ … ]]`).
 fn compound_head(kind: &CompoundKind) -> Vec<u8> {
-    let command = Command::Compound(CompoundCommand {
+    let command = Command::Compound(Box::new(CompoundCommand {
         kind: kind.clone(),
         redirects: Vec::new(),
         span: crate::syntax::span::Span::new(0, 0),
-    });
+    }));
     let text = crate::syntax::command_to_source(&command);
     if let CompoundKind::Case { .. } = kind {
         if let Some(k) = text.windows(4).position(|w| w == b" in ") {

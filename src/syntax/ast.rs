@@ -73,7 +73,8 @@ pub struct PipeElement {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Command {
     Simple(SimpleCommand),
-    Compound(CompoundCommand),
+    /// Boxed: most commands of a line are simple ones.
+    Compound(Box<CompoundCommand>),
     FunctionDef(FunctionDef),
 }
 
@@ -246,12 +247,11 @@ pub enum WordPart {
     /// `~` or `~user` at the start of a word or after `:`/`=` in an
     /// assignment value. `None` is the current user's home.
     Tilde(Option<Vec<u8>>),
-    Parameter(ParamExpansion),
+    /// Boxed: an expansion with its operator is the largest part, and a
+    /// word holds many small ones.
+    Parameter(Box<ParamExpansion>),
     /// `$(list)` or `` `list` ``, parsed like any other line.
-    CommandSubst {
-        list: List,
-        backtick: bool,
-    },
+    CommandSubst { list: List, backtick: bool },
     /// `$(( expr ))`: the expression text, with its own expansions as parts.
     /// It is expanded, then evaluated by the interpreter's arithmetic.
     Arithmetic(Word),
@@ -462,4 +462,33 @@ pub struct HereDoc {
     /// The body. When `quoted`, a single `SingleQuoted` part (never expanded);
     /// otherwise parts as inside double quotes (`$x`, `$(…)`, `$((…))`).
     pub body: Word,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::size_of;
+
+    /// A line's tree is mostly words, their parts and simple commands:
+    /// their sizes are pinned so a new variant that widens them (instead of
+    /// being boxed) is noticed.
+    #[test]
+    fn the_nodes_a_line_has_many_of_stay_small() {
+        let sizes = [
+            ("Span", size_of::<Span>()),
+            ("Word", size_of::<Word>()),
+            ("WordPart", size_of::<WordPart>()),
+            ("Parameter", size_of::<Parameter>()),
+            ("Command", size_of::<Command>()),
+            ("SimpleCommand", size_of::<SimpleCommand>()),
+            ("PipeElement", size_of::<PipeElement>()),
+            ("Redirect", size_of::<Redirect>()),
+            ("Assignment", size_of::<Assignment>()),
+        ];
+        eprintln!("{sizes:?}");
+        let limits = [8, 32, 40, 24, 80, 80, 88, 88, 104];
+        for ((name, size), limit) in sizes.iter().zip(limits) {
+            assert!(*size <= limit, "{name} is {size} bytes (limit {limit})");
+        }
+    }
 }

@@ -89,7 +89,7 @@ impl SyntaxError {
     /// newline, `if true` alone) waits for the next line, as bash reads on.
     pub fn needs_more_input(&self, source: &[u8]) -> bool {
         let end = source.trim_ascii_end().len();
-        self.is_incomplete() || self.span().start >= end
+        self.is_incomplete() || self.span().start() >= end
     }
 
     /// `LINE:COL: message`, positions counted from 1 in `source`.
@@ -100,7 +100,7 @@ impl SyntaxError {
     /// [`SyntaxError::render`] for a source that starts after `lines_before`
     /// lines of its input (a script read one command at a time).
     pub fn render_after(&self, source: &[u8], lines_before: usize) -> String {
-        let mut at = line_col(source, self.span().start);
+        let mut at = line_col(source, self.span().start());
         at.line += lines_before;
         format!("{at}: {self}")
     }

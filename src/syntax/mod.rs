@@ -60,7 +60,7 @@ pub fn parse_complete(source: &[u8]) -> Result<(ast::List, Vec<HereDocAtEnd>), S
         match parse(&text) {
             Ok(list) => return Ok((list, closed)),
             Err(SyntaxError::UnterminatedHereDoc { delimiter, open }) if closed.len() < 64 => {
-                let line = 1 + source[..open.start.min(source.len())]
+                let line = 1 + source[..open.start().min(source.len())]
                     .iter()
                     .filter(|&&b| b == b'\n')
                     .count();

@@ -2,21 +2,45 @@
 
 use serde::Serialize;
 
-/// A half-open byte range `start..end` into the parsed source.
+/// A half-open byte range `start..end` into the parsed source. Offsets
+/// are 32-bit (a tree holds many spans; input is read one complete command
+/// at a time); one past 4 GiB is kept as `u32::MAX`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
 pub struct Span {
-    pub start: usize,
-    pub end: usize,
+    start: u32,
+    end: u32,
 }
 
 impl Span {
     pub const fn new(start: usize, end: usize) -> Self {
-        Span { start, end }
+        Span {
+            start: clamp(start),
+            end: clamp(end),
+        }
+    }
+
+    pub const fn start(self) -> usize {
+        self.start as usize
+    }
+
+    pub const fn end(self) -> usize {
+        self.end as usize
     }
 
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span::new(self.start.min(other.start), self.end.max(other.end))
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+const fn clamp(offset: usize) -> u32 {
+    if offset > u32::MAX as usize {
+        u32::MAX
+    } else {
+        offset as u32
     }
 }
 

@@ -42,7 +42,7 @@ impl<'a> Parser<'a> {
             return match word {
                 "{" | "if" | "while" | "until" | "for" | "case" | "[[" => {
                     let (r, c) = self.compound(i)?;
-                    Ok((r, Some(Command::Compound(c))))
+                    Ok((r, Some(Command::Compound(Box::new(c)))))
                 }
                 "function" => {
                     let (r, f) = self.function_keyword(i)?;
@@ -62,7 +62,7 @@ impl<'a> Parser<'a> {
         }
         if i.first() == Some(&b'(') {
             let (r, c) = self.compound(i)?;
-            return Ok((r, Some(Command::Compound(c))));
+            return Ok((r, Some(Command::Compound(Box::new(c)))));
         }
         self.simple_command(i)
     }

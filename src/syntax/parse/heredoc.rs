@@ -79,7 +79,7 @@ impl<'a> Parser<'a> {
                     span,
                 }
             } else {
-                let mut sub = self.nested(&text, span.start);
+                let mut sub = self.nested(&text, span.start());
                 let mut word = Word {
                     parts: sub.here_doc_text()?,
                     span,
@@ -116,7 +116,7 @@ impl Parser<'_> {
 
 fn fill_one(bodies: &mut HashMap<usize, Word>, r: &mut Redirect) {
     if let RedirTarget::HereDoc(h) = &mut r.target {
-        if let Some(body) = bodies.remove(&r.span.start) {
+        if let Some(body) = bodies.remove(&r.span.start()) {
             h.body = body;
         }
     }

@@ -210,8 +210,8 @@ impl Joined {
                 .partition_point(|&q| if inclusive { q <= local } else { q < local });
             o + 2 * n
         };
-        let start = shift(span.start, true);
-        Span::new(start, shift(span.end, false).max(start))
+        let start = shift(span.start(), true);
+        Span::new(start, shift(span.end(), false).max(start))
     }
 }
 

@@ -66,7 +66,7 @@ impl<'a> Parser<'a> {
             }
             b'{' => {
                 let (r, pe) = self.braced(i, q)?;
-                Ok((r, Some(WordPart::Parameter(pe))))
+                Ok((r, Some(WordPart::Parameter(Box::new(pe)))))
             }
             b'\'' if q == Quoting::Unquoted => {
                 let (r, text) = self.ansi_c(i)?;
@@ -102,13 +102,13 @@ impl<'a> Parser<'a> {
                 let span = self.span(i, r);
                 Ok((
                     r,
-                    Some(WordPart::Parameter(ParamExpansion {
+                    Some(WordPart::Parameter(Box::new(ParamExpansion {
                         param,
                         op: ParamOp::Plain,
                         braced: false,
                         indirect: false,
                         span,
-                    })),
+                    }))),
                 ))
             }
         }

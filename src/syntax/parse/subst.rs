@@ -269,10 +269,12 @@ impl<'a> Parser<'a> {
         self.enter(i)?;
         // The body is read again as a script of its own, so line
         // continuations the unescaping made are removed as bash does.
-        let list = self.nested_program(&text, open.end).map_err(|e| match e {
-            SyntaxError::UnterminatedHereDoc { open, .. } => body_outside(open),
-            e => e,
-        })?;
+        let list = self
+            .nested_program(&text, open.end())
+            .map_err(|e| match e {
+                SyntaxError::UnterminatedHereDoc { open, .. } => body_outside(open),
+                e => e,
+            })?;
         self.leave();
         Ok((
             &i[k + 1..],
