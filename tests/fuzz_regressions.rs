@@ -378,3 +378,34 @@ fn time_before_a_metacharacter_is_the_reserved_word() {
     assert_refused_with(&[b"time& ! false", b"time|cat", b"time;"], "after `time`");
     assert_prints_back(b"time echo hi | cat; time -p { echo in; }; timex& wait");
 }
+
+#[test]
+fn a_bracket_closed_only_inside_dollar_bracket_arithmetic_is_refused() {
+    // Found by `parse`: in `a[x$[1]y` the only `]` closes `$[`; the word
+    // was read as a name with a subscript, printed with `$((1))`, and then
+    // refused as an unclosed `[`.
+    assert_refused_with(&[b"i=2\na[x[a$a$[5]cl\n", b"a[$[1]"], "unclosed `[`");
+}
+
+#[test]
+fn a_call_walks_the_body_the_function_has_at_that_point() {
+    // Found by `parse_guard`: a body that redefines its own function
+    // replaced, in a map of every definition of the line, the body the
+    // first call runs; the foreign name in the outer body went unchecked.
+    for line in [
+        "g() { g() { :; }; curl x; }; g",
+        "g() { g() { curl x; }; g; }; g",
+        "f() { h; }; h() { curl x; }; f",
+        "f() { :; }; f; f() { curl x; }; f",
+    ] {
+        let v = verdict(line);
+        assert!(!v.allowed, "{line:?} was allowed");
+        assert_eq!(
+            v.first_denial().map(|d| d.name.as_str()),
+            Some("curl"),
+            "{line:?}"
+        );
+    }
+    // A body defined and never called reaches nothing yet.
+    assert!(verdict("g() { curl x; }").allowed);
+}

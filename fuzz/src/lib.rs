@@ -89,9 +89,9 @@ struct Enumerator<'p> {
     defined: BTreeSet<Vec<u8>>,
     /// The body each function name has now (set where it is defined);
     /// the interpreter runs it where the function is called.
-    bodies: std::collections::BTreeMap<Vec<u8>, CompoundCommand>,
-    /// Functions whose bodies are being enumerated for a call.
-    calling: BTreeSet<Vec<u8>>,
+    bodies: std::collections::BTreeMap<Vec<u8>, std::rc::Rc<CompoundCommand>>,
+    /// The bodies being enumerated for a call.
+    calling: BTreeSet<*const CompoundCommand>,
     /// Inside a function body or trap action (runs later).
     in_body: bool,
     /// eval/trap text nesting.
@@ -217,7 +217,7 @@ impl Enumerator<'_> {
             // Nothing of a body runs where it is defined.
             Command::FunctionDef(f) => {
                 let name = f.name.as_bytes().to_vec();
-                self.bodies.insert(name.clone(), (*f.body).clone());
+                self.bodies.insert(name.clone(), std::rc::Rc::new((*f.body).clone()));
                 self.defined.insert(name);
             }
         }
@@ -410,11 +410,12 @@ impl Enumerator<'_> {
             // The body runs now; a function defined later in the line but
             // not yet here is one whose body this line may not reach.
             if let Some(body) = self.bodies.get(&name).cloned() {
-                if self.calling.insert(name.clone()) {
+                let id = std::rc::Rc::as_ptr(&body);
+                if self.calling.insert(id) {
                     let was = std::mem::replace(&mut self.in_body, true);
                     self.scoped(|e| e.compound(&body));
                     self.in_body = was;
-                    self.calling.remove(&name);
+                    self.calling.remove(&id);
                 }
             }
             return;

@@ -26,20 +26,22 @@ const MAX_EVAL_DEPTH: usize = 8;
 /// The names of the functions `list` defines at any depth.
 pub fn functions_defined(list: &List) -> Vec<Vec<u8>> {
     let mut names = HashSet::new();
-    collect_definitions(list, &mut names, &mut Bodies::new());
+    collect_definitions(list, &mut names);
     names.into_iter().collect()
 }
 
 /// Function bodies by name.
-type Bodies = std::collections::HashMap<Vec<u8>, CompoundCommand>;
+type Bodies = std::collections::HashMap<Vec<u8>, std::rc::Rc<CompoundCommand>>;
 
 pub struct Walker<'p> {
     policy: &'p Policy,
-    /// The bodies of the functions this line defines (the last definition
-    /// of a name wins), walked again where the line calls them.
+    /// The body each function has at this point of the walk (set where a
+    /// definition runs, in the order the line runs them), walked again
+    /// where the line calls it.
     bodies: Bodies,
-    /// Functions whose bodies are being walked for a call (recursion ends).
-    calling: HashSet<Vec<u8>>,
+    /// The bodies being walked for a call (a recursion ends; a body that
+    /// redefines its own name and calls it walks the new one).
+    calling: HashSet<*const CompoundCommand>,
     /// Walking a body where it is defined, not where it is called: a name
     /// no function has yet may be defined before the call (a script's
     /// `main` above its helpers), so it is left to the check at the call.
@@ -99,7 +101,7 @@ impl<'p> Walker<'p> {
 
     /// Walk a whole line: its function definitions are collected first.
     pub fn line(&mut self, list: &List) {
-        collect_definitions(list, &mut self.later, &mut self.bodies);
+        collect_definitions(list, &mut self.later);
         self.list(list);
     }
 
@@ -146,6 +148,14 @@ impl<'p> Walker<'p> {
             Command::Compound(compound) => self.compound(compound),
             Command::FunctionDef(def) => {
                 self.functions.insert(def.name.as_bytes().to_vec());
+                // A definition inside a body being defined (not called)
+                // happens only when that body runs.
+                if self.defining == 0 {
+                    self.bodies.insert(
+                        def.name.as_bytes().to_vec(),
+                        std::rc::Rc::new((*def.body).clone()),
+                    );
+                }
                 self.body_depth += 1;
                 self.defining += 1;
                 self.scoped(|w| w.compound(&def.body));
@@ -308,13 +318,15 @@ impl<'p> Walker<'p> {
             );
             // Called here: its body runs now, with no room left for a
             // definition to come first.
-            if self.defining == 0 && !self.calling.contains(&name) {
+            if self.defining == 0 {
                 if let Some(body) = self.bodies.get(&name).cloned() {
-                    self.calling.insert(name.clone());
-                    self.body_depth += 1;
-                    self.scoped(|w| w.compound(&body));
-                    self.body_depth -= 1;
-                    self.calling.remove(&name);
+                    let id = std::rc::Rc::as_ptr(&body);
+                    if self.calling.insert(id) {
+                        self.body_depth += 1;
+                        self.scoped(|w| w.compound(&body));
+                        self.body_depth -= 1;
+                        self.calling.remove(&id);
+                    }
                 }
             }
             return;
@@ -763,9 +775,8 @@ fn skip_options<'w>(
 
 /// The names of the functions `list` defines, in any list or compound body
 /// (not inside substitutions, which run in a copy of the shell).
-/// Every function `list` defines at any depth, with its body (the last
-/// definition of a name wins).
-fn collect_definitions(list: &List, names: &mut HashSet<Vec<u8>>, bodies: &mut Bodies) {
+/// Every function `list` defines, at any depth.
+fn collect_definitions(list: &List, names: &mut HashSet<Vec<u8>>) {
     for item in &list.items {
         let pipelines =
             std::iter::once(&item.and_or.first).chain(item.and_or.rest.iter().map(|(_, p)| p));
@@ -775,45 +786,44 @@ fn collect_definitions(list: &List, names: &mut HashSet<Vec<u8>>, bodies: &mut B
                     Command::Simple(_) => {}
                     Command::FunctionDef(def) => {
                         names.insert(def.name.as_bytes().to_vec());
-                        bodies.insert(def.name.as_bytes().to_vec(), (*def.body).clone());
-                        collect_compound(&def.body, names, bodies);
+                        collect_compound(&def.body, names);
                     }
-                    Command::Compound(c) => collect_compound(c, names, bodies),
+                    Command::Compound(c) => collect_compound(c, names),
                 }
             }
         }
     }
 }
 
-fn collect_compound(compound: &CompoundCommand, names: &mut HashSet<Vec<u8>>, bodies: &mut Bodies) {
+fn collect_compound(compound: &CompoundCommand, names: &mut HashSet<Vec<u8>>) {
     match &compound.kind {
         CompoundKind::BraceGroup(list) | CompoundKind::Subshell(list) => {
-            collect_definitions(list, names, bodies)
+            collect_definitions(list, names)
         }
         CompoundKind::If {
             branches,
             else_body,
         } => {
             for (condition, body) in branches {
-                collect_definitions(condition, names, bodies);
-                collect_definitions(body, names, bodies);
+                collect_definitions(condition, names);
+                collect_definitions(body, names);
             }
             if let Some(body) = else_body {
-                collect_definitions(body, names, bodies);
+                collect_definitions(body, names);
             }
         }
         CompoundKind::Loop {
             condition, body, ..
         } => {
-            collect_definitions(condition, names, bodies);
-            collect_definitions(body, names, bodies);
+            collect_definitions(condition, names);
+            collect_definitions(body, names);
         }
-        CompoundKind::For { body, .. } => collect_definitions(body, names, bodies),
-        CompoundKind::ArithFor(arith_for) => collect_definitions(&arith_for.body, names, bodies),
+        CompoundKind::For { body, .. } => collect_definitions(body, names),
+        CompoundKind::ArithFor(arith_for) => collect_definitions(&arith_for.body, names),
         CompoundKind::Arithmetic(_) | CompoundKind::Conditional(_) => {}
         CompoundKind::Case { arms, .. } => {
             for arm in arms {
-                collect_definitions(&arm.body, names, bodies);
+                collect_definitions(&arm.body, names);
             }
         }
     }

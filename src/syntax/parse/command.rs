@@ -410,8 +410,8 @@ fn brace_fd_redirect(i: &[u8]) -> Option<usize> {
 }
 
 /// Whether `tok` (starting at `[`) holds a `]` that bash's subscript scan
-/// takes as the close: not escaped, quoted, nor inside backquotes, `$(…)`
-/// or `${…}` (bash refuses `o["]"`, ``o[`]`]``… as an unterminated `[`).
+/// takes as the close: not escaped, quoted, nor inside backquotes, `$(…)`,
+/// `${…}` or `$[…]` (bash refuses `o["]"`, ``o[`]`]``… as an unterminated `[`).
 /// An unterminated group counts as no close, so the line is refused.
 fn closes_bracket(tok: &[u8]) -> bool {
     let mut i = 0;
@@ -420,7 +420,7 @@ fn closes_bracket(tok: &[u8]) -> bool {
             b'\\' => Some(i + 2),
             b'\'' => find_from(tok, i + 1, |b| b == b'\'').map(|e| e + 1),
             b'"' | b'`' => skip_to_quote(tok, i + 1, tok[i]).map(|e| e + 1),
-            b'$' if matches!(tok.get(i + 1), Some(b'(' | b'{')) => end_of_group(tok, i + 1),
+            b'$' if matches!(tok.get(i + 1), Some(b'(' | b'{' | b'[')) => end_of_group(tok, i + 1),
             b']' => return true,
             _ => Some(i + 1),
         };
@@ -439,12 +439,12 @@ fn find_from(tok: &[u8], from: usize, hit: impl Fn(u8) -> bool) -> Option<usize>
         .map(|p| from + p)
 }
 
-/// Past the bracket closing the `(` or `{` at `open`, counting nesting.
+/// Past the bracket closing the `(`, `{` or `[` at `open`, counting nesting.
 fn end_of_group(tok: &[u8], open: usize) -> Option<usize> {
-    let (up, down) = if tok[open] == b'(' {
-        (b'(', b')')
-    } else {
-        (b'{', b'}')
+    let (up, down) = match tok[open] {
+        b'(' => (b'(', b')'),
+        b'[' => (b'[', b']'),
+        _ => (b'{', b'}'),
     };
     let mut depth = 0usize;
     for (k, &b) in tok.iter().enumerate().skip(open) {
