@@ -154,20 +154,34 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Help names the program as it was called (`guard-bash`, a `bash` link).
+    let program = argv
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .map_or("guard-sh".into(), |n| n.to_string_lossy().into_owned());
+    let usage = USAGE
+        .replace("usage: guard-sh", &format!("usage: {program}"))
+        .replace(
+            "       guard-sh --explain",
+            &format!("       {program} --explain"),
+        );
     let inv = match parse_args(argv.get(1..).unwrap_or(&[])) {
         Ok(inv) => inv,
         Err(e) => {
             say(&e);
-            eprint!("{USAGE}");
+            eprint!("{usage}");
             return 2;
         }
     };
     if inv.help {
-        print!("{USAGE}");
+        print!("{usage}");
         return 0;
     }
     if inv.version {
-        println!("guard-sh {}", env!("CARGO_PKG_VERSION"));
+        match program.as_str() {
+            "guard-sh" => println!("guard-sh {}", env!("CARGO_PKG_VERSION")),
+            other => println!("{other} (guard-sh {})", env!("CARGO_PKG_VERSION")),
+        }
         return 0;
     }
     if let Some(arm) = &inv.arm {

@@ -47,6 +47,7 @@ impl Fixture {
 
     fn run(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_arm-build"))
+            .arg("--print-definition")
             .args(args)
             .env("PATH", self.path_env())
             .env("FORGE_TOKEN", TOKEN)
@@ -161,10 +162,8 @@ fn gitea_axi_prompt_holds_the_skill_body_but_not_its_frontmatter() {
         intro.len() <= 2 && intro[0].contains("`gitea-axi`"),
         "{intro:?}"
     );
-    assert_eq!(
-        PathBuf::from(s(&d["skill"])),
-        std::fs::canonicalize(skill_file).expect("canon")
-    );
+    // The bundled skill is the one compiled into arm-build.
+    assert_eq!(s(&d["skill"]), "builtin:skills/gitea-axi/SKILL.md");
 }
 
 #[test]
@@ -810,4 +809,141 @@ fn built_tea_arm_runs_its_stub_tool_and_denies_curl_through_guard_sh() {
     assert!(log.contains("tea issues list"), "{log}");
     assert!(log.contains("curl http://127.0.0.1:9/"), "{log}");
     assert!(!log.contains(TOKEN), "token in the audit log");
+}
+
+/// `--help` and `--version` answer on stdout with status 0; the usage
+/// names `--token-env`; a missing token names both ways to give it.
+#[test]
+fn help_and_version_go_to_stdout_and_a_missing_token_names_the_fix() {
+    for flag in ["--help", "--version"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+            .arg(flag)
+            .output()
+            .expect("run");
+        assert_eq!(o.status.code(), Some(0), "{flag}");
+        assert!(
+            o.stderr.is_empty(),
+            "{flag}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(!o.stdout.is_empty(), "{flag}");
+    }
+    let help = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+        .arg("--help")
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--token-env"));
+    let f = Fixture::new();
+    let out = f.out("no-token");
+    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+        .args([
+            "tea",
+            "--host",
+            "http://127.0.0.1:3000",
+            "--repo",
+            "o/r",
+            "--out",
+        ])
+        .arg(&out)
+        .env("PATH", f.path_env())
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--token-env VAR") && err.contains("--token TOKEN"),
+        "{err}"
+    );
+}
+
+/// Without `--print-definition` nothing secret reaches stdout: one line
+/// names the folder, whose `arm.json` holds the definition.
+#[test]
+fn the_token_is_printed_only_when_asked() {
+    let f = Fixture::new();
+    let out = f.out("quiet");
+    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+        .args(build_args(
+            "tea",
+            "FORGE_TOKEN",
+            &out.to_string_lossy(),
+            &[],
+        ))
+        .env("PATH", f.path_env())
+        .env("FORGE_TOKEN", TOKEN)
+        .output()
+        .expect("run");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains(TOKEN), "{text}");
+    assert!(
+        text.contains(&*out.join("arm.json").to_string_lossy()),
+        "{text}"
+    );
+    let definition: Value =
+        serde_json::from_slice(&std::fs::read(out.join("arm.json")).expect("arm.json"))
+            .expect("json");
+    assert_eq!(definition["arm"], "tea");
+}
+
+/// An installed arm-build stands alone: a copy outside the source tree,
+/// with no `share/guard-sh/arms` beside it, lists and builds the arms
+/// compiled into it; the list is exactly the source tree's `arms/`.
+#[test]
+fn a_copy_outside_the_checkout_builds_the_arms_compiled_in() {
+    let f = Fixture::new();
+    let bin = f.root.path().join("installed/bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let copy = bin.join("arm-build");
+    std::fs::copy(env!("CARGO_BIN_EXE_arm-build"), &copy).expect("copy");
+    let list = Command::new(&copy).arg("--list").output().expect("list");
+    assert!(
+        list.status.success(),
+        "{}",
+        String::from_utf8_lossy(&list.stderr)
+    );
+    let listed: Vec<String> = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or_default().to_string())
+        .collect();
+    let mut in_tree: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("arms"))
+            .expect("arms")
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().to_string_lossy().into_owned();
+                let arm = name.strip_suffix(".toml")?.to_string();
+                (arm != "harmless").then_some(arm)
+            })
+            .collect();
+    in_tree.sort();
+    assert_eq!(listed, in_tree);
+    let out = f.out("from-copy");
+    let o = Command::new(&copy)
+        .args(build_args(
+            "gitea-axi",
+            "FORGE_TOKEN",
+            &out.to_string_lossy(),
+            &[],
+        ))
+        .args(["--guard-sh", env!("CARGO_BIN_EXE_guard-sh")])
+        .env("PATH", f.path_env())
+        .env("FORGE_TOKEN", TOKEN)
+        .output()
+        .expect("run");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The skill body came from the copy too.
+    let prompt = std::fs::read_to_string(out.join("runtimes/system-prompt.txt")).expect("prompt");
+    let skill = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("skills/gitea-axi/SKILL.md"),
+    )
+    .expect("skill");
+    let body_line = skill
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .expect("a line");
+    assert!(
+        prompt.contains(body_line.trim()),
+        "the skill body is missing"
+    );
 }

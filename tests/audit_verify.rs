@@ -309,10 +309,26 @@ fn required_sandbox_without_enforcement_is_flagged() {
 #[test]
 fn empty_or_missing_log_is_not_clean() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let log = dir.path().join("none.jsonl");
-    let (code, out) = audit(&[&log]);
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").expect("empty log");
+    let (code, out) = audit(&[&empty]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("no-sessions"), "{out}");
+    // A path that names no file is no trial at all, even where an empty
+    // log would pass (the MCP arm's --allow-empty).
+    let missing = dir.path().join("typo.jsonl");
+    for extra in [&[][..], &["--allow-empty"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+            .args(extra)
+            .arg(&missing)
+            .output()
+            .expect("run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(3), "{text}");
+        assert!(text.contains("no such file"), "{text}");
+    }
+    let (code, out) = audit(&[&empty]);
+    assert_eq!(code, 1, "{out}");
     let log2 = dir.path().join("b.jsonl");
     write_session(&log2, "none", "best-effort", vec![]);
     let (code, out) = audit(&[&log2]);

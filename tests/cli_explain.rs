@@ -254,3 +254,26 @@ fn hundred_thousand_deep_nesting_is_an_error_not_a_crash() {
         );
     }
 }
+
+/// `--help` and `--version` answer on stdout with status 0, naming the
+/// program as it was called (`guard-bash` is guard-sh under a name with
+/// `bash` in it).
+#[test]
+fn help_and_version_name_the_program_as_called() {
+    for (exe, name) in [
+        (env!("CARGO_BIN_EXE_guard-sh"), "guard-sh"),
+        (env!("CARGO_BIN_EXE_guard-bash"), "guard-bash"),
+    ] {
+        let help = Command::new(exe).arg("--help").output().expect("help");
+        assert_eq!(help.status.code(), Some(0));
+        let text = String::from_utf8_lossy(&help.stdout);
+        assert!(text.starts_with(&format!("usage: {name} [")), "{text}");
+        assert!(help.stderr.is_empty());
+        let version = Command::new(exe)
+            .arg("--version")
+            .output()
+            .expect("version");
+        assert_eq!(version.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&version.stdout).starts_with(name));
+    }
+}

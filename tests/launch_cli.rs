@@ -24,6 +24,7 @@ impl Fixture {
         std::fs::copy("/usr/bin/true", stubs.join("git")).expect("copy true");
         let arm = root.path().join("arm");
         let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+            .arg("--print-definition")
             .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
             .args(["--token-env", "LAUNCH_TOKEN", "--out"])
             .arg(&arm)
@@ -352,6 +353,8 @@ fn a_harness_launched_without_landlock_fails_require_harness() {
 #[test]
 fn a_harness_whose_start_cannot_be_recorded_does_not_start() {
     let f = Fixture::new();
+    // arm-build made the log, empty; a folder in its place cannot be one.
+    let _ = std::fs::remove_file(f.audit_log());
     std::fs::create_dir_all(f.audit_log()).expect("make the log path a folder");
     let marker = f.marker();
     let o = f

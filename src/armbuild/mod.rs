@@ -6,6 +6,7 @@
 //! earlier build; the token is written only into the files that need it
 //! and is never printed on stderr.
 
+pub mod builtin;
 pub mod emit;
 pub mod error;
 pub mod layout;
@@ -31,7 +32,8 @@ pub struct BuildOptions {
     pub out: PathBuf,
     /// `--skill`: the Agent Skill file to use instead of the looked-up one.
     pub skill: Option<PathBuf>,
-    /// `--arms`: the arms folder; default [`default_arms_dir`].
+    /// `--arms`: the arms folder; default [`installed_arms_dir`], else the
+    /// arms compiled into arm-build ([`builtin`]).
     pub arms_dir: Option<PathBuf>,
     /// `--guard-sh`: the guard-sh executable; default next to this program.
     pub guard_sh: Option<PathBuf>,
@@ -40,13 +42,26 @@ pub struct BuildOptions {
     pub keep_work: bool,
 }
 
-/// The arms folder when `--arms` is not given: `<exe dir>/../share/guard-sh/arms`
-/// if it exists, else the source tree's `arms/`.
-pub fn default_arms_dir() -> PathBuf {
+/// `<exe dir>/../share/guard-sh/arms`, if an install put arms there.
+pub fn installed_arms_dir() -> Option<PathBuf> {
     exe_dir()
         .map(|d| d.join("../share/guard-sh/arms"))
         .filter(|d| d.is_dir())
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("arms"))
+}
+
+/// The arms folder of a build: `--arms`, else the installed one, else the
+/// arms compiled in, unpacked for this build (kept alive by the second
+/// value).
+fn arms_dir(explicit: Option<&Path>) -> Result<(PathBuf, Option<builtin::Unpacked>), BuildError> {
+    if let Some(dir) = explicit {
+        return Ok((absolute(dir)?, None));
+    }
+    if let Some(dir) = installed_arms_dir() {
+        return Ok((dir, None));
+    }
+    let unpacked =
+        builtin::Unpacked::new().map_err(|e| BuildError::io(&std::env::temp_dir(), e))?;
+    Ok((unpacked.arms(), Some(unpacked)))
 }
 
 fn exe_dir() -> Option<PathBuf> {
@@ -114,10 +129,7 @@ fn shell_path(
 
 /// Build `opts.arm` into `opts.out`; returns the definition (`arm.json`).
 pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
-    let arms_dir = match &opts.arms_dir {
-        Some(d) => absolute(d)?,
-        None => default_arms_dir(),
-    };
+    let (arms_dir, _unpacked) = arms_dir(opts.arms_dir.as_deref())?;
     let out = layout::open(&absolute(&opts.out)?)?;
     let inputs = BuildInputs {
         host: opts.host.clone(),
@@ -146,7 +158,6 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
             .into_iter()
             .collect();
         roots.extend(exe_dir().map(|d| d.join("../share/guard-sh")));
-        roots.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
         let path = prompt::find_skill(
             skill,
             opts.skill.as_deref(),
@@ -155,7 +166,19 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         )?;
         let path = std::fs::canonicalize(&path).map_err(|e| BuildError::io(&path, e))?;
         bootstrap = format!("{bootstrap}\n\n{}", prompt::skill_body(&path)?);
-        skill_path = Some(path);
+        // A skill compiled into arm-build is named as such: its unpacked
+        // copy is gone when the build ends.
+        let unpacked_root = _unpacked
+            .as_ref()
+            .and_then(|u| std::fs::canonicalize(u.root()).ok());
+        skill_path = Some(
+            match unpacked_root
+                .and_then(|root| path.strip_prefix(&root).ok().map(Path::to_path_buf))
+            {
+                Some(inside) => format!("builtin:{}", inside.display()),
+                None => path.display().to_string(),
+            },
+        );
     } else if opts.skill.is_some() {
         return Err(BuildError::Usage(format!(
             "--skill: arm {} has no skill in its bootstrap",
@@ -226,6 +249,12 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         &runtimes,
     ] {
         layout::make_dir(dir)?;
+    }
+    // The log exists from the start, empty: a trial in which no shell ran
+    // (the MCP arm) leaves it so, and `guard-sh-audit` refuses a path that
+    // names no file (a typo is no clean trial).
+    if !l.audit_log.exists() {
+        layout::write_file(&l.audit_log, "", 0o600)?;
     }
     layout::make_links(&links)?;
     for (path, content) in &compiled.files {
@@ -380,19 +409,25 @@ struct Cli {
     /// The repository, OWNER/NAME.
     #[arg(long, required_unless_present = "list")]
     repo: Option<String>,
-    /// The API token (visible in the process list: prefer --token-env).
-    #[arg(long, conflicts_with = "token_env", required_unless_present_any = ["list", "token_env"])]
-    token: Option<String>,
-    /// Name of the environment variable holding the token.
+    /// Name of the environment variable holding the API token (one of
+    /// --token-env and --token is required).
     #[arg(long, value_name = "VAR")]
     token_env: Option<String>,
+    /// The API token itself (visible in the process list: prefer --token-env).
+    #[arg(long, conflicts_with = "token_env")]
+    token: Option<String>,
+    /// Print the arm's definition (arm.json, which holds the token) on
+    /// stdout; by default one line names the folder.
+    #[arg(long)]
+    print_definition: bool,
     /// The output folder (created; rebuilt in place if arm-build made it).
     #[arg(long, required_unless_present = "list")]
     out: Option<PathBuf>,
     /// The Agent Skill file for arms whose bootstrap has one.
     #[arg(long)]
     skill: Option<PathBuf>,
-    /// The arms folder.
+    /// The arms folder (default: the installed arms, else those built into
+    /// arm-build).
     #[arg(long)]
     arms: Option<PathBuf>,
     /// The guard-sh executable to use as the agent's SHELL.
@@ -409,14 +444,18 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
             // clap's message quotes argument values; keep a --token value out of it.
             let text = e.render().to_string();
             let redacted = token_arguments()
                 .iter()
                 .fold(text, |t, secret| t.replace(secret.as_str(), "***"));
-            eprint!("{redacted}");
-            return ExitCode::from(code);
+            // `--help` and `--version` are answers: stdout, status 0.
+            if e.use_stderr() {
+                eprint!("{redacted}");
+                return ExitCode::from(2);
+            }
+            print!("{redacted}");
+            return ExitCode::SUCCESS;
         }
     };
     match run(cli) {
@@ -445,10 +484,7 @@ fn token_arguments() -> Vec<String> {
 
 fn run(cli: Cli) -> Result<(), BuildError> {
     if cli.list {
-        let arms_dir = match &cli.arms {
-            Some(d) => d.clone(),
-            None => default_arms_dir(),
-        };
+        let (arms_dir, _unpacked) = arms_dir(cli.arms.as_deref())?;
         let mut broken = false;
         for ArmListing { name, description } in list(&arms_dir)? {
             match description {
@@ -481,7 +517,11 @@ fn run(cli: Cli) -> Result<(), BuildError> {
                 )));
             }
         },
-        _ => return Err(missing("one of --token, --token-env")),
+        _ => {
+            return Err(BuildError::Usage(
+                "the API token is required: --token-env VAR (the variable holding it) or --token TOKEN".into(),
+            ));
+        }
     };
     let opts = BuildOptions {
         arm: cli.arm.ok_or_else(|| missing("ARM"))?,
@@ -494,7 +534,17 @@ fn run(cli: Cli) -> Result<(), BuildError> {
         guard_sh: cli.guard_sh,
         keep_work: cli.keep_work,
     };
+    let out = opts.out.clone();
+    let arm = opts.arm.clone();
     let definition = build(&opts)?;
+    if !cli.print_definition {
+        println!(
+            "built arm {arm} in {} (its definition: {}/arm.json)",
+            out.display(),
+            out.display()
+        );
+        return Ok(());
+    }
     let text = serde_json::to_string_pretty(&definition).map_err(|e| BuildError::Serialize {
         what: "arm definition",
         message: e.to_string(),

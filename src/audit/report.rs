@@ -15,7 +15,7 @@ pub fn render_text(report: &Report) -> String {
     let verdict = match report.exit_code {
         0 => "CLEAN",
         1 => "NOT CLEAN (trial invalid)",
-        _ => "NOT CLEAN (log corrupt or chain broken)",
+        _ => "NOT CLEAN (log missing, unreadable, corrupt or chain broken)",
     };
     let _ = writeln!(
         out,

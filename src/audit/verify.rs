@@ -172,15 +172,29 @@ pub struct VerifyOptions {
     pub require_harness: bool,
 }
 
-/// Verify the logs at `paths`, in order (a missing file counts as empty: the
-/// agent never started guard-sh, which the no-sessions rule then reports).
+/// Verify the logs at `paths`, in order. A path that names no file is a
+/// finding: arm-build and guard-sh-launch create the log, so it is a wrong
+/// path, never a clean trial.
 pub fn verify_logs(paths: &[PathBuf], options: VerifyOptions) -> Report {
     let mut verifier = Verifier::default();
     for path in paths {
         let name = path.display().to_string();
         match std::fs::read(path) {
             Ok(bytes) => verifier.add(&name, &bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => verifier.files.push(name),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                verifier.files.push(name.clone());
+                verifier.findings.push(Finding {
+                    kind: FindingKind::Unreadable,
+                    session: None,
+                    seq: None,
+                    file: Some(name),
+                    line: None,
+                    message: format!(
+                        "no such file: {} (arm-build and guard-sh-launch create the log: is the path right?)",
+                        path.display()
+                    ),
+                });
+            }
             Err(e) => {
                 verifier.files.push(name.clone());
                 verifier.findings.push(Finding {

@@ -4,8 +4,8 @@
 //! `guard_sh::audit::transcript`). Exit 0 clean, 1 leak /
 //! denied-but-executed / no sessions / harness not confined (with
 //! `--require-harness`) / a tool outside the channel, a shell call not
-//! recorded or a record without a call, 3 log corrupt or chain broken or a
-//! transcript unreadable (3 wins over 1), 2 usage error.
+//! recorded or a record without a call, 3 a log missing, unreadable,
+//! corrupt or with a broken chain, or a transcript unreadable (3 wins over 1), 2 usage error.
 
 use clap::Parser;
 use guard_sh::audit::Redactor;

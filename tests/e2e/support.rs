@@ -152,6 +152,7 @@ impl Arm {
         let home = root.path().join("home");
         std::fs::create_dir(&home).expect("mkdir home");
         let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+            .arg("--print-definition")
             .args([arm, "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
             .args(["--token-env", "E2E_TOKEN", "--out"])
             .arg(&out)
