@@ -60,7 +60,7 @@ fn arms_dir(explicit: Option<&Path>) -> Result<(PathBuf, Option<builtin::Unpacke
         return Ok((dir, None));
     }
     let unpacked =
-        builtin::Unpacked::new().map_err(|e| BuildError::io(&std::env::temp_dir(), e))?;
+        builtin::Unpacked::new().map_err(|e| BuildError::io(std::env::temp_dir(), e))?;
     Ok((unpacked.arms(), Some(unpacked)))
 }
 
