@@ -409,3 +409,37 @@ fn a_call_walks_the_body_the_function_has_at_that_point() {
     // A body defined and never called reaches nothing yet.
     assert!(verdict("g() { curl x; }").allowed);
 }
+
+#[test]
+fn quotes_and_substitutions_inside_dollar_bracket_are_refused() {
+    // Found by `parse`: `$[` ends at the first `]` that closes nothing,
+    // quotes or not; printed as `$(( … ))`, text holding quotes ended
+    // elsewhere.
+    assert_refused_with(
+        &[
+            b"echo $[ \"1]\" ]",
+            b"echo $[ '1' ]",
+            b"echo $[ `x` ]",
+            b"echo $[ $(x) ]",
+            b"echo $[ \\1 ]",
+        ],
+        "inside `$[ … ]`",
+    );
+    assert_prints_back(b"echo $[ $x + ${y:-1} * 2 ]");
+}
+
+#[test]
+fn quotes_in_an_operand_inside_arithmetic_are_refused() {
+    // Found by `parse`: a `${x/a/"…"}` operand inside `$(( … ))` held
+    // quotes and backslashes; bash pairs them in the raw text to find the
+    // end of `$((`, and the printed text paired them another way.
+    assert_refused_with(
+        &[
+            b"echo $(( ${X/a/\"b\"} ))",
+            b"echo $(( ${X:-'1'} ))",
+            b"echo $(( ${X:-\\1} ))",
+        ],
+        "quotes or escapes inside `$(( … ))`",
+    );
+    assert_prints_back(b"echo $(( ${X:-1} + ${#Y} ))");
+}

@@ -414,7 +414,6 @@ fn arrays_and_indirection_are_guarded_like_any_other_text() {
         "tool first; echo ${a[$(evil)]}",
         "tool first; echo ${a[@]/x/$(evil)}",
         "tool first; echo ${!x:-$(evil)}",
-        "tool first; echo $[ $(evil) ]",
         "tool first; mapfile -t a < <(evil)",
         "tool first; read -ra a <<< \"$(evil)\"",
     ] {
@@ -423,6 +422,10 @@ fn arrays_and_indirection_are_guarded_like_any_other_text() {
         assert!(err.contains("denied: \"evil\""), "{line}: {err}");
         assert_eq!(ran(&s), "", "{line}");
     }
+    // `$[ ]` takes no substitution at all: refused before anything runs.
+    let (status, _, err) = run(&s, "tool first; echo $[ $(evil) ]");
+    assert_eq!(status, 2, "{err}");
+    assert_eq!(ran(&s), "");
     for line in [
         "a=(ev il); ${a[0]}${a[1]}; tool after",
         "a=(evil x); \"${a[@]}\"; tool after",

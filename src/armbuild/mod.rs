@@ -59,8 +59,7 @@ fn arms_dir(explicit: Option<&Path>) -> Result<(PathBuf, Option<builtin::Unpacke
     if let Some(dir) = installed_arms_dir() {
         return Ok((dir, None));
     }
-    let unpacked =
-        builtin::Unpacked::new().map_err(|e| BuildError::io(std::env::temp_dir(), e))?;
+    let unpacked = builtin::Unpacked::new().map_err(|e| BuildError::io(std::env::temp_dir(), e))?;
     Ok((unpacked.arms(), Some(unpacked)))
 }
 

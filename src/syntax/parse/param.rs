@@ -83,6 +83,18 @@ impl<'a> Parser<'a> {
                         open: self.span_at(i, 2),
                     });
                 };
+                // Its end is the first `]` that closes nothing, found
+                // without regard to quotes: text that quotes or substitutes
+                // could end elsewhere once printed as `$(( … ))`.
+                let text = &i[2..2 + len];
+                if let Some(k) = text.iter().enumerate().position(|(k, &b)| {
+                    matches!(b, b'"' | b'\'' | b'`' | b'\\') || text[k..].starts_with(b"$(")
+                }) {
+                    return Err(SyntaxError::Unsupported {
+                        feature: "quotes, backslashes or command substitutions inside `$[ … ]` (use `$(( … ))`)",
+                        at: self.span_at(&i[2 + k..], 1),
+                    });
+                }
                 let word = self.arith_word(&i[2..], len)?;
                 Ok((&i[2 + len + 1..], Some(WordPart::Arithmetic(word))))
             }
@@ -439,6 +451,15 @@ impl<'a> Parser<'a> {
             }
             if c == b'}' || how.stop.contains(&c) {
                 break;
+            }
+            // bash finds the end of `$((` by pairing quotes in the raw
+            // text, `${…}` operands included: quoted text there could end
+            // the arithmetic elsewhere once printed.
+            if self.nesting.in_arithmetic && matches!(c, b'"' | b'\'' | b'\\') {
+                return Err(SyntaxError::Unsupported {
+                    feature: "quotes or escapes inside `$(( … ))`",
+                    at: self.span_at(rest, 1),
+                });
             }
             match c {
                 b'\\' => match rest.get(1) {
