@@ -11,6 +11,17 @@ for tool in npm python3 timeout; do
         exit 2
     fi
 done
+# The arms make /tmp writable to the harness and its commands, and a
+# program inside a writable folder cannot be protected (Landlock grants a
+# folder whole): guard-sh built under /tmp cannot be an arm's shell.
+for where in "$(pwd -P)" "${CARGO_TARGET_DIR:-}"; do
+    case "$where" in
+    /tmp/* | /var/tmp/* | /dev/shm/*)
+        echo "tests/e2e/run.sh: $where is under a folder the arms make writable, so the guard-sh built there cannot be protected; clone (or set CARGO_TARGET_DIR) elsewhere, e.g. under \$HOME" >&2
+        exit 2
+        ;;
+    esac
+done
 start=$SECONDS
 # The same static build as tests/run.sh (and the README's install).
 host=$(rustc -vV | sed -n 's/^host: //p')
