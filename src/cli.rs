@@ -411,8 +411,8 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
         shell.run_text(command, "command").status()
     } else if let Some(script) = &inv.script {
         let path = std::path::Path::new(std::ffi::OsStr::from_bytes(script));
-        match std::fs::read(path) {
-            Ok(text) => shell.run_input(Input::Text(text, 0), "script"),
+        match Input::open_script(path) {
+            Ok(input) => shell.run_input(input, "script"),
             Err(e) => {
                 shell.error(&format!("{}: {e}", path.display()));
                 let _ = shell.sink().record(Event::Error {

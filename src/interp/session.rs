@@ -10,8 +10,22 @@ pub enum Input {
     /// Standard input, read a byte at a time: what follows a command
     /// stays for the commands that read it.
     Stdin,
-    /// A script file's text, from this offset on.
-    Text(Vec<u8>, usize),
+    /// A script file, read a line at a time (bash reads its script as it
+    /// goes: memory stays that of one command), at a descriptor out of the
+    /// script's reach (bash keeps it at 255).
+    File(std::io::BufReader<std::fs::File>),
+}
+
+impl Input {
+    /// Open the script at `path` for [`Input::File`].
+    pub fn open_script(path: &std::path::Path) -> std::io::Result<Input> {
+        use std::os::fd::{FromRawFd, IntoRawFd};
+        let file = std::fs::File::open(path)?;
+        let fd = crate::exec::private_fd::claim(file.into_raw_fd())?;
+        // SAFETY: `claim` returned a new descriptor that nothing else owns.
+        let file = unsafe { std::fs::File::from_raw_fd(fd) };
+        Ok(Input::File(std::io::BufReader::new(file)))
+    }
 }
 
 impl Shell<'_> {
@@ -19,17 +33,16 @@ impl Shell<'_> {
     fn next_line(&mut self, input: &mut Input) -> Option<Vec<u8>> {
         match input {
             Input::Stdin => self.read_line(),
-            Input::Text(text, at) => {
-                if *at >= text.len() {
-                    return None;
+            Input::File(reader) => {
+                let mut line = Vec::new();
+                match std::io::BufRead::read_until(reader, b'\n', &mut line) {
+                    Ok(0) => None,
+                    Ok(_) => Some(line),
+                    Err(e) => {
+                        self.error(&format!("reading the script: {e}"));
+                        None
+                    }
                 }
-                let end = text[*at..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(text.len(), |p| *at + p + 1);
-                let line = text[*at..end].to_vec();
-                *at = end;
-                Some(line)
             }
         }
     }
@@ -71,7 +84,7 @@ impl Shell<'_> {
     /// command goes on with the next). In a shell that is not interactive
     /// a syntax error ends it with status 2, as in bash.
     pub fn run_input(&mut self, mut input: Input, origin: &str) -> i32 {
-        self.running_script = matches!(input, Input::Text(..));
+        self.running_script = matches!(input, Input::File(..));
         let mut chunker = crate::syntax::Chunker::default();
         loop {
             self.prompt(if chunker.is_pending() { "PS2" } else { "PS1" });
