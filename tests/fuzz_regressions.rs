@@ -443,3 +443,12 @@ fn quotes_in_an_operand_inside_arithmetic_are_refused() {
     );
     assert_prints_back(b"echo $(( ${X:-1} + ${#Y} ))");
 }
+
+#[test]
+fn a_quote_in_a_subscript_that_runs_into_the_next_line_makes_no_key() {
+    // Found by `parse`: `m['` then lines later a `'` and `]=1`: the key
+    // scan crossed lines inside the quotes; the printed text read another
+    // way. Such a word is refused as an unclosed `[`.
+    assert_refused_with(&[b"m['x\ny']=1", b"m[\"x\ny\"]=1"], "unclosed `[`");
+    assert_prints_back(b"m['a b']=1; m[\"c d\"]=2; a=([' k']=v)");
+}

@@ -480,13 +480,15 @@ fn keyed_item(i: &[u8]) -> bool {
                 return after.starts_with(b"=") || after.starts_with(b"+=");
             }
             b'\\' => k + 2,
-            b'\'' => match find_from(i, k + 1, |c| c == b'\'') {
-                Some(e) => e + 1,
-                None => return false,
+            // A quoted part of a key stays on its line (a quote that runs
+            // on into later lines is no key).
+            b'\'' => match find_from(i, k + 1, |c| c == b'\'' || c == b'\n') {
+                Some(e) if i[e] == b'\'' => e + 1,
+                _ => return false,
             },
             b'"' => match skip_to_quote(i, k + 1, b'"') {
-                Some(e) => e + 1,
-                None => return false,
+                Some(e) if !i[k..e].contains(&b'\n') => e + 1,
+                _ => return false,
             },
             b'$' if matches!(i.get(k + 1), Some(b'(' | b'{')) => match end_of_group(i, k + 1) {
                 Some(e) => e,
