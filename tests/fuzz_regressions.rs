@@ -452,3 +452,15 @@ fn a_quote_in_a_subscript_that_runs_into_the_next_line_makes_no_key() {
     assert_refused_with(&[b"m['x\ny']=1", b"m[\"x\ny\"]=1"], "unclosed `[`");
     assert_prints_back(b"m['a b']=1; m[\"c d\"]=2; a=([' k']=v)");
 }
+
+#[test]
+fn a_subscript_is_read_only_where_its_quotes_close_on_the_line() {
+    // Found by `parse` (again): `m['x[k]=1` then a newline: a scan by
+    // blank-separated token found `]=` past an unclosed quote; the key
+    // scan that pairs quotes now decides alone.
+    let text = b"m['x[k]=1\nm[ b; fi\n'";
+    match guard_sh::syntax::parse(text) {
+        Ok(list) => assert_prints_back(&guard_sh::syntax::to_source(&list)),
+        Err(e) => assert!(!e.to_string().contains("`${`"), "{e}"),
+    }
+}

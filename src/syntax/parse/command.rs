@@ -159,7 +159,7 @@ impl<'a> Parser<'a> {
         let (r, index) = if r.first() == Some(&b'[') {
             // bash reads `name[` in this position up to a matching `]`,
             // even across blanks, as an array subscript.
-            if !keyed_item(r) && !looks_like_array_assignment(r) {
+            if !keyed_item(r) {
                 if closes_bracket(token(r)) {
                     return Ok((i, None));
                 }
@@ -499,13 +499,4 @@ fn keyed_item(i: &[u8]) -> bool {
         };
     }
     false
-}
-
-/// `[…]=` or `[…]+=` follows a name: an array element assignment.
-fn looks_like_array_assignment(i: &[u8]) -> bool {
-    let tok = token(i);
-    tok.iter().position(|&b| b == b']').is_some_and(|p| {
-        let after = &tok[p + 1..];
-        after.starts_with(b"=") || after.starts_with(b"+=")
-    })
 }
