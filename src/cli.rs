@@ -502,63 +502,133 @@ fn with_high_fds<T>(f: impl FnOnce() -> T) -> T {
 /// defined by one is known to the next), so memory follows the longest
 /// command and the output, not the input.
 fn explain(policy: &Policy, inv: &Invocation) -> i32 {
-    let text = match &inv.command {
-        Some(c) => c.clone(),
+    // The input a line at a time: the `-c` text, or standard input as it
+    // comes.
+    let mut next_line: Box<dyn FnMut() -> std::io::Result<Option<Vec<u8>>>> = match &inv.command {
+        Some(c) => {
+            let mut lines = c
+                .split_inclusive(|&b| b == b'\n')
+                .map(<[u8]>::to_vec)
+                .collect::<Vec<_>>()
+                .into_iter();
+            Box::new(move || Ok(lines.next()))
+        }
         None => {
-            let mut buf = Vec::new();
-            if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf) {
-                say(&format!("stdin: {e}"));
-                return 2;
-            }
-            buf
+            let mut stdin = std::io::BufReader::new(std::io::stdin());
+            Box::new(move || {
+                let mut line = Vec::new();
+                let n = std::io::BufRead::read_until(&mut stdin, b'\n', &mut line)?;
+                Ok((n > 0).then_some(line))
+            })
         }
     };
     let mut allowed = true;
-    let mut commands: Vec<u8> = Vec::new();
+    let mut first = true;
+    let mut commands = Spill::default();
     let mut functions: Vec<Vec<u8>> = Vec::new();
     let mut chunker = syntax::Chunker::default();
     let protected = std::rc::Rc::new(guard_sh::guard::ProtectedPaths::new(policy));
-    let lines = text
-        .split_inclusive(|&b| b == b'\n')
-        .map(Some)
-        .chain([None]);
-    for line in lines {
-        let chunk = match line {
-            Some(line) => chunker.push_line(line),
-            None => chunker.finish(),
-        };
-        let Some(mut chunk) = chunk else { continue };
-        let parsed = match chunk.list.take() {
-            Some(list) => Ok((list, Vec::new())),
-            None => syntax::parse_complete(&chunk.text),
-        };
-        let (list, closed) = match parsed {
-            Ok(parsed) => parsed,
+    loop {
+        let line = match next_line() {
+            Ok(line) => line,
             Err(e) => {
-                let at = e.render_after(&chunk.text, chunk.lines_before);
-                say(&format!("syntax error at {at}"));
+                say(&format!("stdin: {e}"));
                 return 2;
             }
         };
-        for doc in closed {
-            say(&doc.warning());
+        let chunk = match &line {
+            Some(line) => chunker.push_line(line),
+            None => chunker.finish(),
+        };
+        if let Some(mut chunk) = chunk {
+            let parsed = match chunk.list.take() {
+                Some(list) => Ok((list, Vec::new())),
+                None => syntax::parse_complete(&chunk.text),
+            };
+            let (list, closed) = match parsed {
+                Ok(parsed) => parsed,
+                Err(e) => {
+                    let at = e.render_after(&chunk.text, chunk.lines_before);
+                    say(&format!("syntax error at {at}"));
+                    return 2;
+                }
+            };
+            for doc in closed {
+                say(&doc.warning());
+            }
+            let verdict = guard_sh::guard::check_list_in(
+                policy,
+                &list,
+                functions.iter().cloned(),
+                &protected,
+            );
+            allowed &= verdict.allowed;
+            let mut entries = Vec::new();
+            verdict.write_commands_json(&chunk.text, chunk.lines_before, &mut first, &mut entries);
+            if let Err(e) = commands.push(&entries) {
+                say(&format!("keeping the verdict: {e}"));
+                return 2;
+            }
+            functions.extend(guard_sh::guard::functions_defined(&list));
         }
-        let verdict =
-            guard_sh::guard::check_list_in(policy, &list, functions.iter().cloned(), &protected);
-        allowed &= verdict.allowed;
-        verdict.write_commands_json(&chunk.text, chunk.lines_before, &mut commands);
-        functions.extend(guard_sh::guard::functions_defined(&list));
+        if line.is_none() {
+            break;
+        }
     }
     let head = format!("{{\"allowed\":{allowed},\"commands\":[");
     let mut stdout = std::io::stdout().lock();
-    let written = [head.as_bytes(), &commands, b"]}\n"]
-        .iter()
-        .try_for_each(|part| std::io::Write::write_all(&mut stdout, part));
+    let written = std::io::Write::write_all(&mut stdout, head.as_bytes())
+        .and_then(|()| commands.copy_to(&mut stdout))
+        .and_then(|()| std::io::Write::write_all(&mut stdout, b"]}\n"));
     if let Err(e) = written {
         say(&format!("stdout: {e}"));
         return 2;
     }
     if allowed { 0 } else { 1 }
+}
+
+/// `--explain`'s entries until the verdict is complete (a syntax error
+/// anywhere prints none): in memory up to 1 MiB, then in an unnamed
+/// temporary file, so a long script's verdict does not stay in memory.
+#[derive(Default)]
+struct Spill {
+    memory: Vec<u8>,
+    file: Option<std::fs::File>,
+}
+
+impl Spill {
+    const LIMIT: usize = 1 << 20;
+
+    fn push(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.memory.extend_from_slice(bytes);
+        if self.memory.len() < Self::LIMIT {
+            return Ok(());
+        }
+        if self.file.is_none() {
+            use std::os::unix::fs::OpenOptionsExt;
+            self.file = Some(
+                std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .mode(0o600)
+                    .custom_flags(libc::O_TMPFILE)
+                    .open(std::env::temp_dir())?,
+            );
+        }
+        if let Some(file) = &mut self.file {
+            std::io::Write::write_all(file, &self.memory)?;
+            self.memory.clear();
+        }
+        Ok(())
+    }
+
+    fn copy_to(mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        if let Some(mut file) = self.file.take() {
+            std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0))?;
+            std::io::copy(&mut file, out)?;
+        }
+        out.write_all(&self.memory)
+    }
 }
 
 #[cfg(test)]

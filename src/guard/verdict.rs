@@ -92,11 +92,18 @@ impl Verdict {
         serde_json::json!({ "allowed": self.allowed, "commands": self.commands_json(source, 0) })
     }
 
-    /// Append each reached command to `out` as a JSON object (comma
-    /// separated, after any already there), its `at` counted in an input
-    /// where `source` starts after `lines_before` lines. Written straight
-    /// from the verdict: no `serde_json::Value` on the way.
-    pub fn write_commands_json(&self, source: &[u8], lines_before: usize, out: &mut Vec<u8>) {
+    /// Append each reached command to `out` as a JSON object, comma
+    /// separated (`first`: none written yet, in `out` or before it), its
+    /// `at` counted in an input where `source` starts after `lines_before`
+    /// lines. Written straight from the verdict: no `serde_json::Value` on
+    /// the way.
+    pub fn write_commands_json(
+        &self,
+        source: &[u8],
+        lines_before: usize,
+        first: &mut bool,
+        out: &mut Vec<u8>,
+    ) {
         /// The keys in `to_json`'s (sorted) order.
         #[derive(Serialize)]
         struct Entry<'a> {
@@ -111,7 +118,7 @@ impl Verdict {
         for c in &self.commands {
             let mut at = lines.line_col(c.span.start());
             at.line += lines_before;
-            if !out.is_empty() {
+            if !std::mem::take(first) {
                 out.push(b',');
             }
             let entry = Entry {
