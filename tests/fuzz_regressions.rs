@@ -464,3 +464,11 @@ fn a_subscript_is_read_only_where_its_quotes_close_on_the_line() {
         Err(e) => assert!(!e.to_string().contains("`${`"), "{e}"),
     }
 }
+
+#[test]
+fn a_subscript_close_is_looked_for_in_the_word_as_the_word_parser_reads_it() {
+    // Found by `parse`: `a[$[{]1]}` printed as `a[$(({))1]}`, whose `]`
+    // a scan by blank-separated token (which stops at `(`) did not reach.
+    assert_prints_back(b"ec0&a[$[{]1]}");
+    assert_prints_back(b"echo a[$(echo 1)]x b[`x`]");
+}

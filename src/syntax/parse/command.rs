@@ -160,7 +160,7 @@ impl<'a> Parser<'a> {
             // bash reads `name[` in this position up to a matching `]`,
             // even across blanks, as an array subscript.
             if !keyed_item(r) {
-                if closes_bracket(token(r)) {
+                if closes_bracket(r) {
                     return Ok((i, None));
                 }
                 return Err(SyntaxError::Unsupported {
@@ -264,7 +264,7 @@ impl<'a> Parser<'a> {
                 // A bare element opening a `[` it does not close in the same
                 // word (`[}` then a newline) would read as a key once printed
                 // on one line; a bracket expression (`[a-z]*`) is fine.
-                Some(b'[') if !closes_bracket(token(rest)) => {
+                Some(b'[') if !closes_bracket(rest) => {
                     return Err(SyntaxError::Unsupported {
                         feature: "an array element opening a `[` it does not close",
                         at: self.span_at(rest, 1),
@@ -417,9 +417,18 @@ fn closes_bracket(tok: &[u8]) -> bool {
     let mut i = 0;
     while i < tok.len() {
         let skip_to = match tok[i] {
+            // The word ends here (a substitution's parentheses were
+            // skipped whole): as the word parser reads it, not by blanks.
+            b if is_meta(b) => return false,
             b'\\' => Some(i + 2),
-            b'\'' => find_from(tok, i + 1, |b| b == b'\'').map(|e| e + 1),
-            b'"' | b'`' => skip_to_quote(tok, i + 1, tok[i]).map(|e| e + 1),
+            // Quotes that run on into the next line: no subscript (the
+            // line is refused, as the key scan would not take it).
+            b'\'' => find_from(tok, i + 1, |b| b == b'\'' || b == b'\n')
+                .filter(|&e| tok[e] == b'\'')
+                .map(|e| e + 1),
+            b'"' | b'`' => skip_to_quote(tok, i + 1, tok[i])
+                .filter(|&e| !tok[i..e].contains(&b'\n'))
+                .map(|e| e + 1),
             b'$' if matches!(tok.get(i + 1), Some(b'(' | b'{' | b'[')) => end_of_group(tok, i + 1),
             b']' => return true,
             _ => Some(i + 1),
