@@ -472,3 +472,13 @@ fn a_subscript_close_is_looked_for_in_the_word_as_the_word_parser_reads_it() {
     assert_prints_back(b"ec0&a[$[{]1]}");
     assert_prints_back(b"echo a[$(echo 1)]x b[`x`]");
 }
+
+#[test]
+fn here_documents_of_many_items_print_with_their_own_items() {
+    // Found by `parse`: quoted and unquoted here-documents on many lines,
+    // their bodies holding `\\`-newlines, were printed as one long line
+    // followed by every body; read back, the continuations paired with
+    // other lines. At the top each item's bodies now follow it.
+    assert_prints_back(b"<<'E';<<E\x0a\xa4\x5c\x0aE\x0aE\x0a<<'E'<<E\x0ae\x5c\x0aE\x0aE\x0a\x02<<'E'<<E\x0ab\x5c\x0aE\x0aE\x0aE\x0a<<'E'<<E\x0ab\x5c\x0aE\x0aE\x0aa<<'E';<<E\x0ab\x5c\x0aE\x0aE\x0a<<'E'<<E\x0ae\x5c\x0aE\x0aE\x0aa<<'E'<<E\x0ab\x5c\x0aE\x0aE\x0a<<'E'<<E\x0ae\x5c\x0aE\x0aE\x0a<<'E'<<E\x0aa\x5c\x0aE\x0aE\x0a<<'E'; <<E\x0aa\x5c\x0aE\x0aE\x0a <<'E'<<E\x0a\x0ab\x5c\x0aE\x0aE\x0a<<'E';<<E\x0ae\x5c\x0aE\x0aE\x0at <<'E'<<E\x0ab\x5c\x0aE\x0aE\x0a\x02<<'E';<<E\x0ad\x5c\x0aE\x0aE\x0a<<'E'<<E\x0aa\x5c\x0aE\x0aJ\x0aE\x0a\x02<<'E'\x0aE\x5c\x0aE\x0a");
+    assert_prints_back(b"cat <<'E'; cat <<F\na\\\nE\nb\nF\necho x; cat <<G\nc\nG\n");
+}

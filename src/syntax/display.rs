@@ -66,6 +66,8 @@ struct Writer {
     out: Vec<u8>,
     /// Here-documents whose bodies go after the current list item.
     pending: Vec<HereDoc>,
+    /// Lists inside substitutions being written.
+    nested: u32,
 }
 
 impl Writer {
@@ -85,11 +87,15 @@ impl Writer {
             } else if !last || terminated {
                 self.s(";");
             }
-            // Bodies go after the list's last item, so the items stay on the
-            // line they were read from: moved onto lines after a body, an
-            // item could end up after a line that closes an enclosing
-            // here-document of the same delimiter.
-            if last && !self.pending.is_empty() {
+            // Inside a substitution, bodies go after the list's last item,
+            // so the items stay on the line they were read from: moved onto
+            // lines after a body, an item could end up after a line that
+            // closes an enclosing here-document of the same delimiter. At
+            // the top, each item's bodies follow it, as they were read:
+            // many here-documents' bodies gathered after one long line pair
+            // `\`-newlines with other lines.
+            let flush = !self.pending.is_empty() && (last || self.nested == 0);
+            if flush {
                 self.s("\n");
                 for doc in std::mem::take(&mut self.pending) {
                     self.here_doc_body(&doc);
@@ -103,7 +109,9 @@ impl Writer {
     /// A list in its own here-document scope (inside a substitution).
     fn nested_list(&mut self, list: &List) {
         let outer = std::mem::take(&mut self.pending);
+        self.nested += 1;
         self.list(list, false);
+        self.nested -= 1;
         self.pending = outer;
     }
 
@@ -473,7 +481,11 @@ impl Writer {
                 list,
                 backtick: true,
             } => {
-                let mut inner = Writer::default();
+                // A substitution's list: its bodies stay after its last item.
+                let mut inner = Writer {
+                    nested: 1,
+                    ..Writer::default()
+                };
                 inner.list(list, false);
                 // A here-document's delimiter line may end the body: written
                 // on a line of its own it could end an enclosing
