@@ -230,8 +230,9 @@ pub fn check_write_target_lexically(paths: &StaticPaths, path: &Path) -> Result<
     Ok(())
 }
 
-/// `path` with `.` and `..` applied as text (`/..` stays `/`).
-fn lexical(path: &Path) -> PathBuf {
+/// `path` with `.` and `..` applied as text (`/..` stays `/`): how the
+/// static check compares paths, and `cd`'s logical folder.
+pub fn lexical(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::from("/");
     for c in path.components() {

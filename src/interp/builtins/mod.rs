@@ -370,7 +370,7 @@ impl Shell<'_> {
             ));
             return false;
         }
-        let logical = normalize(&joined);
+        let logical = crate::guard::lexical(&joined);
         let new = if physical {
             std::fs::canonicalize(&joined).unwrap_or(logical.clone())
         } else {
@@ -751,20 +751,6 @@ fn dotdot_parents_exist(path: &Path) -> bool {
         }
     }
     true
-}
-
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(n) => out.push(n),
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    out
 }
 
 /// One limit `ulimit` shows: its letter, bash's label and unit.

@@ -773,14 +773,7 @@ impl Shell<'_> {
                     let _ = self.sys.write_all(2, READ_USAGE);
                     return Ok(2);
                 }
-                let value = if k < a.len() {
-                    let v = a[k..].to_vec();
-                    k = a.len();
-                    v
-                } else if let Some(next) = args.get(i + 1) {
-                    i += 1;
-                    next.clone()
-                } else {
+                let Some(value) = option_value(args, &mut i, a, &mut k) else {
                     self.error(&format!(
                         "read: -{}: option requires an argument",
                         letter as char
@@ -943,14 +936,7 @@ impl Shell<'_> {
                     self.error(&format!("{builtin}: -{}: invalid option", letter as char));
                     return Ok(2);
                 }
-                let value = if k < a.len() {
-                    let v = a[k..].to_vec();
-                    k = a.len();
-                    v
-                } else if let Some(next) = args.get(i + 1) {
-                    i += 1;
-                    next.clone()
-                } else {
+                let Some(value) = option_value(args, &mut i, a, &mut k) else {
                     self.error(&format!(
                         "{builtin}: -{}: option requires an argument",
                         letter as char
@@ -1327,6 +1313,20 @@ pub(in crate::interp) fn array_text(value: &crate::interp::Value) -> String {
     }
     out.push(')');
     out
+}
+
+/// The value of the option letter just read at `a[k - 1]` (`args[*i]`), as
+/// bash's getopts takes it: the rest of the word (`-n1`), else the next
+/// word (`-n 1`, moving `i` on); `None` when there is neither.
+fn option_value(args: &[Vec<u8>], i: &mut usize, a: &[u8], k: &mut usize) -> Option<Vec<u8>> {
+    if *k < a.len() {
+        let value = a[*k..].to_vec();
+        *k = a.len();
+        return Some(value);
+    }
+    let next = args.get(*i + 1)?.clone();
+    *i += 1;
+    Some(next)
 }
 
 /// What bash prints after a `read` usage error.
