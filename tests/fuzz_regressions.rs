@@ -367,7 +367,7 @@ fn an_array_element_opening_a_bracket_it_does_not_close_is_refused() {
 fn an_unclosed_parenthesis_in_dollar_bracket_arithmetic_is_refused() {
     // Found by `parse`: `$[ 3 * (2+ ]` printed as `$(( 3 * (2+ ))`, which
     // no longer ends where it did.
-    assert_refused_with(&[b"echo $[ 3 * (2+ ]", b"echo $[(]"], "not closed");
+    assert_refused_with(&[b"echo $[ 3 * (2+ ]", b"echo $[(]"], "do not pair");
     assert_prints_back(b"echo $[ 3 * (2+1) ] $[a[1]+1]");
 }
 
@@ -481,4 +481,12 @@ fn here_documents_of_many_items_print_with_their_own_items() {
     // other lines. At the top each item's bodies now follow it.
     assert_prints_back(b"<<'E';<<E\x0a\xa4\x5c\x0aE\x0aE\x0a<<'E'<<E\x0ae\x5c\x0aE\x0aE\x0a\x02<<'E'<<E\x0ab\x5c\x0aE\x0aE\x0aE\x0a<<'E'<<E\x0ab\x5c\x0aE\x0aE\x0aa<<'E';<<E\x0ab\x5c\x0aE\x0aE\x0a<<'E'<<E\x0ae\x5c\x0aE\x0aE\x0aa<<'E'<<E\x0ab\x5c\x0aE\x0aE\x0a<<'E'<<E\x0ae\x5c\x0aE\x0aE\x0a<<'E'<<E\x0aa\x5c\x0aE\x0aE\x0a<<'E'; <<E\x0aa\x5c\x0aE\x0aE\x0a <<'E'<<E\x0a\x0ab\x5c\x0aE\x0aE\x0a<<'E';<<E\x0ae\x5c\x0aE\x0aE\x0at <<'E'<<E\x0ab\x5c\x0aE\x0aE\x0a\x02<<'E';<<E\x0ad\x5c\x0aE\x0aE\x0a<<'E'<<E\x0aa\x5c\x0aE\x0aJ\x0aE\x0a\x02<<'E'\x0aE\x5c\x0aE\x0a");
     assert_prints_back(b"cat <<'E'; cat <<F\na\\\nE\nb\nF\necho x; cat <<G\nc\nG\n");
+}
+
+#[test]
+fn parentheses_inside_dollar_bracket_must_pair() {
+    // Found by `parse`: `$[${u:)}]` printed as `$((${u:)}))`, whose `)`
+    // inside the operand ends `$((` when bash counts the raw text.
+    assert_refused_with(&[b"$[${u:)}]", b"echo $[ ${x:-(} ]"], "do not pair");
+    assert_prints_back(b"echo $[ (1 + 2) * ${n:-3} ]");
 }

@@ -95,6 +95,22 @@ impl<'a> Parser<'a> {
                         at: self.span_at(&i[2 + k..], 1),
                     });
                 }
+                // Printed as `$(( … ))`, whose end bash finds by counting
+                // every parenthesis of the raw text: they must pair.
+                let mut depth = 0i64;
+                for (k, &b) in text.iter().enumerate() {
+                    depth += match b {
+                        b'(' => 1,
+                        b')' => -1,
+                        _ => 0,
+                    };
+                    if depth < 0 || (k + 1 == text.len() && depth != 0) {
+                        return Err(SyntaxError::Unsupported {
+                            feature: "parentheses that do not pair inside `$[ … ]` (use `$(( … ))`)",
+                            at: self.span_at(&i[2 + k..], 1),
+                        });
+                    }
+                }
                 let word = self.arith_word(&i[2..], len)?;
                 Ok((&i[2 + len + 1..], Some(WordPart::Arithmetic(word))))
             }
