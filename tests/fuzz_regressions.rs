@@ -490,3 +490,12 @@ fn parentheses_inside_dollar_bracket_must_pair() {
     assert_refused_with(&[b"$[${u:)}]", b"echo $[ ${x:-(} ]"], "do not pair");
     assert_prints_back(b"echo $[ (1 + 2) * ${n:-3} ]");
 }
+
+#[test]
+fn a_strip_tabs_here_document_inside_another_keeps_its_tabs_when_printed() {
+    // Found by `parse`: `<<-E` inside `$( )` inside a `<<E` body ended with
+    // a tab-indented `E`; printed without the tab, it ended the outer body.
+    assert_prints_back(b"<<E\n$(<<-E\n\tE\n)\nE");
+    assert_prints_back(b"cat <<E\n$(cat <<-E\n\tx\n\tE\n)\nE\n");
+    assert_prints_back(b"cat <<-EOF\n\tone\n\ttwo $x\n\tEOF\n");
+}

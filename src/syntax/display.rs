@@ -344,6 +344,7 @@ impl Writer {
     }
 
     fn here_doc_body(&mut self, doc: &HereDoc) {
+        let start = self.out.len();
         if doc.quoted {
             for part in &doc.body.parts {
                 if let WordPart::SingleQuoted(b) | WordPart::Literal(b) = part {
@@ -355,6 +356,22 @@ impl Writer {
         }
         self.out.extend_from_slice(&doc.delimiter);
         self.s("\n");
+        // `<<-` strips leading tabs again when read back: a tab before each
+        // of its lines keeps them, and its delimiter, from ending an
+        // enclosing here-document of the same delimiter.
+        if doc.strip_tabs {
+            let mut tabbed = Vec::with_capacity(self.out.len() - start + 16);
+            let mut at_line_start = true;
+            for &b in &self.out[start..] {
+                if at_line_start {
+                    tabbed.push(b'\t');
+                }
+                tabbed.push(b);
+                at_line_start = b == b'\n';
+            }
+            self.out.truncate(start);
+            self.out.extend_from_slice(&tabbed);
+        }
     }
 
     /// A `[[ ]]` expression; `&&` and `||` operands that are themselves
