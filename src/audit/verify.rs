@@ -181,21 +181,15 @@ pub fn verify_logs(paths: &[PathBuf], options: VerifyOptions) -> Report {
         let name = path.display().to_string();
         match std::fs::read(path) {
             Ok(bytes) => verifier.add(&name, &bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                verifier.files.push(name.clone());
-                verifier.findings.push(Finding {
-                    kind: FindingKind::Unreadable,
-                    session: None,
-                    seq: None,
-                    file: Some(name),
-                    line: None,
-                    message: format!(
+            Err(e) => {
+                let message = if e.kind() == std::io::ErrorKind::NotFound {
+                    format!(
                         "no such file: {} (arm-build and guard-sh-launch create the log: is the path right?)",
                         path.display()
-                    ),
-                });
-            }
-            Err(e) => {
+                    )
+                } else {
+                    format!("cannot read {}: {e}", path.display())
+                };
                 verifier.files.push(name.clone());
                 verifier.findings.push(Finding {
                     kind: FindingKind::Unreadable,
@@ -203,7 +197,7 @@ pub fn verify_logs(paths: &[PathBuf], options: VerifyOptions) -> Report {
                     seq: None,
                     file: Some(name),
                     line: None,
-                    message: format!("cannot read {}: {e}", path.display()),
+                    message,
                 });
             }
         }
