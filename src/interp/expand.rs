@@ -669,11 +669,12 @@ impl Shell<'_> {
                         out.push(v);
                     } else {
                         let key = if assoc {
-                            quote_key(&k)
+                            super::builtins::quote_key(&k)
                         } else {
                             String::from_utf8_lossy(&k).into_owned()
                         };
-                        let mut pair = format!("{key} {}", dq_quote(&v)).into_bytes();
+                        let mut pair =
+                            format!("{key} {}", super::builtins::dq_quote(&v)).into_bytes();
                         if assoc {
                             pair.push(b' ');
                         }
@@ -1191,36 +1192,6 @@ fn replace(v: &[u8], pat: &[PatByte], rep: &[u8], mode: ReplaceMode) -> Vec<u8> 
 
 fn param_text(p: &Parameter) -> String {
     p.name()
-}
-
-/// `"…"` as bash's `@K` writes a value.
-fn dq_quote(v: &[u8]) -> String {
-    let mut out = String::from("\"");
-    for c in String::from_utf8_lossy(v).chars() {
-        if matches!(c, '"' | '\\' | '$' | '`') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
-}
-
-/// An associative array's key as `@K` and `declare -p` write it.
-fn quote_key(k: &[u8]) -> String {
-    let plain = !k.is_empty()
-        && k.iter().all(|&b| {
-            b.is_ascii_alphanumeric()
-                || matches!(
-                    b,
-                    b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'@' | b'%' | b'='
-                )
-        });
-    if plain {
-        String::from_utf8_lossy(k).into_owned()
-    } else {
-        dq_quote(k)
-    }
 }
 
 /// bash's `@Q`: single quotes, or `$'…'` for a value with control bytes.

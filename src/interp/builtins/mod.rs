@@ -9,7 +9,7 @@ pub(super) mod test;
 mod vars;
 
 pub use format::{backslash_escapes, quote, quote_q};
-pub(super) use vars::array_text;
+pub(super) use vars::{array_text, dq_quote, quote_key};
 
 use super::{Flow, Shell, Status};
 use std::ffi::OsStr;

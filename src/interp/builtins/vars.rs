@@ -1261,6 +1261,25 @@ fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize) -> Vec<Vec<u8>
 }
 
 /// Escape for `declare -p` double quotes.
+/// `"…"` as bash's `declare -p` and `@K` write a value.
+pub(in crate::interp) fn dq_quote(v: &[u8]) -> String {
+    format!("\"{}\"", escape_dq(v))
+}
+
+/// An associative array's key as `declare -p` and `@K` write it: bare when
+/// safe, else double-quoted.
+pub(in crate::interp) fn quote_key(k: &[u8]) -> String {
+    let plain = !k.is_empty()
+        && k.iter().all(|&b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'@' | b'%' | b'='
+                )
+        });
+    if plain { lossy(k) } else { dq_quote(k) }
+}
+
 fn escape_dq(v: &[u8]) -> String {
     let mut out = String::new();
     for c in lossy(v).chars() {
@@ -1280,7 +1299,7 @@ pub(in crate::interp) fn array_text(value: &crate::interp::Value) -> String {
         if v.iter().any(|b| b.is_ascii_control()) {
             super::format::quote_q(v)
         } else {
-            format!("\"{}\"", escape_dq(v))
+            dq_quote(v)
         }
     };
     let mut out = String::from("(");
@@ -1295,18 +1314,7 @@ pub(in crate::interp) fn array_text(value: &crate::interp::Value) -> String {
         }
         Value::Assoc(map) => {
             for (k, v) in map.iter() {
-                let plain = k.iter().all(|&b| {
-                    b.is_ascii_alphanumeric()
-                        || matches!(
-                            b,
-                            b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'@' | b'%' | b'='
-                        )
-                });
-                let key = if plain && !k.is_empty() {
-                    lossy(k)
-                } else {
-                    format!("\"{}\"", escape_dq(k))
-                };
+                let key = quote_key(k);
                 out.push_str(&format!("[{key}]={} ", element(v)));
             }
         }
