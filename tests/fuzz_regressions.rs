@@ -499,3 +499,19 @@ fn a_strip_tabs_here_document_inside_another_keeps_its_tabs_when_printed() {
     assert_prints_back(b"cat <<E\n$(cat <<-E\n\tx\n\tE\n)\nE\n");
     assert_prints_back(b"cat <<-EOF\n\tone\n\ttwo $x\n\tEOF\n");
 }
+
+#[test]
+fn a_subscript_is_read_to_its_matching_bracket_as_bash_reads_it() {
+    // Found by `parse`: `i[[]<X ]=` read `i[[]` as a command word (the key
+    // scan stopped at `<`); printed with the redirection first, the scan
+    // took `i[[] ]=` as an assignment. bash reads `name[` in assignment
+    // position to the matching `]`, operators and blanks included: an
+    // assignment whose key holds an operator, or a word holding blanks or
+    // an unmatched `[`, is refused rather than split elsewhere.
+    assert_refused_with(
+        &[b"i[[]<X ]=", b"a[x|y]=1", b"a[x;y]=1", b"a[x\ny]=1"],
+        "operator or a newline",
+    );
+    assert_refused_with(&[b"i[[]>X ]", b"a[x y] echo hi", b"a[[] echo hi"], "blanks");
+    assert_prints_back(b"declare -A a; a[x y]=1 a[\"<\"]=2; echo x[[] a[]]=1");
+}

@@ -159,8 +159,19 @@ impl<'a> Parser<'a> {
         let (r, index) = if r.first() == Some(&b'[') {
             // bash reads `name[` in this position up to a matching `]`,
             // even across blanks, as an array subscript.
+            let scan = bracket_scan(r);
+            if scan.as_ref().is_some_and(|s| s.operator && s.assigns(r)) {
+                return Err(SyntaxError::Unsupported {
+                    feature: "an array subscript holding an operator or a newline (`a[x<y]=…`)",
+                    at: open,
+                });
+            }
             if !keyed_item(r) {
-                if closes_bracket(r) {
+                // bash reads `name[…]` up to the matching `]` as one word,
+                // blanks and operators included; the word parser would
+                // stop at the first of them.
+                let one_word = scan.is_some_and(|s| !s.operator && !s.blank);
+                if one_word && closes_bracket(r) {
                     return Ok((i, None));
                 }
                 return Err(SyntaxError::Unsupported {
@@ -472,8 +483,35 @@ fn end_of_group(tok: &[u8], open: usize) -> Option<usize> {
 /// `[key]=` (or `+=`) at `i`: an array element's subscript, which may hold
 /// blanks, quotes and brackets, not a newline or an operator.
 fn keyed_item(i: &[u8]) -> bool {
+    bracket_scan(i).is_some_and(|s| !s.operator && s.assigns(i))
+}
+
+/// What bash's scan of `[…` after a name in assignment position finds: it
+/// takes everything up to the matching `]`, blanks, operators and newlines
+/// too (`a[x<y]=1` assigns, `a[x y]` is one word).
+struct BracketScan {
+    /// Index of the matching `]`.
+    close: usize,
+    /// An unquoted operator character or newline before it.
+    operator: bool,
+    /// An unquoted blank before it.
+    blank: bool,
+}
+
+impl BracketScan {
+    /// `]=` or `]+=`: an assignment.
+    fn assigns(&self, i: &[u8]) -> bool {
+        let after = &i[self.close + 1..];
+        after.starts_with(b"=") || after.starts_with(b"+=")
+    }
+}
+
+/// Scans `i` (starting at `[`) to its matching `]`; `None` when there is
+/// none, or a quote runs on into a later line.
+fn bracket_scan(i: &[u8]) -> Option<BracketScan> {
     let mut k = 1;
     let mut depth = 0usize;
+    let (mut operator, mut blank) = (false, false);
     while let Some(&b) = i.get(k) {
         k = match b {
             b'[' => {
@@ -485,27 +523,34 @@ fn keyed_item(i: &[u8]) -> bool {
                 k + 1
             }
             b']' => {
-                let after = &i[k + 1..];
-                return after.starts_with(b"=") || after.starts_with(b"+=");
+                return Some(BracketScan {
+                    close: k,
+                    operator,
+                    blank,
+                });
             }
             b'\\' => k + 2,
             // A quoted part of a key stays on its line (a quote that runs
             // on into later lines is no key).
             b'\'' => match find_from(i, k + 1, |c| c == b'\'' || c == b'\n') {
                 Some(e) if i[e] == b'\'' => e + 1,
-                _ => return false,
+                _ => return None,
             },
             b'"' => match skip_to_quote(i, k + 1, b'"') {
                 Some(e) if !i[k..e].contains(&b'\n') => e + 1,
-                _ => return false,
+                _ => return None,
             },
-            b'$' if matches!(i.get(k + 1), Some(b'(' | b'{')) => match end_of_group(i, k + 1) {
-                Some(e) => e,
-                None => return false,
-            },
-            b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' => return false,
+            b'$' if matches!(i.get(k + 1), Some(b'(' | b'{')) => end_of_group(i, k + 1)?,
+            b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' => {
+                operator = true;
+                k + 1
+            }
+            b' ' | b'\t' => {
+                blank = true;
+                k + 1
+            }
             _ => k + 1,
         };
     }
-    false
+    None
 }
