@@ -352,7 +352,7 @@ fn an_array_element_opening_a_bracket_it_does_not_close_is_refused() {
             b"declare -A m=([}\necho ]=E)",
             b"a=([a\"]\"=b)",
         ],
-        "does not close",
+        "is not closed in the same word",
     );
     for line in [
         &b"a=([a-z]* x)"[..],
@@ -514,4 +514,21 @@ fn a_subscript_is_read_to_its_matching_bracket_as_bash_reads_it() {
     );
     assert_refused_with(&[b"i[[]>X ]", b"a[x y] echo hi", b"a[[] echo hi"], "blanks");
     assert_prints_back(b"declare -A a; a[x y]=1 a[\"<\"]=2; echo x[[] a[]]=1");
+}
+
+#[test]
+fn an_array_element_bracket_is_read_to_its_match_as_bash_reads_it() {
+    // Found by `parse`: `c=([[]\n]=)` read `[[]` and `]=` as two elements
+    // (bash: one key `[]\n`); printed on one line with a blank between,
+    // the key scan took `[[] ]=` as a key.
+    assert_refused_with(
+        &[
+            b"c=([[]\n]=)",
+            b"a=([x y] z)",
+            b"a=([x<y]=1)",
+            b"b=([x] [y)",
+        ],
+        "is not closed in the same word",
+    );
+    assert_prints_back(b"a=([x y]=1 [a-z]* \"[\" [k]=v)");
 }

@@ -272,12 +272,16 @@ impl<'a> Parser<'a> {
                     });
                     rest = r;
                 }
-                // A bare element opening a `[` it does not close in the same
-                // word (`[}` then a newline) would read as a key once printed
-                // on one line; a bracket expression (`[a-z]*`) is fine.
-                Some(b'[') if !closes_bracket(rest) => {
+                // bash reads a bare element's `[` to its matching `]` as one
+                // token, across blanks, operators and lines (`([x y] z)` has
+                // two elements), where the word parser would stop: refused
+                // unless the bracket closes within the word (`[a-z]*`).
+                Some(b'[')
+                    if !bracket_scan(rest).is_some_and(|s| !s.operator && !s.blank)
+                        || !closes_bracket(rest) =>
+                {
                     return Err(SyntaxError::Unsupported {
-                        feature: "an array element opening a `[` it does not close",
+                        feature: "an array element whose `[` is not closed in the same word (bash reads to the matching `]` across blanks, operators and lines)",
                         at: self.span_at(rest, 1),
                     });
                 }
