@@ -60,11 +60,32 @@ impl Shell<'_> {
             self.error(&format!("{origin}: nesting too deep"));
             return Err(Flow::Abort(1));
         }
+        let list = match self.admit(text, origin) {
+            Ok(list) => list,
+            Err(status) => return status,
+        };
+        self.nesting += 1;
+        let saved_lines = self.enter_text(text, origin);
+        let result = self.run_list(&list);
+        self.leave_text(saved_lines, origin);
+        self.nesting -= 1;
+        result
+    }
+
+    /// Record `text` in the audit log, parse it and check the whole tree:
+    /// the tree to run, or how the line ends without running (a syntax
+    /// error: status 2; a denial, or a record that could not be written:
+    /// an abort with 126).
+    pub(super) fn admit(
+        &mut self,
+        text: &[u8],
+        origin: &str,
+    ) -> Result<crate::syntax::ast::List, Status> {
         if !self.record(Event::Line {
             text: lossy(text),
             origin: origin.to_string(),
         }) {
-            return Err(Flow::Abort(126));
+            return Err(Err(Flow::Abort(126)));
         }
         let list = match crate::syntax::parse_complete(text) {
             Ok((list, closed)) => {
@@ -85,7 +106,7 @@ impl Shell<'_> {
                 let _ = self.sink().record(Event::Error { message });
                 self.status = 2;
                 self.syntax_error_seen = self.nesting == 0;
-                return Ok(2);
+                return Err(Ok(2));
             }
         };
         let protected = self
@@ -98,20 +119,15 @@ impl Shell<'_> {
             allowed: verdict.allowed,
             commands,
         }) {
-            return Err(Flow::Abort(126));
+            return Err(Err(Flow::Abort(126)));
         }
         if let Some(denied) = verdict.first_denial() {
             let reason = denied.reason.clone();
             self.error(&format!("denied: {reason}"));
             self.signal_abort();
-            return Err(Flow::Abort(126));
+            return Err(Err(Flow::Abort(126)));
         }
-        self.nesting += 1;
-        let saved_lines = self.enter_text(text, origin);
-        let result = self.run_list(&list);
-        self.leave_text(saved_lines, origin);
-        self.nesting -= 1;
-        result
+        Ok(list)
     }
 
     /// Count `$LINENO` in `text` from here on (in `eval` text: not at all).

@@ -18,7 +18,9 @@ mod cond;
 mod exec;
 mod expand;
 mod jobs;
+mod line_editor;
 mod pattern;
+mod prompt;
 mod pure;
 mod redirect;
 mod session;
@@ -137,6 +139,8 @@ pub struct Shell<'a> {
     /// start) after `line_base` lines read before it (standard input).
     pub lineno: usize,
     pub line_base: usize,
+    /// Complete commands read from the input so far (a prompt's `\#`).
+    pub commands_read: usize,
     line_starts: std::rc::Rc<Vec<usize>>,
     /// Each function's lines: those of the text it was defined in, which
     /// its body's offsets refer to.
@@ -246,6 +250,7 @@ impl<'a> Shell<'a> {
             started: std::time::Instant::now(),
             lineno: 0,
             line_base: 0,
+            commands_read: 0,
             line_starts: std::rc::Rc::new(Vec::new()),
             function_lines: BTreeMap::new(),
             lineno_frozen: 0,

@@ -3,6 +3,8 @@
 //! because it is incomplete (open quote, `if` without `fi`, here-document)
 //! is continued with the next line, as bash does.
 
+use super::line_editor::{self, Keys, RawMode, Read, Step};
+use super::prompt::Facts;
 use super::{Outcome, Shell};
 
 /// Where the lines come from.
@@ -14,6 +16,10 @@ pub enum Input {
     /// goes: memory stays that of one command), at a descriptor out of the
     /// script's reach (bash keeps it at 255).
     File(std::io::BufReader<std::fs::File>),
+    /// A terminal that a person or a persistent-session agent types into
+    /// (interactive, standard input and error terminals): read through
+    /// the line editor, whose history lives as long as the session.
+    Terminal(Box<line_editor::Editor>),
 }
 
 impl Input {
@@ -29,10 +35,14 @@ impl Input {
 }
 
 impl Shell<'_> {
-    /// The next line of `input`; `None` at its end.
-    fn next_line(&mut self, input: &mut Input) -> Option<Vec<u8>> {
-        match input {
-            Input::Stdin => self.read_line(),
+    /// The next line of `input`, after the prompt `prompt` (`PS1` or
+    /// `PS2`) when the shell is interactive.
+    fn next_line(&mut self, input: &mut Input, prompt: &str) -> Read {
+        let got = match input {
+            Input::Stdin => {
+                self.prompt(prompt, 1);
+                self.read_line()
+            }
             Input::File(reader) => {
                 let mut line = Vec::new();
                 match std::io::BufRead::read_until(reader, b'\n', &mut line) {
@@ -43,6 +53,39 @@ impl Shell<'_> {
                         None
                     }
                 }
+            }
+            Input::Terminal(editor) => {
+                self.prompt(prompt, editor.next_number());
+                return self.edit_line(editor);
+            }
+        };
+        got.map_or(Read::End, Read::Line)
+    }
+
+    /// A line typed at the terminal, edited as it is typed; without a
+    /// terminal mode to set, read as a plain line.
+    fn edit_line(&mut self, editor: &mut line_editor::Editor) -> Read {
+        let Some(_raw) = RawMode::enter(0) else {
+            return self.read_line().map_or(Read::End, Read::Line);
+        };
+        editor.start();
+        let mut out = Vec::new();
+        loop {
+            let Some(key) = (Keys {
+                sys: &mut *self.sys,
+                fd: 0,
+            })
+            .next() else {
+                return Read::End;
+            };
+            out.clear();
+            let step = editor.key(key, &mut out);
+            let _ = self.sys.write_all(2, &out);
+            if let Step::Done(read) = step {
+                if let Read::Line(line) = &read {
+                    editor.remember(line);
+                }
+                return read;
             }
         }
     }
@@ -65,17 +108,57 @@ impl Shell<'_> {
         }
     }
 
-    fn prompt(&mut self, name: &str) {
-        if self.interactive {
-            let text = self.vars.get(name).unwrap_or_default().to_vec();
-            let _ = self.sys.write_all(2, &text);
+    /// Show the prompt `name` (interactive shells only); `history_number`
+    /// is what `\!` shows.
+    fn prompt(&mut self, name: &str, history_number: usize) {
+        if !self.interactive {
+            return;
+        }
+        let facts = self.prompt_facts(history_number);
+        let text = self.expanded_prompt(name, &facts);
+        let _ = self.sys.write_all(2, &text);
+    }
+
+    /// What a prompt's escapes stand for now.
+    fn prompt_facts(&self, history_number: usize) -> Facts {
+        let uid = nix::unistd::geteuid();
+        let user = nix::unistd::User::from_uid(uid)
+            .ok()
+            .flatten()
+            .map(|u| u.name.into_bytes())
+            .or_else(|| self.vars.get("USER").map(<[u8]>::to_vec))
+            .unwrap_or_default();
+        let host = nix::unistd::gethostname()
+            .map(|h| h.as_encoded_bytes().to_vec())
+            .unwrap_or_default();
+        let tty = nix::unistd::ttyname(std::io::stdin())
+            .map(|p| {
+                let name = p.as_os_str().as_encoded_bytes();
+                name.strip_prefix(b"/dev/").unwrap_or(name).to_vec()
+            })
+            .unwrap_or_default();
+        Facts {
+            user,
+            host,
+            pwd: self.vars.get("PWD").unwrap_or_default().to_vec(),
+            home: self.vars.get("HOME").unwrap_or_default().to_vec(),
+            root: uid.is_root(),
+            shell: self.arg0.clone(),
+            command_number: self.commands_read + 1,
+            history_number,
+            tty,
         }
     }
 
     /// Run stdin line by line until end of input or `exit`; returns the
     /// exit status.
     pub fn run_lines(&mut self, origin: &str) -> i32 {
-        self.run_input(Input::Stdin, origin)
+        let input = if self.interactive && self.sys.isatty(0) && self.sys.isatty(2) {
+            Input::Terminal(Box::default())
+        } else {
+            Input::Stdin
+        };
+        self.run_input(input, origin)
     }
 
     /// Run `input` one complete command at a time, as bash reads a script
@@ -87,8 +170,17 @@ impl Shell<'_> {
         self.running_script = matches!(input, Input::File(..));
         let mut chunker = crate::syntax::Chunker::default();
         loop {
-            self.prompt(if chunker.is_pending() { "PS2" } else { "PS1" });
-            let line = self.next_line(&mut input);
+            let prompt = if chunker.is_pending() { "PS2" } else { "PS1" };
+            let line = match self.next_line(&mut input, prompt) {
+                Read::Line(line) => Some(line),
+                Read::End => None,
+                // Ctrl-C drops the line and what it continued, as in bash.
+                Read::Interrupted => {
+                    chunker = crate::syntax::Chunker::default();
+                    self.status = 130;
+                    continue;
+                }
+            };
             let at_end = line.is_none();
             // At the end, what is left runs too: the input ended inside a
             // construct, which the parser reports.
@@ -102,6 +194,7 @@ impl Shell<'_> {
                 if self.opts.verbose && !at_end {
                     let _ = self.sys.write_all(2, &chunk.text);
                 }
+                self.commands_read += 1;
                 if let Outcome::Exit(s) = self.run_text(&chunk.text, origin) {
                     return s;
                 }

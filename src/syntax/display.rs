@@ -23,6 +23,15 @@ pub fn word_to_source(word: &Word) -> Vec<u8> {
     w.out
 }
 
+/// `word`'s parts inside double quotes (a prompt's text as a line).
+pub fn double_quoted_to_source(word: &Word) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.s("\"");
+    w.parts(&word.parts, Ctx::Double);
+    w.s("\"");
+    w.out
+}
+
 /// The `(…)` of an array assignment as written (what `set -x` shows).
 pub fn array_to_source(items: &[ArrayItem]) -> Vec<u8> {
     let mut w = Writer::default();

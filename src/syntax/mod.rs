@@ -13,7 +13,10 @@ pub mod sexp;
 pub mod span;
 mod visit;
 
-pub use display::{array_to_source, command_to_source, to_source, without_spans, word_to_source};
+pub use display::{
+    array_to_source, command_to_source, double_quoted_to_source, to_source, without_spans,
+    word_to_source,
+};
 pub use error::SyntaxError;
 pub use parse::{MAX_DEPTH, ends_in_continuation};
 
@@ -28,6 +31,19 @@ pub fn parse(source: &[u8]) -> Result<ast::List, SyntaxError> {
         });
     }
     parse::parse_program(source)
+}
+
+/// Parse a prompt (`PS1`, `PS2`) whose backslash escapes are decoded, as
+/// bash expands it: like text in double quotes, where `"` is an ordinary
+/// character. The word holds its parameter, command and arithmetic
+/// expansions; nothing is split or globbed.
+pub fn parse_prompt(text: &[u8]) -> Result<ast::Word, SyntaxError> {
+    if let Some(k) = text.iter().position(|&b| b == 0) {
+        return Err(SyntaxError::NulByte {
+            at: span::Span::new(k, k + 1),
+        });
+    }
+    parse::Parser::prompt(text)
 }
 
 /// A here-document that the end of the input closed (bash accepts it with

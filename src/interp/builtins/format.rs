@@ -577,7 +577,7 @@ fn format_g(x: f64, prec: usize, alt: bool) -> String {
 
 /// `strftime(pattern)` of `when` (seconds since the epoch; `None`: now) in
 /// the local time zone; empty when the pattern or the time cannot be used.
-fn strftime_local(pattern: &[u8], when: Option<i64>) -> Vec<u8> {
+pub(crate) fn strftime_local(pattern: &[u8], when: Option<i64>) -> Vec<u8> {
     let Ok(pattern) = std::ffi::CString::new(pattern) else {
         return Vec::new();
     };

@@ -8,6 +8,7 @@ mod format;
 pub(super) mod test;
 mod vars;
 
+pub(super) use format::strftime_local;
 pub use format::{backslash_escapes, quote, quote_q};
 pub(super) use vars::{array_text, dq_quote, quote_key};
 

@@ -107,6 +107,17 @@ impl<'a> Parser<'a> {
         Parser::new(src, base, self.nesting)
     }
 
+    /// All of `src` as a prompt's text (see [`crate::syntax::parse_prompt`]).
+    pub(crate) fn prompt(src: &[u8]) -> Result<Word, SyntaxError> {
+        let mut parser = Parser::new(src, 0, Nesting::outermost());
+        let mut word = Word {
+            parts: parser.prompt_text()?,
+            span: Span::new(0, src.len()),
+        };
+        parser.finish_word(&mut word)?;
+        Ok(word)
+    }
+
     /// Parse all of `src` as a script.
     pub(crate) fn program(&mut self) -> Result<List, SyntaxError> {
         let (rest, mut list) = self.list(self.src)?;

@@ -216,13 +216,27 @@ impl<'a> Parser<'a> {
     /// An unquoted here-document body (all of `src`): like double-quoted
     /// text, but `"` is an ordinary character and `\"` stays as written.
     pub(super) fn here_doc_text(&mut self) -> Result<Vec<WordPart>, SyntaxError> {
+        self.expanding_text(b"$`\\")
+    }
+
+    /// A prompt (all of `src`) once its escapes are decoded: bash expands
+    /// it as if in double quotes, where a lone `"` is an ordinary
+    /// character and `\"` a quote.
+    pub(super) fn prompt_text(&mut self) -> Result<Vec<WordPart>, SyntaxError> {
+        self.expanding_text(b"$`\\\"")
+    }
+
+    /// All of `src` as text that expands `$…` and backquotes, where a
+    /// backslash quotes the characters of `escapable` (and removes a
+    /// newline) and is kept before any other.
+    fn expanding_text(&mut self, escapable: &[u8]) -> Result<Vec<WordPart>, SyntaxError> {
         let mut p = Parts::default();
         let mut rest = self.src;
         while let Some(&c) = rest.first() {
             match c {
                 b'\\' => match rest.get(1) {
                     Some(b'\n') => rest = &rest[2..],
-                    Some(&e @ (b'$' | b'`' | b'\\')) => {
+                    Some(&e) if escapable.contains(&e) => {
                         p.lit(&[e]);
                         rest = &rest[2..];
                     }
