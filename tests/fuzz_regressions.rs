@@ -532,3 +532,18 @@ fn an_array_element_bracket_is_read_to_its_match_as_bash_reads_it() {
     );
     assert_prints_back(b"a=([x y]=1 [a-z]* \"[\" [k]=v)");
 }
+
+#[test]
+fn a_cascade_of_continued_here_documents_settles() {
+    // Found by `parse`: seventeen `<<'E'<<E` pairs in `$( )`, each quoted
+    // body ending in `\`-newline: where each body ends is known only once
+    // the one before it settled, one parse each; printed, the text needed
+    // more than the 16 parses then allowed. Rounds now follow the number
+    // of continuations (up to 256).
+    let mut text = b"$(".to_vec();
+    for _ in 0..40 {
+        text.extend_from_slice(b"<<'E'<<E\nb\\\nE\nE\n");
+    }
+    text.extend_from_slice(b")\n");
+    assert_prints_back(&text);
+}

@@ -27,8 +27,12 @@ pub(super) struct Literal {
     pub comment: bool,
 }
 
-/// Parses after which a disagreement about a continuation is refused.
-const MAX_ROUNDS: usize = 16;
+/// Parses after which a disagreement about a continuation is refused: one
+/// more than there are continuations (a round settles at least the first
+/// that changed; here-documents in a row can cascade, each body's end
+/// known only once the one before it is), within these bounds.
+const MIN_ROUNDS: usize = 16;
+const MAX_ROUNDS: usize = 256;
 
 /// Parse all of `src` as a script, line continuations removed as bash does.
 pub(crate) fn parse_program(src: &[u8]) -> Result<List, SyntaxError> {
@@ -91,7 +95,7 @@ enum Settled {
         pairs: Vec<usize>,
         keep: Vec<bool>,
     },
-    /// No agreement after [`MAX_ROUNDS`] parses.
+    /// No agreement after the rounds allowed (at most [`MAX_ROUNDS`]).
     Unsettled(SyntaxError),
 }
 
@@ -103,7 +107,8 @@ fn settle(src: &[u8], base: usize, nesting: Nesting) -> Settled {
         return Settled::Plain(Parser::new(src, base, nesting).program());
     }
     let mut keep = vec![false; pairs.len()];
-    for _ in 0..MAX_ROUNDS {
+    let rounds = (pairs.len() + 1).clamp(MIN_ROUNDS, MAX_ROUNDS);
+    for _ in 0..rounds {
         let joined = Joined::new(src, &pairs, &keep);
         let mut parser = Parser::new(&joined.text, base, nesting);
         let result = parser.program();
