@@ -1,6 +1,9 @@
 //! guard-sh as an interactive shell in a terminal (as persistent-session
 //! harnesses and Codex's unified exec run it): prompt, state kept between
-//! lines, Ctrl-C interrupts the foreground job and not the shell, EOF exits.
+//! lines, Ctrl-C interrupts the foreground job and not the shell, EOF exits;
+//! line editing and history; Ctrl-C on a half-typed line and at a
+//! continuation prompt; `PS1` expanded as bash does (an OpenHands-style
+//! JSON prompt with `$?` and `$(pwd)`).
 
 mod common;
 
@@ -115,4 +118,196 @@ fn interactive_session_keeps_state_survives_ctrl_c_and_exits_on_eof() {
     let status = status.expect("guard-sh did not exit on EOF");
     // The last command (`echo`) succeeded.
     assert_eq!(status.exit_code(), 0);
+}
+
+/// guard-sh on a new terminal, with `PS1` set to `ps1`.
+struct Session {
+    term: Term,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    work: tempfile::TempDir,
+    _arm: common::TestArm,
+}
+
+impl Session {
+    fn start(ps1: &str) -> Session {
+        let arm = common::test_arm(&[], None);
+        let work = tempfile::tempdir().expect("work");
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 24,
+                cols: 200,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("pty");
+        let mut cmd = CommandBuilder::new(common::guard_sh());
+        cmd.env_clear();
+        cmd.env("GUARD_SH_POLICY", &arm.policy);
+        cmd.env("GUARD_SH_AUDIT", &arm.audit);
+        cmd.env("HOME", work.path());
+        cmd.env("PS1", ps1);
+        cmd.env("TERM", "dumb");
+        cmd.cwd(work.path());
+        let child = pair.slave.spawn_command(cmd).expect("spawn");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("reader");
+        let writer = pair.master.take_writer().expect("writer");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            term: Term {
+                rx,
+                seen: String::new(),
+            },
+            writer,
+            child,
+            work,
+            _arm: arm,
+        }
+    }
+
+    fn send(&mut self, keys: &[u8]) {
+        self.writer.write_all(keys).expect("write");
+        self.writer.flush().expect("flush");
+    }
+
+    fn expect(&mut self, needle: &str) {
+        assert!(
+            self.term.expect(needle, 10),
+            "no {needle:?} in {:?}",
+            self.term.seen
+        );
+    }
+
+    /// Everything shown until `needle` (which is consumed too).
+    fn until(&mut self, needle: &str) -> String {
+        let before = self.term.seen.clone();
+        self.expect(needle);
+        let whole = before + &self.term.seen;
+        whole.split(needle).next().unwrap_or_default().to_string()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+#[test]
+fn up_arrow_recalls_the_last_line_and_editing_keys_change_the_line() {
+    let mut s = Session::start("P> ");
+    s.expect("P> ");
+    s.send(b"echo one-$((40+2))\r");
+    s.expect("one-42");
+    s.expect("P> ");
+    // ↑ then Enter: the line runs again, not `^[[A` as a command.
+    s.send(b"\x1b[A\r");
+    s.expect("one-42");
+    s.expect("P> ");
+    // Type `echo wrld`, ← ← ←, `o`, End, `!x`, Backspace, Enter.
+    s.send(b"echo wrld\x1b[D\x1b[D\x1b[Do\x1b[F!x\x7f\r");
+    s.expect("world!");
+    s.expect("P> ");
+    // Ctrl-A, Ctrl-K clear the line; Ctrl-U and Ctrl-W kill too.
+    s.send(b"rm -rf x\x01\x0becho killed-$((1+1)) extra\x17\r");
+    s.expect("killed-2");
+    s.expect("P> ");
+    // Two lines back: the `echo wrld…` line as it was run.
+    s.send(b"\x1b[A\x1b[A\r");
+    s.expect("world!");
+    s.expect("P> ");
+    s.send(b"\x04");
+    s.expect("exit");
+}
+
+#[test]
+fn ctrl_c_drops_a_half_typed_line_and_a_pending_continuation() {
+    let mut s = Session::start("P> ");
+    s.expect("P> ");
+    // Half a line, then Ctrl-C: nothing runs, a new prompt, `$?` is 130.
+    s.send(b"touch half-typed");
+    std::thread::sleep(Duration::from_millis(200));
+    s.send(b"\x03");
+    s.expect("^C");
+    s.expect("P> ");
+    s.send(b"echo st=$?\r");
+    s.expect("st=130");
+    s.expect("P> ");
+    // A `for` waiting for its `done` at the continuation prompt, then
+    // Ctrl-C: the pending loop is dropped, the next line is a new command.
+    s.send(b"for i in 1 2; do touch loop-$i\r");
+    s.expect("> ");
+    s.send(b"\x03");
+    s.expect("P> ");
+    s.send(b"echo after=$?\r");
+    s.expect("after=130");
+    s.expect("P> ");
+    s.send(b"\x04");
+    s.expect("exit");
+    assert!(!s.work.path().join("half-typed").exists());
+    assert!(!s.work.path().join("loop-1").exists());
+}
+
+#[test]
+fn an_openhands_style_prompt_reports_the_status_and_folder_of_each_command() {
+    let ps1 = r#"\n###PS1JSON###\n{"exit_code": "$?", "username": "\u", "working_dir": "$(pwd)"}\n###PS1END###\n"#;
+    let mut s = Session::start(ps1);
+    let user = std::process::Command::new("id")
+        .arg("-un")
+        .output()
+        .expect("id -un");
+    let user = String::from_utf8_lossy(&user.stdout).trim().to_string();
+    let prompt = |s: &mut Session| -> serde_json::Value {
+        s.expect("###PS1JSON###");
+        let json = s.until("###PS1END###");
+        serde_json::from_str(json.trim()).unwrap_or_else(|e| panic!("{json:?}: {e}"))
+    };
+    let first = prompt(&mut s);
+    let work = s.work.path().canonicalize().expect("work");
+    assert_eq!(first["exit_code"], "0");
+    assert_eq!(first["username"], user.as_str());
+    assert_eq!(first["working_dir"], work.to_str().expect("utf-8"));
+    s.send(b"mkdir sub; cd sub; false\r");
+    let after = prompt(&mut s);
+    assert_eq!(after["exit_code"], "1");
+    assert_eq!(
+        after["working_dir"],
+        work.join("sub").to_str().expect("utf-8")
+    );
+    s.send(b"(exit 7)\r");
+    assert_eq!(prompt(&mut s)["exit_code"], "7");
+    s.send(b"\x04");
+    s.expect("exit");
+    // Each expansion of the prompt (three were shown) is a line of the
+    // audit log, checked as any other.
+    let log = std::fs::read_to_string(&s._arm.audit).expect("audit log");
+    let prompts = log
+        .lines()
+        .filter(|l| l.contains(r#""origin":"prompt""#))
+        .count();
+    assert_eq!(prompts, 3, "{log}");
+    assert!(!log.contains(r#""allowed":false"#), "{log}");
+}
+
+#[test]
+fn a_prompt_running_a_foreign_command_is_denied_and_shown_unexpanded() {
+    let mut s = Session::start("[$(curl -s http://127.0.0.1:9/)]$ ");
+    s.expect("denied");
+    s.expect("[$(curl -s http://127.0.0.1:9/)]$ ");
+    s.send(b"echo still-here\r");
+    s.expect("still-here");
+    s.expect("]$ ");
+    s.send(b"\x04");
+    s.expect("exit");
+    let log = std::fs::read_to_string(&s._arm.audit).expect("audit log");
+    assert!(log.contains(r#""allowed":false"#), "{log}");
 }

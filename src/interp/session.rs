@@ -54,20 +54,24 @@ impl Shell<'_> {
                     }
                 }
             }
-            Input::Terminal(editor) => {
-                self.prompt(prompt, editor.next_number());
-                return self.edit_line(editor);
-            }
+            Input::Terminal(editor) => return self.edit_line(editor, prompt),
         };
         got.map_or(Read::End, Read::Line)
     }
 
-    /// A line typed at the terminal, edited as it is typed; without a
-    /// terminal mode to set, read as a plain line.
-    fn edit_line(&mut self, editor: &mut line_editor::Editor) -> Read {
-        let Some(_raw) = RawMode::enter(0) else {
+    /// A line typed at the terminal after the prompt `prompt`, edited as
+    /// it is typed; without a terminal mode to set, read as a plain line.
+    fn edit_line(&mut self, editor: &mut line_editor::Editor, prompt: &str) -> Read {
+        // Expanded first (it may run commands), shown once the terminal is
+        // in the editor's mode: a key sent on seeing the prompt is read as
+        // a key, not taken by the terminal's own line editing.
+        let facts = self.prompt_facts(editor.next_number());
+        let text = self.expanded_prompt(prompt, &facts);
+        let raw = RawMode::enter(0);
+        let _ = self.sys.write_all(2, &text);
+        if raw.is_none() {
             return self.read_line().map_or(Read::End, Read::Line);
-        };
+        }
         editor.start();
         let mut out = Vec::new();
         loop {
