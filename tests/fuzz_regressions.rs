@@ -547,3 +547,14 @@ fn a_cascade_of_continued_here_documents_settles() {
     text.extend_from_slice(b")\n");
     assert_prints_back(&text);
 }
+
+#[test]
+fn an_ansi_c_quote_in_a_subscript_is_skipped_with_its_escapes() {
+    // Found by `parse`: in `a[$'\'\;]'` the bracket scans took `$'\'` as
+    // a quote closed by the escaped `'`; printed (`\;` as `\\;`), the rest
+    // read `;` as an operator. `$'…'` is now skipped as bash does, a
+    // backslash escaping the next byte, so this `[` never closes (bash:
+    // end of file looking for `]`).
+    assert_refused_with(&[b"a[$'\\'\\;]'"], "unclosed");
+    assert_prints_back(b"a[$'\\'x']=1; echo \"${a[@]}\" b[$'\\']']");
+}

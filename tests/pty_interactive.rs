@@ -269,7 +269,9 @@ fn an_openhands_style_prompt_reports_the_status_and_folder_of_each_command() {
     let prompt = |s: &mut Session| -> serde_json::Value {
         s.expect("###PS1JSON###");
         let json = s.until("###PS1END###");
-        serde_json::from_str(json.trim()).unwrap_or_else(|e| panic!("{json:?}: {e}"))
+        let parsed = serde_json::from_str(json.trim());
+        assert!(parsed.is_ok(), "{json:?}: {parsed:?}");
+        parsed.unwrap_or_default()
     };
     let first = prompt(&mut s);
     let work = s.work.path().canonicalize().expect("work");

@@ -424,6 +424,21 @@ fn brace_fd_redirect(i: &[u8]) -> Option<usize> {
     matches!(r.first(), Some(b'<' | b'>')).then_some(nm.len() + 2)
 }
 
+/// The end (past the quote) of the `$'…'` whose `'` is at `open`, where a
+/// backslash escapes the next byte; `None` when it runs on into another
+/// line or never closes.
+fn end_of_ansi_c(i: &[u8], open: usize) -> Option<usize> {
+    let mut k = open + 1;
+    loop {
+        match *i.get(k)? {
+            b'\\' => k += 2,
+            b'\'' => return Some(k + 1),
+            b'\n' => return None,
+            _ => k += 1,
+        }
+    }
+}
+
 /// Whether `tok` (starting at `[`) holds a `]` that bash's subscript scan
 /// takes as the close: not escaped, quoted, nor inside backquotes, `$(…)`,
 /// `${…}` or `$[…]` (bash refuses `o["]"`, ``o[`]`]``… as an unterminated `[`).
@@ -445,6 +460,7 @@ fn closes_bracket(tok: &[u8]) -> bool {
                 .filter(|&e| !tok[i..e].contains(&b'\n'))
                 .map(|e| e + 1),
             b'$' if matches!(tok.get(i + 1), Some(b'(' | b'{' | b'[')) => end_of_group(tok, i + 1),
+            b'$' if tok.get(i + 1) == Some(&b'\'') => end_of_ansi_c(tok, i + 1),
             b']' => return true,
             _ => Some(i + 1),
         };
@@ -545,6 +561,7 @@ fn bracket_scan(i: &[u8]) -> Option<BracketScan> {
                 _ => return None,
             },
             b'$' if matches!(i.get(k + 1), Some(b'(' | b'{')) => end_of_group(i, k + 1)?,
+            b'$' if i.get(k + 1) == Some(&b'\'') => end_of_ansi_c(i, k + 1)?,
             b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' => {
                 operator = true;
                 k + 1
