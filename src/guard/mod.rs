@@ -115,19 +115,19 @@ pub fn check_path_arguments(policy: &Policy, cwd: &Path, args: &[&[u8]]) -> Resu
     // path), not once per argument.
     let mut protected = None;
     for arg in args {
-        for (candidate, pattern) in path_readings(arg) {
+        let reached = any_path_reading(arg, |candidate, pattern| {
             let path = Path::new(std::ffi::OsStr::from_bytes(candidate));
             let absolute = cwd.join(path);
             let protected = protected.get_or_insert_with(|| protected_reals(policy));
-            let reached = if pattern {
+            if pattern {
                 // A folder the pattern may write anywhere beneath.
-                protected_beneath(protected, &absolute)
+                protected_beneath(protected, &absolute).is_some()
             } else {
-                protected_root_among(protected, &absolute)
-            };
-            if reached.is_some() {
-                return Err(protected_argument(arg));
+                protected_root_among(protected, &absolute).is_some()
             }
+        });
+        if reached {
+            return Err(protected_argument(arg));
         }
     }
     Ok(())
@@ -139,6 +139,14 @@ pub fn check_path_arguments(policy: &Policy, cwd: &Path, args: &[&[u8]]) -> Resu
 pub struct StaticPaths {
     cwd: PathBuf,
     protected: std::rc::Rc<ProtectedPaths>,
+    /// The working folder lies in a protected path: every relative
+    /// reading reaches it.
+    cwd_protected: bool,
+    /// The first component, below the working folder, of each protected
+    /// path there (`bin` for `CWD/bin/jq`); with `exact`, whether the
+    /// path is that entry itself. A plain name (no `/`) reaches a
+    /// protected path only through these: no path is built for it.
+    below_cwd: Vec<(Vec<u8>, bool)>,
 }
 
 /// Each protected path's name and real path, `.` and `..` applied, as
@@ -163,10 +171,53 @@ impl ProtectedPaths {
 
 impl StaticPaths {
     pub fn new(protected: std::rc::Rc<ProtectedPaths>) -> StaticPaths {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
+        StaticPaths::at(&cwd, protected)
+    }
+
+    /// The static paths seen from the working folder `cwd`.
+    fn at(cwd: &Path, protected: std::rc::Rc<ProtectedPaths>) -> StaticPaths {
+        let cwd = lexical(cwd);
+        let here = cwd.as_os_str().as_bytes();
+        let cwd_protected = protected.0.iter().any(|p| within(here, p));
+        let below_cwd = protected
+            .0
+            .iter()
+            .filter_map(|p| {
+                let rest = p.strip_prefix(here)?;
+                let rest = if here == b"/" {
+                    rest
+                } else {
+                    rest.strip_prefix(b"/")?
+                };
+                let first = rest.split(|&b| b == b'/').next()?;
+                (!first.is_empty()).then(|| (first.to_vec(), first.len() == rest.len()))
+            })
+            .collect();
         StaticPaths {
-            cwd: std::env::current_dir().unwrap_or_else(|_| "/".into()),
+            cwd,
             protected,
+            cwd_protected,
+            below_cwd,
         }
+    }
+
+    /// Does the reading `text` (relative to the working folder or
+    /// absolute) reach a protected path, as [`StaticPaths::reaches`]?
+    fn reaches_text(&self, text: &[u8], pattern: bool) -> bool {
+        let plain_name = !text.contains(&b'/') && text != b"." && text != b"..";
+        if !plain_name {
+            let absolute = self.absolute(Path::new(std::ffi::OsStr::from_bytes(text)));
+            return self.reaches(&absolute, pattern);
+        }
+        // `CWD/NAME` lies in a protected path when the working folder
+        // does or the path is `CWD/NAME` itself; for a pattern's folder, a
+        // protected path beneath `CWD/NAME` counts too.
+        self.cwd_protected
+            || self
+                .below_cwd
+                .iter()
+                .any(|(first, exact)| first == text && (*exact || pattern))
     }
 
     /// `path` made absolute against the working folder, as text.
@@ -202,11 +253,10 @@ fn within(path: &[u8], root: &[u8]) -> bool {
 /// kernel's rules.
 pub fn check_path_arguments_lexically(paths: &StaticPaths, args: &[&[u8]]) -> Result<(), Deny> {
     for arg in args {
-        for (candidate, pattern) in path_readings(arg) {
-            let absolute = paths.absolute(Path::new(std::ffi::OsStr::from_bytes(candidate)));
-            if paths.reaches(&absolute, pattern) {
-                return Err(protected_argument(arg));
-            }
+        if any_path_reading(arg, |candidate, pattern| {
+            paths.reaches_text(candidate, pattern)
+        }) {
+            return Err(protected_argument(arg));
         }
     }
     Ok(())
@@ -257,38 +307,39 @@ fn protected_argument(arg: &[u8]) -> Deny {
     )
 }
 
-/// Every way a program could read `arg` as a path (see
-/// [`check_path_arguments`]), each with whether it is the folder part of
-/// an output pattern (anything may be written beneath it).
-fn path_readings(arg: &[u8]) -> Vec<(&[u8], bool)> {
-    let mut plain: Vec<&[u8]> = vec![arg];
+/// Whether `f` holds for one of the ways a program could read `arg` as a
+/// path (see [`check_path_arguments`]); `f` also gets whether the reading
+/// is the folder part of an output pattern (anything may be written
+/// beneath it). Stops at the first that holds.
+fn any_path_reading(arg: &[u8], mut f: impl FnMut(&[u8], bool) -> bool) -> bool {
+    let mut reading = |plain: &[u8]| {
+        // The text itself and, for a `file://` URL, the path it names.
+        let url = plain
+            .strip_prefix(b"file://")
+            .map(|rest| rest.strip_prefix(b"localhost").unwrap_or(rest));
+        [Some(plain), url].into_iter().flatten().any(|r| {
+            // Only a prefix that names a folder (`../#1/x` → `../`): a jq
+            // filter such as `.[].title` is no path.
+            let folder = r
+                .iter()
+                .position(|b| b"#{[".contains(b))
+                .and_then(|glob| r[..glob].iter().rposition(|&b| b == b'/'))
+                .map(|slash| &r[..=slash]);
+            folder.is_some_and(|d| f(d, true)) || (!r.is_empty() && r != b"-" && f(r, false))
+        })
+    };
+    if reading(arg) {
+        return true;
+    }
     if arg.starts_with(b"--") {
-        if let Some(eq) = arg.iter().position(|&b| b == b'=') {
-            plain.push(&arg[eq + 1..]);
-        }
+        arg.iter()
+            .position(|&b| b == b'=')
+            .is_some_and(|eq| reading(&arg[eq + 1..]))
     } else if arg.starts_with(b"-") {
-        plain.extend((2..arg.len()).map(|k| &arg[k..]));
+        (2..arg.len()).any(|k| reading(&arg[k..]))
+    } else {
+        false
     }
-    let mut urls = Vec::new();
-    for reading in &plain {
-        if let Some(rest) = reading.strip_prefix(b"file://") {
-            urls.push(rest.strip_prefix(b"localhost").unwrap_or(rest));
-        }
-    }
-    plain.extend(urls);
-    let mut out: Vec<(&[u8], bool)> = Vec::new();
-    for reading in &plain {
-        // Only a prefix that names a folder (`../#1/x` → `../`): a jq
-        // filter such as `.[].title` is no path.
-        if let Some(glob) = reading.iter().position(|b| b"#{[".contains(b)) {
-            if let Some(slash) = reading[..glob].iter().rposition(|&b| b == b'/') {
-                out.push((&reading[..=slash], true));
-            }
-        }
-    }
-    out.extend(plain.into_iter().map(|r| (r, false)));
-    out.retain(|(r, _)| !r.is_empty() && *r != b"-");
-    out
 }
 
 /// A protected path beneath the folder `folder` (a pattern's fixed part),
@@ -451,4 +502,61 @@ fn resolve_lexically(path: &Path) -> PathBuf {
         return real;
     }
     path.to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(cwd: &str, protected: &[&str]) -> StaticPaths {
+        let protected = protected.iter().map(|p| p.as_bytes().to_vec()).collect();
+        StaticPaths::at(Path::new(cwd), std::rc::Rc::new(ProtectedPaths(protected)))
+    }
+
+    /// The fast answer for a plain name and the answer through the built
+    /// path agree, for every name and folder tried.
+    #[test]
+    fn a_plain_name_is_judged_as_its_absolute_path_is() {
+        let protected = [
+            "/arm/policy.json",
+            "/arm/bin",
+            "/arm/audit/audit.jsonl",
+            "/",
+        ];
+        for cwd in [
+            "/arm",
+            "/arm/bin",
+            "/arm/work",
+            "/arm/audit",
+            "/",
+            "/elsewhere",
+        ] {
+            for set in [&protected[..3], &protected[..]] {
+                let p = paths(cwd, set);
+                for name in [
+                    "policy.json",
+                    "bin",
+                    "audit",
+                    "audit.jsonl",
+                    "jq",
+                    "work",
+                    "x",
+                ] {
+                    for pattern in [false, true] {
+                        let absolute = p.absolute(Path::new(name));
+                        assert_eq!(
+                            p.reaches_text(name.as_bytes(), pattern),
+                            p.reaches(&absolute, pattern),
+                            "{cwd} {name} {pattern} {set:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(paths("/arm", &protected[..3]).reaches_text(b"policy.json", false));
+        assert!(paths("/arm/bin", &protected[..3]).reaches_text(b"anything", false));
+        assert!(!paths("/arm", &protected[..3]).reaches_text(b"audit", false));
+        assert!(paths("/arm", &protected[..3]).reaches_text(b"audit", true));
+        assert!(!paths("/arm/work", &protected[..3]).reaches_text(b"policy.json", false));
+    }
 }

@@ -53,6 +53,10 @@ impl Parts {
     }
 
     pub fn finish(mut self) -> Vec<WordPart> {
+        // Most words are one literal: one exact allocation.
+        if self.parts.is_empty() && !self.lit.is_empty() {
+            return vec![WordPart::Literal(self.lit)];
+        }
         self.flush();
         // A first push reserves several slots; most words have one part.
         self.parts.shrink_to_fit();
