@@ -526,7 +526,7 @@ fn explain(policy: &Policy, inv: &Invocation) -> i32 {
     let mut first = true;
     let mut commands = Spill::default();
     let mut functions: Vec<Vec<u8>> = Vec::new();
-    let mut chunker = syntax::Chunker::default();
+    let mut chunker = syntax::Chunker::batch();
     let protected = std::rc::Rc::new(guard_sh::guard::ProtectedPaths::new(policy));
     loop {
         let line = match next_line() {

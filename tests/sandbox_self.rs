@@ -172,8 +172,8 @@ fn forked_audit_session_records_through_the_open_descriptor_after_restriction() 
     let (_, (reopen, forked)) = in_confined_thread(policy.clone(), arm.path("work"), move || {
         let reopen = FileSink::open(&log_path, redactor.clone()).map(|_| ());
         let forked = base.fork_session(redactor).and_then(|mut child| {
-            child.append(&child_record)?;
-            child.append(&Event::Error {
+            child.append(child_record)?;
+            child.append(Event::Error {
                 message: "from the copy".into(),
             })?;
             Ok(child.session_id().to_string())

@@ -7,44 +7,50 @@
 //! on how a record was serialized.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `prev` of the first record of a session.
 pub const ZERO_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
-/// The envelope fields, in the order they are written, then the event's own.
+/// The envelope fields, in the order they are written; the event's own
+/// (`type` first) follow.
 #[derive(Serialize)]
 struct Envelope<'a> {
     session: &'a str,
     seq: u64,
     ts: &'a str,
     prev: &'a str,
-    #[serde(rename = "type")]
-    kind: &'a str,
-    #[serde(flatten)]
-    fields: &'a Map<String, Value>,
 }
 
-/// Serialize one record line (without the trailing newline). `fields` are the
-/// event's fields without `type`.
+/// Serialize one record line (without the trailing newline): the envelope,
+/// then `event`'s fields as it serializes itself (`{"type":…,…}`), with no
+/// JSON tree in between.
 pub fn encode_record(
     session: &str,
     seq: u64,
     ts: &str,
     prev: &str,
-    kind: &str,
-    fields: &Map<String, Value>,
+    event: &super::Event,
 ) -> Result<Vec<u8>, serde_json::Error> {
-    serde_json::to_vec(&Envelope {
+    let mut line = serde_json::to_vec(&Envelope {
         session,
         seq,
         ts,
         prev,
-        kind,
-        fields,
-    })
+    })?;
+    // `{…}` + `{"type":…}` → `{…,"type":…}`.
+    line.pop();
+    line.push(b',');
+    let event_start = line.len();
+    serde_json::to_writer(&mut line, event)?;
+    if line.get(event_start) != Some(&b'{') {
+        return Err(serde::ser::Error::custom(
+            "an event did not serialize as an object",
+        ));
+    }
+    line.remove(event_start);
+    Ok(line)
 }
 
 /// What ends a sealed record: `,"mac":"` + 64 hex digits + `"}`.
@@ -144,14 +150,16 @@ mod tests {
 
     #[test]
     fn envelope_fields_come_first_in_order() {
-        let mut fields = Map::new();
-        fields.insert("text".into(), Value::from("ls"));
-        let line = encode_record("s1", 3, "T", ZERO_HASH, "line", &fields).expect("encodes");
+        let event = super::super::Event::Line {
+            text: "ls".into(),
+            origin: "command".into(),
+        };
+        let line = encode_record("s1", 3, "T", ZERO_HASH, &event).expect("encodes");
         let text = String::from_utf8(line).expect("utf8");
         assert_eq!(
             text,
             format!(
-                r#"{{"session":"s1","seq":3,"ts":"T","prev":"{ZERO_HASH}","type":"line","text":"ls"}}"#
+                r#"{{"session":"s1","seq":3,"ts":"T","prev":"{ZERO_HASH}","type":"line","text":"ls","origin":"command"}}"#
             )
         );
     }

@@ -20,10 +20,11 @@
 //! Each match becomes [`REDACTED`]. Redaction is applied to the event's
 //! strings before they are serialized, so JSON escaping cannot hide a match.
 
-use super::AuditError;
+use super::{AuditError, Event};
 use crate::policy::model::AuditPolicy;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 
 /// What a redacted secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
@@ -105,6 +106,163 @@ impl Redactor {
             current = Some(replace_ranges(source, &ranges));
         }
         Some(REDACTED.to_string())
+    }
+
+    /// Redact every string of `event` (map keys too) in place: the event
+    /// is serialized as it is afterwards, with no copy of it as a JSON
+    /// tree. Every field is named, so a field added to an event must be
+    /// added here too.
+    pub fn redact_event(&self, event: &mut Event) {
+        if self.is_empty() {
+            return;
+        }
+        let one = |s: &mut String| {
+            if let Some(r) = self.redact(s) {
+                *s = r;
+            }
+        };
+        let all = |v: &mut Vec<String>| v.iter_mut().for_each(one);
+        match event {
+            Event::Session {
+                arm,
+                policy_sha256,
+                enforcement,
+                version,
+                cwd,
+                argv,
+                mode,
+                pid: _,
+                shell: _,
+                tool,
+                bin_dir,
+                commands,
+                helpers,
+                sandbox,
+                supervised: _,
+                trial,
+            } => {
+                for s in [
+                    arm,
+                    policy_sha256,
+                    enforcement,
+                    version,
+                    cwd,
+                    mode,
+                    bin_dir,
+                    sandbox,
+                ] {
+                    one(s);
+                }
+                tool.iter_mut().chain(trial.iter_mut()).for_each(one);
+                all(argv);
+                all(helpers);
+                *commands = self.redact_map(std::mem::take(commands), |v| one(v));
+            }
+            Event::Harness {
+                arm,
+                policy_sha256,
+                enforcement,
+                version,
+                cwd,
+                program,
+                argv,
+                pid: _,
+                execute,
+                left_out,
+                key_sha256,
+                planted,
+            } => {
+                for s in [
+                    arm,
+                    policy_sha256,
+                    enforcement,
+                    version,
+                    cwd,
+                    program,
+                    key_sha256,
+                ] {
+                    one(s);
+                }
+                all(argv);
+                all(execute);
+                all(planted);
+                *left_out = self.redact_map(std::mem::take(left_out), |v| all(v));
+            }
+            Event::HarnessEnd {
+                status: _,
+                signal: _,
+                key,
+            } => one(key),
+            Event::Line { text, origin } => {
+                one(text);
+                one(origin);
+            }
+            Event::Verdict {
+                allowed: _,
+                commands,
+            } => self.redact_value(commands),
+            Event::Spawn {
+                pid: _,
+                path,
+                argv,
+                env_added,
+            } => {
+                one(path);
+                all(argv);
+                all(env_added);
+            }
+            Event::Exec {
+                pid: _,
+                ppid: _,
+                path,
+                allowed: _,
+                reason,
+            } => {
+                one(path);
+                one(reason);
+            }
+            Event::Connect {
+                pid: _,
+                ppid: _,
+                call,
+                address,
+                allowed: _,
+                reason,
+            } => {
+                for s in [call, address, reason] {
+                    one(s);
+                }
+            }
+            Event::Exit { .. } => {}
+            Event::Denied { rule, reason, argv } => {
+                one(rule);
+                one(reason);
+                all(argv);
+            }
+            Event::Error { message } => one(message),
+            Event::Unrecorded {
+                kind,
+                bytes: _,
+                reason,
+            } => {
+                one(kind);
+                one(reason);
+            }
+        }
+    }
+
+    /// `map` with its keys redacted and `value` applied to its values.
+    fn redact_map<V>(
+        &self,
+        map: BTreeMap<String, V>,
+        mut value: impl FnMut(&mut V),
+    ) -> BTreeMap<String, V> {
+        map.into_iter()
+            .map(|(key, mut v)| {
+                value(&mut v);
+                (self.redact(&key).unwrap_or(key), v)
+            })
+            .collect()
     }
 
     /// Redact every string (and object key) inside a JSON value, in place.

@@ -29,7 +29,6 @@ use super::record::{self, ZERO_HASH, encode_record, line_hash, now_rfc3339};
 use super::trial::TrialKey;
 use super::{AuditError, AuditSink, Event, Redactor};
 use crate::exec::private_fd;
-use serde_json::Value;
 use std::fs::{DirBuilder, File, OpenOptions};
 use std::io::{ErrorKind, Read, Seek, Write};
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
@@ -157,7 +156,7 @@ impl FileSink {
 
     /// Append one event. On `Err` the event is not (fully) in the log and the
     /// action it describes must not happen.
-    pub fn append(&mut self, event: &Event) -> Result<(), AuditError> {
+    pub fn append(&mut self, event: Event) -> Result<(), AuditError> {
         if let Some(why) = &self.broken {
             return Err(AuditError::Broken {
                 path: self.path.clone(),
@@ -172,6 +171,7 @@ impl FileSink {
                 "the first record of a session must be a session record".into()
             }));
         }
+        let kind = event.kind();
         let line = self.encode(event)?;
         let end = self.check_file()?;
         let written = self
@@ -180,7 +180,7 @@ impl FileSink {
             .and_then(|()| self.write_record(&line));
         if let Err(e) = written {
             if self.next_seq > 0 && self.broken.is_none() {
-                self.note_unrecorded(event.kind(), line.len(), &e);
+                self.note_unrecorded(kind, line.len(), &e);
             }
             return Err(e);
         }
@@ -230,7 +230,7 @@ impl FileSink {
             bytes: len as u64,
             reason: why.to_string().chars().take(200).collect(),
         };
-        let Ok(line) = self.encode(&note) else {
+        let Ok(line) = self.encode(note) else {
             return;
         };
         if line.len() <= UNRECORDED_RESERVE && self.write_record(&line).is_ok() {
@@ -238,26 +238,14 @@ impl FileSink {
         }
     }
 
-    /// Serialize `event` as the next record, newline included.
-    fn encode(&self, event: &Event) -> Result<Vec<u8>, AuditError> {
-        let mut value = serde_json::to_value(event).map_err(AuditError::Encode)?;
-        self.redactor.redact_value(&mut value);
-        let Value::Object(mut fields) = value else {
-            return Err(AuditError::Order(
-                "an event did not serialize as an object".into(),
-            ));
-        };
-        fields.remove("type");
+    /// Serialize `event` as the next record, newline included: its strings
+    /// redacted in place, then written straight from the typed event
+    /// (`{"type":…,fields…}`) after the chain's fields.
+    fn encode(&self, mut event: Event) -> Result<Vec<u8>, AuditError> {
+        self.redactor.redact_event(&mut event);
         let ts = now_rfc3339();
-        let mut line = encode_record(
-            &self.session,
-            self.next_seq,
-            &ts,
-            &self.prev,
-            event.kind(),
-            &fields,
-        )
-        .map_err(AuditError::Encode)?;
+        let mut line = encode_record(&self.session, self.next_seq, &ts, &self.prev, &event)
+            .map_err(AuditError::Encode)?;
         if let Some(key) = &self.seal {
             record::seal(&mut line, key);
         }
@@ -347,7 +335,7 @@ impl Drop for FileSink {
 
 impl AuditSink for FileSink {
     fn record(&mut self, event: Event) -> Result<(), String> {
-        self.append(&event).map_err(|e| e.to_string())
+        self.append(event).map_err(|e| e.to_string())
     }
 }
 

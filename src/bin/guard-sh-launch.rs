@@ -124,7 +124,7 @@ fn run(args: &Args) -> Result<ExitCode, Failure> {
     let status = run_harness(command, &program)?;
     // The trial is over: reveal the key so every sealed record can be
     // checked. Without this record the verifier cannot prove the trial.
-    sink.append(&Event::HarnessEnd {
+    sink.append(Event::HarnessEnd {
         status: status.code(),
         signal: status.signal(),
         key: key.to_hex(),
@@ -256,7 +256,7 @@ fn record_harness(
         key_sha256: key.sha256_hex(),
         planted: planted_config(&args.arm.join("work")),
     };
-    sink.append(&event)
+    sink.append(event)
         .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
     Ok(sink)
 }

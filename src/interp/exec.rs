@@ -114,7 +114,7 @@ impl Shell<'_> {
             .get_or_insert_with(|| std::rc::Rc::new(guard::ProtectedPaths::new(&self.policy)))
             .clone();
         let verdict = guard::check_list_in(&self.policy, &list, self.function_names(), &protected);
-        let commands = verdict.to_json(text)["commands"].clone();
+        let commands = serde_json::Value::Array(verdict.commands_json(text, 0));
         if !self.record(Event::Verdict {
             allowed: verdict.allowed,
             commands,

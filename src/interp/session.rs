@@ -172,7 +172,11 @@ impl Shell<'_> {
     /// a syntax error ends it with status 2, as in bash.
     pub fn run_input(&mut self, mut input: Input, origin: &str) -> i32 {
         self.running_script = matches!(input, Input::File(..));
-        let mut chunker = crate::syntax::Chunker::default();
+        let mut chunker = if self.interactive {
+            crate::syntax::Chunker::default()
+        } else {
+            crate::syntax::Chunker::batch()
+        };
         loop {
             let prompt = if chunker.is_pending() { "PS2" } else { "PS1" };
             let line = match self.next_line(&mut input, prompt) {

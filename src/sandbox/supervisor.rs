@@ -402,7 +402,7 @@ impl Supervisor {
     /// session of its own, opened with `session`). Call at start-up, while
     /// guard-sh is single-threaded and before it confines itself.
     pub fn start(mut sink: FileSink, session: Event) -> io::Result<Supervisor> {
-        sink.append(&session)
+        sink.append(session)
             .map_err(|e| io::Error::other(e.to_string()))?;
         let mut pair = [0; 2];
         // SAFETY: a valid array for socketpair.

@@ -104,6 +104,14 @@ pub struct Chunker {
     lines_before: usize,
     /// Lines in `pending`.
     lines_pending: usize,
+    /// Text a line must hold before `pending` can be complete: the closer
+    /// of a construct the last parse found open (`}` for `{`, `fi` for
+    /// `if`). A long compound command is then parsed again only at lines
+    /// that may end it, not at every line (which made reading it
+    /// quadratic). `None`: parse at the next line.
+    closer: Option<&'static [u8]>,
+    /// Whether to look for [`Chunker::closer`] ([`Chunker::batch`]).
+    skip_to_closer: bool,
 }
 
 /// One complete command (or a chunk that fails to parse), with the number
@@ -118,14 +126,44 @@ pub struct Chunk {
 }
 
 impl Chunker {
+    /// A chunker for input nobody answers line by line (a script, a pipe,
+    /// `--explain`): inside an open construct, only a line that may close
+    /// it is parsed. A syntax error inside the construct is then reported
+    /// at that line rather than at its own; such input ends there either
+    /// way (a syntax error ends a shell that is not interactive), and the
+    /// error names its own line. An interactive shell uses
+    /// [`Chunker::default`], which parses every line.
+    pub fn batch() -> Chunker {
+        Chunker {
+            skip_to_closer: true,
+            ..Chunker::default()
+        }
+    }
+
     /// Add one line (with its newline, if it has one); a chunk when the
     /// text so far is complete. Lines of blanks alone give no chunk.
     pub fn push_line(&mut self, line: &[u8]) -> Option<Chunk> {
+        // A line continuation may join a closer from two lines, and a
+        // backslash may hide one: those lines are always parsed.
+        let joined = ends_in_continuation(&self.pending) || line.contains(&b'\\');
         self.pending.extend_from_slice(line);
         self.lines_pending += line.iter().filter(|&&b| b == b'\n').count();
+        if let Some(closer) = self.closer {
+            if !joined && !line.windows(closer.len()).any(|w| w == closer) {
+                return None;
+            }
+        }
         let list = match parse(&self.pending) {
             Ok(list) => Some(list),
-            Err(e) if e.needs_more_input(&self.pending) => return None,
+            Err(e) if e.needs_more_input(&self.pending) => {
+                self.closer = match e {
+                    SyntaxError::Unterminated { open, .. } if self.skip_to_closer => {
+                        closer_of(&self.pending[open.start()..])
+                    }
+                    _ => None,
+                };
+                return None;
+            }
             Err(_) => None,
         };
         if ends_in_continuation(&self.pending) {
@@ -145,6 +183,7 @@ impl Chunker {
     }
 
     fn take(&mut self, list: Option<ast::List>) -> Option<Chunk> {
+        self.closer = None;
         let text = std::mem::take(&mut self.pending);
         let lines_before = self.lines_before;
         self.lines_before += std::mem::take(&mut self.lines_pending);
@@ -159,9 +198,36 @@ impl Chunker {
     }
 }
 
+/// What must appear in later text to close the construct opened at the
+/// start of `open`; `None` when that is not known (then every line is
+/// parsed).
+fn closer_of(open: &[u8]) -> Option<&'static [u8]> {
+    const CLOSERS: [(&[u8], &[u8]); 15] = [
+        (b"$'", b"'"),
+        (b"${", b"}"),
+        (b"$[", b"]"),
+        (b"$(", b")"),
+        (b"[[", b"]]"),
+        (b"{", b"}"),
+        (b"(", b")"),
+        (b"\"", b"\""),
+        (b"'", b"'"),
+        (b"`", b"`"),
+        (b"if", b"fi"),
+        (b"case", b"esac"),
+        (b"for", b"done"),
+        (b"while", b"done"),
+        (b"until", b"done"),
+    ];
+    CLOSERS
+        .iter()
+        .find(|(opener, _)| open.starts_with(opener))
+        .map(|&(_, closer)| closer)
+}
+
 /// The complete commands of `text` in order (see [`Chunker`]).
 pub fn chunks(text: &[u8]) -> Vec<Chunk> {
-    let mut chunker = Chunker::default();
+    let mut chunker = Chunker::batch();
     let mut out: Vec<Chunk> = text
         .split_inclusive(|&b| b == b'\n')
         .filter_map(|line| chunker.push_line(line))
