@@ -235,3 +235,56 @@ pub fn chunks(text: &[u8]) -> Vec<Chunk> {
     out.extend(chunker.finish());
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(chunks: &[Chunk]) -> Vec<(String, usize)> {
+        chunks
+            .iter()
+            .map(|c| {
+                (
+                    String::from_utf8_lossy(&c.text).into_owned(),
+                    c.lines_before,
+                )
+            })
+            .collect()
+    }
+
+    /// A batch chunker waits for a closer inside an open construct; where
+    /// each command ends, and on which line, is the same as when every
+    /// line is parsed.
+    #[test]
+    fn batch_chunks_end_where_parsing_every_line_ends_them() {
+        let inputs: [&[u8]; 6] = [
+            b"{\n echo a\n echo ${x}\n}\necho b\n",
+            b"if true\nthen\n echo 'a\nb'\nfi\nls\n",
+            b"if true; then echo x; f\\\ni\necho next\n",
+            b"for i in 1 2\ndo echo $i\ndone; (\necho)\n: \"\n\"\n",
+            b"case x in\n x) echo \"}\";;\nesac\necho $(\necho hi\n)\n",
+            b"{\n )\n}\necho after\n",
+        ];
+        for input in inputs {
+            let mut every = Chunker::default();
+            let mut expected: Vec<Chunk> = input
+                .split_inclusive(|&b| b == b'\n')
+                .filter_map(|line| every.push_line(line))
+                .collect();
+            expected.extend(every.finish());
+            let got = chunks(input);
+            if input.starts_with(b"{\n )") {
+                // A syntax error inside the group: reported when the group
+                // may close, with the rest of it; the error's line is the same.
+                assert_eq!(texts(&got)[0], ("{\n )\n}\n".to_string(), 0));
+                continue;
+            }
+            assert_eq!(
+                texts(&got),
+                texts(&expected),
+                "{}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+}
