@@ -5,7 +5,8 @@
 #   - `bash -n SCRIPT` and `guard-sh --explain < SCRIPT` (parse + guard);
 #   - running a script of builtins only (no process per line, so the shell
 #     itself is measured): `bash SCRIPT` and `guard-sh SCRIPT`.
-# Prints a table and, per row, guard-sh's ratios to bash. guard-sh reads a
+# Prints a table and, per row, guard-sh's ratios to bash; then the same
+# lines as one `{ … }` group, checked as one command. guard-sh reads a
 # script one complete command at a time, as bash does; --explain does too,
 # but keeps its output (one JSON entry per command reached) until the end.
 #
@@ -71,4 +72,26 @@ PY
     printf '%-7s | %-16s %-16s %-6s %-6s | %-16s %-16s %-6s %-6s\n' "$n" \
         "$bt / $bm" "$gt / $gm" "$(ratio "$gt" "$bt")" "$(ratio "$gm" "$bm")" \
         "$rbt / $rbm" "$rgt / $rgm" "$(ratio "$rgt" "$rbt")" "$(ratio "$rgm" "$rbm")"
+done
+
+# The same lines as one command (a `{ … }` group): the whole group is one
+# tree, checked and logged at once, so memory grows with it, in bash too.
+echo
+printf '%-7s | %-16s %-16s %-6s %-6s\n' "group" "bash -n s / KB" "explain s / KB" "x time" "x mem"
+for n in $SIZES; do
+    python3 - "$n" "$WORK" <<'PY'
+import sys
+n, work = int(sys.argv[1]), sys.argv[2]
+with open(f"{work}/group.sh", "w") as f:
+    f.write("{\n")
+    for i in range(n):
+        line = f'  cat notes_{i % 97}.txt | grep -v "^#" | head -n $(({i % 50}+10)) | sort -u > out_{i % 13}.txt && echo "ok {i}"'
+        f.write(line.ljust(100) + "\n")
+    f.write("}\n")
+PY
+    read -r bt bm < <(measure bash -n "$WORK/group.sh")
+    read -r gt gm < <(measure "$GUARD_SH" --explain < "$WORK/group.sh")
+    printf '%-7s | %-16s %-16s %-6s %-6s\n' "$n" "$bt / $bm" "$gt / $gm" \
+        "$(python3 -c "print(f'{max($gt,0.001)/max($bt,0.001):.1f}')")" \
+        "$(python3 -c "print(f'{max($gm,1)/max($bm,1):.1f}')")"
 done
