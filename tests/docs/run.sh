@@ -9,7 +9,8 @@
 #                   server of tests/e2e as the Anthropic API
 #   ```sh ci        a command .ci/run itself runs: checked to appear in it
 #   ```sh e2e       run by the end-to-end suite (the test named in the
-#                   block's comment, checked to exist), not here
+#                   block's comment, checked to exist), not here; a path it
+#                   names for a global npm install is checked against one
 # Any other fence (text, json, toml) is output or data.
 #
 # The README's install runs from a copy of the clone, which is deleted
@@ -92,6 +93,21 @@ while read -r doc line kind path; do
         if [ -z "$test_name" ] || ! grep -q "fn $fn\b" "$file"; then
             echo "tests/docs/run.sh: $doc:$line: names no end-to-end test (tests/e2e/FILE.rs::FUNCTION)" >&2
             exit 1
+        fi
+        # The test installs the harness in its own cache; the block names
+        # the path of a global install: install it so (into a private
+        # prefix) and check every --allow-exec path the block names.
+        package=$(grep -o 'npm install -g [^`]*' "$path" | head -1 | sed 's/npm install -g //')
+        if [ -n "$package" ]; then
+            prefix="$work/npm-global"
+            npm_config_prefix="$prefix" npm install -g --silent "$package" >/dev/null
+            while IFS= read -r expr; do
+                dir=$(HOME="$HOME" npm_config_prefix="$prefix" bash -c "printf '%s' $expr")
+                if [ ! -d "$dir" ]; then
+                    echo "tests/docs/run.sh: $doc:$line: --allow-exec $expr is $dir, which a global install of $package does not have" >&2
+                    exit 1
+                fi
+            done < <(grep -o -- '--allow-exec "[^"]*"' "$path" | sed 's/^--allow-exec //')
         fi
         ;;
     *)
