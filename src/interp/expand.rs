@@ -1202,11 +1202,16 @@ fn single_quote(v: &[u8]) -> Vec<u8> {
     format!("'{}'", String::from_utf8_lossy(v).replace('\'', "'\\''")).into_bytes()
 }
 
-/// A user's home folder (`None`: the current user's), read from
+/// A user's home folder (`None`: the current user's); see [`passwd_entry`].
+fn home_of(user: Option<&[u8]>) -> Option<Vec<u8>> {
+    passwd_entry(user).map(|(_, dir)| dir)
+}
+
+/// A user's name and home folder (`None`: the current user's), read from
 /// `/etc/passwd` itself rather than through NSS: a statically linked
 /// guard-sh cannot load NSS modules (`getpwnam` crashed it), and the users
-/// an agent's `~name` can mean live in that file.
-fn home_of(user: Option<&[u8]>) -> Option<Vec<u8>> {
+/// an agent's `~name` or a prompt's `\u` can mean live in that file.
+pub(super) fn passwd_entry(user: Option<&[u8]>) -> Option<(Vec<u8>, Vec<u8>)> {
     let passwd = std::fs::read("/etc/passwd").ok()?;
     let uid = nix::unistd::getuid().as_raw().to_string();
     passwd.split(|&b| b == b'\n').find_map(|entry| {
@@ -1218,7 +1223,7 @@ fn home_of(user: Option<&[u8]>) -> Option<Vec<u8>> {
             Some(wanted) => name == wanted,
             None => entry_uid == uid.as_bytes(),
         };
-        matches.then(|| dir.to_vec())
+        matches.then(|| (name.to_vec(), dir.to_vec()))
     })
 }
 

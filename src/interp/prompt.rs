@@ -181,12 +181,13 @@ fn time(format: &[u8]) -> Vec<u8> {
 }
 
 impl Shell<'_> {
-    /// The prompt `name` (`PS1`, `PS2`) as bash shows it. A prompt whose
-    /// expansion is refused or fails shows its decoded text unexpanded;
-    /// `$?` is left as it was.
-    pub(super) fn expanded_prompt(&mut self, name: &str, facts: &Facts) -> Vec<u8> {
+    /// The prompt `name` (`PS1`, `PS2`) as bash shows it; `history_number`
+    /// is what `\!` shows. A prompt whose expansion is refused or fails
+    /// shows its decoded text unexpanded; `$?` is left as it was.
+    pub(super) fn expanded_prompt(&mut self, name: &str, history_number: usize) -> Vec<u8> {
         let raw = self.vars.get(name).unwrap_or_default().to_vec();
-        let decoded = decode(&raw, facts);
+        let facts = self.prompt_facts(&raw, history_number);
+        let decoded = decode(&raw, &facts);
         if !needs_expansion(&decoded) {
             return unquote(&decoded);
         }
@@ -211,6 +212,51 @@ impl Shell<'_> {
         };
         self.status = status;
         shown.unwrap_or_else(|| unquote(&decoded))
+    }
+
+    /// What the escapes of the prompt `ps` stand for now. The user, host
+    /// and terminal are looked up only when `ps` asks for them.
+    fn prompt_facts(&self, ps: &[u8], history_number: usize) -> Facts {
+        let asks = |escapes: &[u8]| {
+            ps.windows(2)
+                .any(|w| w[0] == b'\\' && escapes.contains(&w[1]))
+        };
+        let user = if asks(b"u") {
+            super::expand::passwd_entry(None)
+                .map(|(name, _)| name)
+                .or_else(|| self.vars.get("USER").map(<[u8]>::to_vec))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let host = if asks(b"hH") {
+            nix::unistd::gethostname()
+                .map(|h| h.as_encoded_bytes().to_vec())
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let tty = if asks(b"l") {
+            nix::unistd::ttyname(std::io::stdin())
+                .map(|p| {
+                    let name = p.as_os_str().as_encoded_bytes();
+                    name.strip_prefix(b"/dev/").unwrap_or(name).to_vec()
+                })
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        Facts {
+            user,
+            host,
+            pwd: self.vars.get("PWD").unwrap_or_default().to_vec(),
+            home: self.vars.get("HOME").unwrap_or_default().to_vec(),
+            root: nix::unistd::geteuid().is_root(),
+            shell: self.arg0.clone(),
+            command_number: self.commands_read + 1,
+            history_number,
+            tty,
+        }
     }
 }
 

@@ -4,7 +4,6 @@
 //! is continued with the next line, as bash does.
 
 use super::line_editor::{self, Keys, RawMode, Read, Step};
-use super::prompt::Facts;
 use super::{Outcome, Shell};
 
 /// Where the lines come from.
@@ -65,8 +64,7 @@ impl Shell<'_> {
         // Expanded first (it may run commands), shown once the terminal is
         // in the editor's mode: a key sent on seeing the prompt is read as
         // a key, not taken by the terminal's own line editing.
-        let facts = self.prompt_facts(editor.next_number());
-        let text = self.expanded_prompt(prompt, &facts);
+        let text = self.expanded_prompt(prompt, editor.next_number());
         let raw = RawMode::enter(0);
         let _ = self.sys.write_all(2, &text);
         if raw.is_none() {
@@ -118,40 +116,8 @@ impl Shell<'_> {
         if !self.interactive {
             return;
         }
-        let facts = self.prompt_facts(history_number);
-        let text = self.expanded_prompt(name, &facts);
+        let text = self.expanded_prompt(name, history_number);
         let _ = self.sys.write_all(2, &text);
-    }
-
-    /// What a prompt's escapes stand for now.
-    fn prompt_facts(&self, history_number: usize) -> Facts {
-        let uid = nix::unistd::geteuid();
-        let user = nix::unistd::User::from_uid(uid)
-            .ok()
-            .flatten()
-            .map(|u| u.name.into_bytes())
-            .or_else(|| self.vars.get("USER").map(<[u8]>::to_vec))
-            .unwrap_or_default();
-        let host = nix::unistd::gethostname()
-            .map(|h| h.as_encoded_bytes().to_vec())
-            .unwrap_or_default();
-        let tty = nix::unistd::ttyname(std::io::stdin())
-            .map(|p| {
-                let name = p.as_os_str().as_encoded_bytes();
-                name.strip_prefix(b"/dev/").unwrap_or(name).to_vec()
-            })
-            .unwrap_or_default();
-        Facts {
-            user,
-            host,
-            pwd: self.vars.get("PWD").unwrap_or_default().to_vec(),
-            home: self.vars.get("HOME").unwrap_or_default().to_vec(),
-            root: uid.is_root(),
-            shell: self.arg0.clone(),
-            command_number: self.commands_read + 1,
-            history_number,
-            tty,
-        }
     }
 
     /// Run stdin line by line until end of input or `exit`; returns the
