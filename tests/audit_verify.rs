@@ -294,6 +294,31 @@ fn spawn_after_refused_line_is_denied_but_executed() {
 }
 
 #[test]
+fn spawn_after_a_refused_prompt_is_denied_but_executed() {
+    // A prompt's expansion is text checked at top level, as a line is.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let events = vec![
+        Event::Line {
+            text: ": \"$(curl x)\"".into(),
+            origin: "prompt".into(),
+        },
+        Event::Verdict {
+            allowed: false,
+            commands: serde_json::json!([]),
+        },
+        spawn("/usr/bin/curl", &["curl", "x"]),
+    ];
+    let id = write_session(&log, "none", "best-effort", events);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!("denied-but-executed session {id} seq 3")),
+        "{out}"
+    );
+}
+
+#[test]
 fn required_sandbox_without_enforcement_is_flagged() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("a.jsonl");

@@ -298,6 +298,14 @@ fn an_openhands_style_prompt_reports_the_status_and_folder_of_each_command() {
         .count();
     assert_eq!(prompts, 3, "{log}");
     assert!(!log.contains(r#""allowed":false"#), "{log}");
+    // The verifier holds prompt lines to a line's rules, and finds none broken.
+    let verdict = std::process::Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+        .arg(&s._arm.audit)
+        .output()
+        .expect("guard-sh-audit");
+    let report = String::from_utf8_lossy(&verdict.stdout);
+    assert_eq!(verdict.status.code(), Some(0), "{report}");
+    assert!(report.starts_with("CLEAN"), "{report}");
 }
 
 #[test]
