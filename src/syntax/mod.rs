@@ -227,7 +227,11 @@ fn closer_of(open: &[u8]) -> Option<&'static [u8]> {
 
 /// The complete commands of `text` in order (see [`Chunker`]).
 pub fn chunks(text: &[u8]) -> Vec<Chunk> {
-    let mut chunker = Chunker::batch();
+    chunks_by(Chunker::batch(), text)
+}
+
+/// Every chunk `chunker` makes of `text`, read a line at a time.
+fn chunks_by(mut chunker: Chunker, text: &[u8]) -> Vec<Chunk> {
     let mut out: Vec<Chunk> = text
         .split_inclusive(|&b| b == b'\n')
         .filter_map(|line| chunker.push_line(line))
@@ -266,12 +270,7 @@ mod tests {
             b"{\n )\n}\necho after\n",
         ];
         for input in inputs {
-            let mut every = Chunker::default();
-            let mut expected: Vec<Chunk> = input
-                .split_inclusive(|&b| b == b'\n')
-                .filter_map(|line| every.push_line(line))
-                .collect();
-            expected.extend(every.finish());
+            let expected = chunks_by(Chunker::default(), input);
             let got = chunks(input);
             if input.starts_with(b"{\n )") {
                 // A syntax error inside the group: reported when the group
