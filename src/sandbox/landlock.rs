@@ -63,15 +63,14 @@ use super::exec_chain::Resolver;
 use super::real_path::RealPaths;
 use crate::policy::{CommandRule, Policy, SandboxMode};
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath,
-    PathFd, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, Scope,
-    make_bitflags,
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathFd, Ruleset,
+    RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, Scope, make_bitflags,
 };
 use std::collections::BTreeSet;
 use std::fmt;
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -345,40 +344,49 @@ impl Confinement {
             ruleset = ruleset.scope(Scope::from_all(ABI::V6))?;
         }
         let mut created: RulesetCreated = ruleset.create()?;
-        for path in &grants.execute {
-            let opened = resolver.opened(path);
-            created = add_path(created, path, opened, AccessFs::Execute.into(), file_rights)?;
-        }
-        for path in &grants.write {
-            created = add_path(created, path, None, write_rights, file_rights)?;
-        }
-        for root in grants.read.unwrap_or_default() {
-            let rights = if root.is_dir {
-                AccessFs::ReadFile.into()
-            } else {
-                BitFlags::from(AccessFs::ReadFile) & file_rights
-            };
-            // SAFETY: `root.fd` stays open for the life of the process.
-            let fd = unsafe { BorrowedFd::borrow_raw(root.fd) };
-            created = created.add_rule(PathBeneath::new(fd, rights))?;
-        }
         if tcp {
             for port in &grants.connect {
                 created = created.add_rule(NetPort::new(*port, AccessNet::ConnectTcp))?;
             }
         }
+        // Path rules are added on the ruleset's descriptor directly: the
+        // crate would `fstat` every descriptor again to sort files from
+        // folders, which this code knows already (a hundred rules a spawn).
         let ruleset: Option<OwnedFd> = created.into();
-        match ruleset {
-            Some(fd) => Ok(Confinement {
-                ruleset: Some(Arc::new(fd)),
-                enforcement: Enforcement::Landlock { abi },
-                reads_own_proc: grants.read.is_some(),
-            }),
+        let Some(ruleset) = ruleset else {
             // The crate found no Landlock although the probe did: fail closed.
-            None => Err(SandboxError::Unavailable {
+            return Err(SandboxError::Unavailable {
                 found: Enforcement::None,
-            }),
+            });
+        };
+        for path in &grants.execute {
+            let opened = resolver.opened(path);
+            add_path(
+                &ruleset,
+                path,
+                opened,
+                AccessFs::Execute.into(),
+                file_rights,
+            )?;
         }
+        for path in &grants.write {
+            add_path(&ruleset, path, None, write_rights, file_rights)?;
+        }
+        for root in grants.read.unwrap_or_default() {
+            // READ_FILE is a right a file can carry too, so the same rule
+            // serves a folder and a file.
+            add_beneath(ruleset.as_raw_fd(), root.fd, ACCESS_FS_READ_FILE).map_err(|source| {
+                SandboxError::Open {
+                    path: PathBuf::from(format!("/proc/self/fd/{}", root.fd)),
+                    source,
+                }
+            })?;
+        }
+        Ok(Confinement {
+            ruleset: Some(Arc::new(ruleset)),
+            enforcement: Enforcement::Landlock { abi },
+            reads_own_proc: grants.read.is_some(),
+        })
     }
 }
 
@@ -388,7 +396,6 @@ impl Confinement {
 #[derive(Debug)]
 struct ReadRoot {
     fd: crate::exec::Fd,
-    is_dir: bool,
 }
 
 /// What every command may read (see the module docs): each entry of `/`
@@ -410,30 +417,23 @@ fn readable_roots() -> Result<&'static [ReadRoot], SandboxError> {
             .map(std::fs::DirEntry::path)
             .filter(|p| p != Path::new("/proc"))
             .collect();
-        for entry in entries("/proc")? {
-            let name = entry.file_name();
-            let numbered = name.as_encoded_bytes().iter().all(u8::is_ascii_digit);
-            let link = entry.file_type().is_ok_and(|t| t.is_symlink());
-            if !numbered && !link {
-                paths.push(entry.path());
-            }
-        }
+        let proc_entries = proc_entries_before_processes().map_err(|e| format!("/proc: {e}"))?;
+        paths.extend(
+            proc_entries
+                .into_iter()
+                .filter(|(_, kind)| *kind != libc::DT_LNK)
+                .map(|(name, _)| Path::new("/proc").join(name)),
+        );
         let mut roots = Vec::with_capacity(paths.len());
         for path in paths {
             // A root that vanished (or that this user cannot reach) grants nothing.
             let Ok(file) = PathFd::new(&path) else {
                 continue;
             };
-            // Judge the opened descriptor, not the name.
-            let is_dir = nix::sys::stat::fstat(file.as_fd())
-                .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFDIR);
             // A private copy; `file` closes the original when dropped.
             let private = crate::exec::private_fd::save(file.as_fd().as_raw_fd())
                 .map_err(|e| format!("{}: {e}", path.display()))?;
-            roots.push(ReadRoot {
-                fd: private,
-                is_dir,
-            });
+            roots.push(ReadRoot { fd: private });
         }
         Ok(roots)
     });
@@ -443,6 +443,54 @@ fn readable_roots() -> Result<&'static [ReadRoot], SandboxError> {
             path: PathBuf::from("/"),
             source: io::Error::other(why.clone()),
         }),
+    }
+}
+
+/// The entries of `/proc` that are not process folders, with their
+/// `d_type`. The kernel lists them first and then one folder per process
+/// (`proc_root_readdir` in fs/proc/root.c), and fills a cache entry for
+/// each process it lists; so `/proc` is read through a small buffer and
+/// reading stops at the first numbered entry, and the cost does not grow
+/// with the number of processes (listing them all was 5% of a start-up
+/// with 70 processes). Stopping early can only leave an entry out, which
+/// grants less.
+fn proc_entries_before_processes() -> io::Result<Vec<(std::ffi::OsString, u8)>> {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = File::open("/proc")?;
+    let mut entries = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        // SAFETY: the kernel writes at most `buf.len()` bytes into `buf`.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_getdents64,
+                dir.as_raw_fd(),
+                buf.as_mut_ptr(),
+                buf.len(),
+            )
+        };
+        let n = usize::try_from(n).map_err(|_| io::Error::last_os_error())?;
+        if n == 0 {
+            return Ok(entries);
+        }
+        // struct linux_dirent64: u64 ino, i64 off, u16 reclen, u8 type, name\0.
+        let mut at = 0;
+        while at + 19 <= n {
+            let reclen = usize::from(u16::from_ne_bytes([buf[at + 16], buf[at + 17]]));
+            let kind = buf[at + 18];
+            let record = buf.get(at + 19..at + reclen).unwrap_or_default();
+            let name = record.split(|&b| b == 0).next().unwrap_or_default();
+            if name.first().is_some_and(u8::is_ascii_digit) {
+                return Ok(entries);
+            }
+            if name != b"." && name != b".." {
+                entries.push((std::ffi::OsStr::from_bytes(name).to_os_string(), kind));
+            }
+            if reclen == 0 {
+                return Ok(entries);
+            }
+            at += reclen;
+        }
     }
 }
 
@@ -461,79 +509,84 @@ const ACCESS_FS_READ_FILE: u64 = 1 << 2;
 /// `/proc/<pid>` (`/proc/self` opened now names the child). Only system
 /// calls, no allocation.
 fn allow_reading_own_proc(ruleset: libc::c_int) -> io::Result<()> {
-    // SAFETY: plain system calls; the path is a NUL-terminated literal and
-    // `attr` outlives the call that reads it.
-    unsafe {
-        let own = libc::open(
+    // SAFETY: plain system calls; the path is a NUL-terminated literal.
+    let own = unsafe {
+        libc::open(
             c"/proc/self".as_ptr(),
             libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        );
-        if own < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let attr = PathBeneathAttr {
-            allowed_access: ACCESS_FS_READ_FILE,
-            parent_fd: own,
-        };
-        let added = libc::syscall(
+        )
+    };
+    if own < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let added = add_beneath(ruleset, own, ACCESS_FS_READ_FILE);
+    // SAFETY: `own` was opened above and is closed once.
+    unsafe { libc::close(own) };
+    added
+}
+
+/// `landlock_add_rule(ruleset, LANDLOCK_RULE_PATH_BENEATH, {rights,
+/// parent})`. Only a system call, no allocation: safe after `fork`.
+fn add_beneath(ruleset: libc::c_int, parent: libc::c_int, rights: u64) -> io::Result<()> {
+    let attr = PathBeneathAttr {
+        allowed_access: rights,
+        parent_fd: parent,
+    };
+    // SAFETY: `attr` is the packed struct the kernel reads and outlives
+    // the call; the descriptors are plain integers the kernel checks.
+    let added = unsafe {
+        libc::syscall(
             libc::SYS_landlock_add_rule,
             ruleset,
             RULE_PATH_BENEATH,
             &attr as *const PathBeneathAttr,
             0u32,
-        );
-        let error = io::Error::last_os_error();
-        libc::close(own);
-        if added != 0 {
-            return Err(error);
-        }
+        )
+    };
+    if added != 0 {
+        return Err(io::Error::last_os_error());
     }
     Ok(())
 }
 
 /// Add `rights` beneath `path` (a folder) or on `path` (a file: only the
-/// rights a file can carry). `opened` is a descriptor already open on
-/// `path` (the file the exec chain read); without one, `path` is opened
-/// `O_PATH`. Missing paths are skipped: they grant nothing.
+/// rights a file can carry). `opened` is a descriptor the exec chain read
+/// `path` through (a file: the chain reads no folder); without one, `path`
+/// is opened `O_PATH` and judged by that descriptor, not by its name, so a
+/// swap cannot widen the rule. Missing paths are skipped: they grant
+/// nothing.
 fn add_path(
-    created: RulesetCreated,
+    ruleset: &OwnedFd,
     path: &Path,
     opened: Option<&File>,
     rights: BitFlags<AccessFs>,
     file_rights: BitFlags<AccessFs>,
-) -> Result<RulesetCreated, SandboxError> {
+) -> Result<(), SandboxError> {
+    let open_error = |source: io::Error| SandboxError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
     let path_fd;
-    let fd: BorrowedFd<'_> = match opened {
-        Some(file) => file.as_fd(),
+    let (fd, is_dir) = match opened {
+        Some(file) => (file.as_fd(), false),
         None => {
             path_fd = match PathFd::new(path) {
                 Ok(fd) => fd,
-                Err(_) if !path.exists() => return Ok(created),
-                Err(e) => {
-                    return Err(SandboxError::Open {
-                        path: path.to_path_buf(),
-                        source: io::Error::other(e.to_string()),
-                    });
-                }
+                Err(_) if !path.exists() => return Ok(()),
+                Err(e) => return Err(open_error(io::Error::other(e.to_string()))),
             };
-            path_fd.as_fd()
+            let mode = nix::sys::stat::fstat(path_fd.as_fd())
+                .map_err(|e| open_error(e.into()))?
+                .st_mode;
+            (path_fd.as_fd(), mode & libc::S_IFMT == libc::S_IFDIR)
         }
     };
-    // Judge the opened descriptor, not the name, so a swap cannot widen it.
-    let is_dir = nix::sys::stat::fstat(fd)
-        .map_err(|e| SandboxError::Open {
-            path: path.to_path_buf(),
-            source: e.into(),
-        })?
-        .st_mode
-        & libc::S_IFMT
-        == libc::S_IFDIR;
     let rights = if is_dir { rights } else { rights & file_rights };
     if rights.is_empty() {
-        return Ok(created);
+        return Ok(());
     }
     // An O_PATH descriptor is closed as soon as the rule is in the ruleset.
-    Ok(created.add_rule(PathBeneath::new(fd, rights))?)
+    add_beneath(ruleset.as_raw_fd(), fd.as_raw_fd(), rights.bits()).map_err(open_error)
 }
 
 /// `exe` and what the kernel runs to start it (its ELF loader, its `#!`
@@ -662,6 +715,27 @@ mod tests {
             ACCESS_FS_READ_FILE
         );
         assert_eq!(std::mem::size_of::<PathBeneathAttr>(), 12);
+    }
+
+    /// Reading `/proc` up to its first process folder finds every entry
+    /// that is not one, as a full listing does.
+    #[test]
+    fn proc_is_read_up_to_the_first_process() {
+        let early = proc_entries_before_processes().unwrap_or_else(|e| panic!("{e}"));
+        let mut early: Vec<(std::ffi::OsString, bool)> = early
+            .into_iter()
+            .map(|(name, kind)| (name, kind == libc::DT_LNK))
+            .collect();
+        let mut full: Vec<(std::ffi::OsString, bool)> = std::fs::read_dir("/proc")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .filter_map(Result::ok)
+            .filter(|e| !e.file_name().as_encoded_bytes().iter().all(u8::is_ascii_digit))
+            .map(|e| (e.file_name(), e.file_type().is_ok_and(|t| t.is_symlink())))
+            .collect();
+        early.sort();
+        full.sort();
+        assert!(full.len() > 20, "{full:?}");
+        assert_eq!(early, full);
     }
 
     #[test]
