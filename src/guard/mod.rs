@@ -427,21 +427,23 @@ fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
     }
     RESOLVED.with(|cache| {
         let mut cache = cache.borrow_mut();
+        // The paths share their folders (the arm's, /usr/bin): each folder
+        // is resolved once, not once per path.
+        let mut real_paths = crate::sandbox::real_path::RealPaths::new();
         named
             .into_iter()
             .map(|protected| {
                 let real = match cache.get(protected) {
                     Some(real) => real.clone(),
-                    None => {
-                        let real = std::fs::canonicalize(protected)
-                            .unwrap_or_else(|_| protected.to_path_buf());
-                        // A path that does not exist yet may appear later
-                        // (the audit log): only settled answers are kept.
-                        if protected.exists() {
+                    // A path that does not exist yet may appear later (the
+                    // audit log): only settled answers are kept.
+                    None => match real_paths.canonical(protected) {
+                        Some(real) => {
                             cache.insert(protected.to_path_buf(), real.clone());
+                            real
                         }
-                        real
-                    }
+                        None => protected.to_path_buf(),
+                    },
                 };
                 (protected, real)
             })

@@ -12,6 +12,7 @@
 //! paths and anything unusual are handed to `realpath` unchanged.
 
 use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
 /// The canonical path, or for a path that does not exist yet its nearest
@@ -43,8 +44,18 @@ const MAX_LINKS: usize = 40;
 /// far. Keep one for one computation, not longer: files may change.
 #[derive(Debug, Default)]
 pub struct RealPaths {
-    /// Path → its canonical path; None when it names nothing.
-    canonical: HashMap<PathBuf, Option<PathBuf>>,
+    /// Path → its canonical path and the identity of what is there; None
+    /// when it names nothing.
+    canonical: HashMap<PathBuf, Option<Resolved>>,
+}
+
+/// A device and inode number: which file a path led to.
+pub type FileId = (u64, u64);
+
+#[derive(Debug, Clone)]
+struct Resolved {
+    path: PathBuf,
+    id: FileId,
 }
 
 /// Absolute, and made of plain names only (no `.`, `..` or prefix).
@@ -53,6 +64,10 @@ fn is_simple(path: &Path) -> bool {
         && path
             .components()
             .all(|c| matches!(c, Component::RootDir | Component::Normal(_)))
+}
+
+fn id_of(meta: &std::fs::Metadata) -> FileId {
+    (meta.dev(), meta.ino())
 }
 
 impl RealPaths {
@@ -75,17 +90,24 @@ impl RealPaths {
     /// The canonical path of `path`, as `realpath` gives it; None when it
     /// names nothing (or names a loop of links).
     pub fn canonical(&mut self, path: &Path) -> Option<PathBuf> {
+        self.canonical_within(path, MAX_LINKS).map(|r| r.path)
+    }
+
+    /// [`Self::canonical`] with the identity of the file found there, as
+    /// the last lookup saw it (no further system call).
+    pub fn canonical_with_id(&mut self, path: &Path) -> Option<(PathBuf, FileId)> {
         self.canonical_within(path, MAX_LINKS)
+            .map(|r| (r.path, r.id))
     }
 
     /// [`Self::canonical`], following at most `links` more symbolic links.
-    fn canonical_within(&mut self, path: &Path, links: usize) -> Option<PathBuf> {
+    fn canonical_within(&mut self, path: &Path, links: usize) -> Option<Resolved> {
         if let Some(known) = self.canonical.get(path) {
             return known.clone();
         }
         let found = match (is_simple(path), path.parent(), path.file_name()) {
             (true, Some(parent), Some(name)) => {
-                let folder = self.canonical_within(parent, links)?;
+                let folder = self.canonical_within(parent, links)?.path;
                 let candidate = folder.join(name);
                 match std::fs::symlink_metadata(&candidate) {
                     Ok(meta) if meta.file_type().is_symlink() => {
@@ -94,11 +116,17 @@ impl RealPaths {
                         let next = folder.join(target);
                         self.canonical_within(&next, links.checked_sub(1)?)
                     }
-                    Ok(_) => Some(candidate),
+                    Ok(meta) => Some(Resolved {
+                        path: candidate,
+                        id: id_of(&meta),
+                    }),
                     Err(_) => None,
                 }
             }
-            _ => std::fs::canonicalize(path).ok(),
+            _ => std::fs::canonicalize(path).ok().and_then(|real| {
+                let id = id_of(&std::fs::metadata(&real).ok()?);
+                Some(Resolved { path: real, id })
+            }),
         };
         self.canonical.insert(path.to_path_buf(), found.clone());
         found
