@@ -6,13 +6,14 @@
 //! error 2, a signal 128+N, otherwise the last command's.
 
 use guard_sh::audit::{self, AuditSink, Event, FileSink, Redactor};
-use guard_sh::exec::System;
-use guard_sh::exec::real::RealSystem;
-use guard_sh::interp::{Input, Shell, signals};
+use guard_sh::interp::{Input, Shell};
+use guard_sh::os::signals;
 use guard_sh::policy::{Policy, SandboxMode};
 use guard_sh::sandbox::supervisor::Supervisor;
 use guard_sh::sandbox::{landlock, pin};
 use guard_sh::syntax;
+use guard_sh::system::System;
+use guard_sh::system::real::RealSystem;
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;

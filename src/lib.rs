@@ -8,9 +8,10 @@
 
 pub mod armbuild;
 pub mod audit;
-pub mod exec;
 pub mod guard;
 pub mod interp;
+pub mod os;
 pub mod policy;
 pub mod sandbox;
 pub mod syntax;
+pub mod system;

@@ -5,9 +5,9 @@
 mod common;
 
 use guard_sh::audit::{Event, MemorySink};
-use guard_sh::exec::fake::FakeSystem;
 use guard_sh::interp::{Outcome, Shell};
 use guard_sh::policy::Policy;
+use guard_sh::system::fake::FakeSystem;
 use std::path::Path;
 use std::rc::Rc;
 

@@ -1,9 +1,8 @@
 //! The shipped arm data compiles, its rules do what the threat list needs,
 //! and broken data is refused with an error naming the file and the field.
 
-use guard_sh::policy::{
-    ArgRule, BuildInputs, CommandKind, Policy, PolicyError, compile, compile_arm,
-};
+use guard_sh::armbuild::{BuildInputs, compile, compile_arm};
+use guard_sh::policy::{ArgRule, CommandKind, Policy, PolicyError};
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -82,7 +81,7 @@ fn every_shipped_arm_compiles_with_stub_tools() {
 #[test]
 fn harmless_set_is_exactly_the_designed_list() {
     let text = std::fs::read_to_string(arms_dir().join("harmless.toml")).expect("read");
-    let file: guard_sh::policy::source::HarmlessFile = toml::from_str(&text).expect("parse");
+    let file: guard_sh::armbuild::source::HarmlessFile = toml::from_str(&text).expect("parse");
     let got: BTreeSet<&str> = file.utilities.keys().map(String::as_str).collect();
     let want: BTreeSet<&str> = HARMLESS.iter().copied().collect();
     assert_eq!(got, want);
@@ -177,7 +176,7 @@ fn env_rules_deny_loader_and_runtime_hooks_and_pass_the_basics() {
         p.env
             .deny
             .iter()
-            .any(|d| guard_sh::guard::env_pattern_matches(&d.pattern, name))
+            .any(|d| guard_sh::policy::env_pattern_matches(&d.pattern, name))
     };
     for name in [
         "LD_PRELOAD",
@@ -441,7 +440,7 @@ fn rules_round_trip_through_the_compiled_json() {
 #[test]
 fn every_shipped_deny_rule_carries_a_deny_example() {
     let dir = arms_dir();
-    let harmless: guard_sh::policy::source::HarmlessFile =
+    let harmless: guard_sh::armbuild::source::HarmlessFile =
         toml::from_str(&std::fs::read_to_string(dir.join("harmless.toml")).expect("read"))
             .expect("parse");
     let mut rules: Vec<(String, usize)> = harmless
@@ -454,7 +453,7 @@ fn every_shipped_deny_rule_carries_a_deny_example() {
         })
         .collect();
     for arm in ["gitea-axi", "tea", "raw-api", "gitea-mcp"] {
-        let (_, file) = guard_sh::policy::source::read_arm(&dir, arm).expect("arm");
+        let (_, file) = guard_sh::armbuild::source::read_arm(&dir, arm).expect("arm");
         for tool in file.tool.iter() {
             rules.extend(
                 tool.deny

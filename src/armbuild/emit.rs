@@ -15,7 +15,7 @@
 //! which the end-to-end tests drive.
 
 use super::error::BuildError;
-use crate::policy::compile::ResolvedMcp;
+use crate::armbuild::compile::ResolvedMcp;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //! so a mistyped `--out` never deletes someone's files.
 
 use super::error::BuildError;
-use crate::policy::compile::Link;
+use crate::armbuild::compile::Link;
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};

@@ -7,17 +7,22 @@
 //! and is never printed on stderr.
 
 pub mod builtin;
+pub mod compile;
 pub mod emit;
 pub mod error;
+pub mod examples;
 pub mod layout;
 pub mod prompt;
+pub mod source;
+pub mod template;
 
+pub use compile::{BuildInputs, CompiledArm, compile, compile_arm};
 pub use error::BuildError;
 
-use crate::policy::source::{self, ArmFile};
-use crate::policy::{BuildInputs, Policy, compile_arm};
+use crate::policy::Policy;
 use clap::Parser;
 use serde_json::{Value, json};
+use source::ArmFile;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -112,14 +117,14 @@ fn choose_guard(explicit: Option<&Path>) -> Result<PathBuf, BuildError> {
 fn shell_path(
     guard: &Path,
     bash_dir: &Path,
-) -> Result<(PathBuf, Option<crate::policy::compile::Link>), BuildError> {
+) -> Result<(PathBuf, Option<crate::armbuild::compile::Link>), BuildError> {
     if guard.to_string_lossy().contains("bash") {
         return Ok((guard.to_path_buf(), None));
     }
     let at = bash_dir.join("guard-sh");
     Ok((
         at.clone(),
-        Some(crate::policy::compile::Link {
+        Some(crate::armbuild::compile::Link {
             at,
             target: guard.to_path_buf(),
         }),
@@ -203,7 +208,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     // file is named `bash` (or `zsh`); this link is that login shell.
     let codex_shell = guard.as_ref().map(|g| {
         let at = runtimes.join("codex").join("bash");
-        links.push(crate::policy::compile::Link {
+        links.push(crate::armbuild::compile::Link {
             at: at.clone(),
             target: g.clone(),
         });

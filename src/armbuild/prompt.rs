@@ -6,8 +6,8 @@
 //! Skill's body (its YAML frontmatter removed).
 
 use super::error::BuildError;
-use crate::policy::source::{BASE_PROMPT_FILE, SkillSource};
-use crate::policy::template::Vars;
+use crate::armbuild::source::{BASE_PROMPT_FILE, SkillSource};
+use crate::armbuild::template::Vars;
 use std::path::{Path, PathBuf};
 
 /// The filled base prompt, ending without a newline.

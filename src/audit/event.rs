@@ -56,7 +56,7 @@ pub enum Event {
         #[serde(default)]
         sandbox: String,
         /// Whether every command's `execve`s went to the supervisor
-        /// ([`crate::sandbox::supervisor`]).
+        /// (the exec supervisor, `sandbox::supervisor`).
         #[serde(default)]
         supervised: bool,
         /// The trial (harness session id) this guard-sh was started in;
@@ -66,7 +66,7 @@ pub enum Event {
     },
     /// First and only record of a harness session, written by
     /// `guard-sh-launch` after it entered the harness's domain and before it
-    /// starts the harness (see [`crate::sandbox::harness`]).
+    /// starts the harness (see `sandbox::harness`).
     Harness {
         arm: String,
         /// SHA-256 (hex) of the policy file as pinned in `arm.json`.

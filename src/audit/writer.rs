@@ -28,7 +28,7 @@
 use super::record::{self, ZERO_HASH, encode_record, line_hash, now_rfc3339};
 use super::trial::TrialKey;
 use super::{AuditError, AuditSink, Event, Redactor};
-use crate::exec::private_fd;
+use crate::os::private_fd;
 use std::fs::{DirBuilder, File, OpenOptions};
 use std::io::{ErrorKind, Read, Seek, Write};
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};

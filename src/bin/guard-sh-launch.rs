@@ -16,10 +16,10 @@
 //! PROGRAM cannot be executed; 127 PROGRAM not found; 2 usage error.
 
 use clap::Parser;
+use guard_sh::armbuild::compile::find_program;
 use guard_sh::audit::trial::{self, TrialKey};
 use guard_sh::audit::{self, Event, FileSink, Redactor};
 use guard_sh::policy::Policy;
-use guard_sh::policy::compile::find_program;
 use guard_sh::sandbox::harness::{self, HarnessPlan, HarnessSpec};
 use guard_sh::sandbox::landlock::{self, Enforcement};
 use guard_sh::sandbox::pin;

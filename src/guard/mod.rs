@@ -358,25 +358,13 @@ pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
         .env
         .deny
         .iter()
-        .find(|d| env_pattern_matches(&d.pattern, name))
+        .find(|d| crate::policy::env_pattern_matches(&d.pattern, name))
     {
         Some(denied) => Err(Deny::new(
             "environment",
             format!("assigning {name} is not permitted: {}", denied.reason),
         )),
         None => Ok(()),
-    }
-}
-
-/// `NAME` matches exactly; `PREFIX*` matches every name starting with
-/// PREFIX, `*SUFFIX` every name ending with SUFFIX.
-pub fn env_pattern_matches(pattern: &str, name: &str) -> bool {
-    if let Some(prefix) = pattern.strip_suffix('*') {
-        return name.starts_with(prefix);
-    }
-    match pattern.strip_prefix('*') {
-        Some(suffix) => name.ends_with(suffix),
-        None => pattern == name,
     }
 }
 
@@ -429,7 +417,7 @@ fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
         let mut cache = cache.borrow_mut();
         // The paths share their folders (the arm's, /usr/bin): each folder
         // is resolved once, not once per path.
-        let mut real_paths = crate::sandbox::real_path::RealPaths::new();
+        let mut real_paths = crate::os::real_path::RealPaths::new();
         named
             .into_iter()
             .map(|protected| {

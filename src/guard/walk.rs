@@ -571,7 +571,7 @@ impl<'p> Walker<'p> {
     /// line (`300>f`, `>&300`), is refused before anything runs; numbers
     /// that only appear at run time are checked by the interpreter.
     fn descriptor_numbers(&mut self, redirect: &Redirect) {
-        let floor = crate::exec::private_fd::PRIVATE_FD_FLOOR as u64;
+        let floor = crate::os::private_fd::PRIVATE_FD_FLOOR as u64;
         let duplicated = match (&redirect.op, &redirect.target) {
             (RedirOp::DupInput | RedirOp::DupOutput, RedirTarget::Word(word)) => static_value(word)
                 .and_then(|v| {

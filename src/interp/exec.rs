@@ -9,11 +9,11 @@
 
 use super::{Flow, MAX_NESTING, Outcome, Shell, Status};
 use crate::audit::Event;
-use crate::exec::{ExitStatus, Fd, Forked, Pid, ProcessGroup, SpawnError, SpawnRequest};
 use crate::guard;
 use crate::sandbox::SandboxSpec;
 use crate::sandbox::env::{ShellVar, build_child_env};
 use crate::syntax::ast::*;
+use crate::system::{ExitStatus, Fd, Forked, Pid, ProcessGroup, SpawnError, SpawnRequest};
 use std::os::unix::ffi::OsStrExt;
 use std::rc::Rc;
 use std::time::Instant;
@@ -476,7 +476,7 @@ impl Shell<'_> {
                 self.interactive = false;
                 self.jobs.clear();
                 self.done_jobs.clear();
-                super::signals::child_defaults(was_interactive);
+                crate::os::signals::child_defaults(was_interactive);
                 // A subshell keeps only ignored signals; caught ones, EXIT
                 // and ERR start unset (bash without `set -E`). `trap -p`
                 // lists the parent's until one is set here.
@@ -559,7 +559,7 @@ impl Shell<'_> {
                 // Without job control a background job does not read the terminal.
                 if let Ok(fd) = sh.sys.open(
                     std::path::Path::new("/dev/null"),
-                    crate::exec::OpenMode::Read,
+                    crate::system::OpenMode::Read,
                 ) {
                     let _ = sh.sys.dup2(fd, 0);
                     let _ = sh.sys.close(fd);

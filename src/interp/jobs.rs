@@ -4,8 +4,9 @@
 //! and their statuses kept for a later `wait PID`. `kill` reaches only this
 //! shell and the jobs it started, never another process.
 
-use super::{Shell, Status, signals};
-use crate::exec::Pid;
+use super::{Shell, Status};
+use crate::os::signals;
+use crate::system::Pid;
 
 /// How many finished-job statuses are kept for `wait PID`.
 const KEPT_STATUSES: usize = 1024;

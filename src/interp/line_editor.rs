@@ -13,7 +13,7 @@
 //! empty line), Ctrl-K/U/W, ↑/↓ and Ctrl-P/N through the history, Ctrl-C
 //! (drop the line), Enter.
 
-use crate::exec::{Fd, System};
+use crate::system::{Fd, System};
 use std::os::fd::BorrowedFd;
 
 /// Lines kept (bash's `HISTSIZE` default).

@@ -1,5 +1,5 @@
 //! Stage 3: the interpreter. It runs the very AST the guard approved and
-//! reaches the operating system only through [`crate::exec::System`].
+//! reaches the operating system only through [`crate::system::System`].
 //!
 //! Guarantees: every line (including `eval` and `source` text) is parsed,
 //! recorded and statically checked before any of it runs; every external
@@ -25,7 +25,6 @@ mod pure;
 mod redirect;
 mod session;
 pub use session::Input;
-pub mod signals;
 mod timing;
 mod traps;
 mod vars;
@@ -33,10 +32,10 @@ mod vars;
 pub use vars::{Assoc, Value, Var, Vars};
 
 use crate::audit::{AuditSink, Event};
-use crate::exec::{Fd, Pid, System};
 use crate::guard::Deny;
 use crate::policy::Policy;
 use crate::syntax::ast::FunctionDef;
+use crate::system::{Fd, Pid, System};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -425,8 +424,8 @@ pub fn make_abort_pipe() -> Option<(Fd, Fd)> {
     }
     // Keep the pipe among the shell's private descriptors: a line cannot
     // name them, so it cannot drain or close the pipe.
-    let read = crate::exec::private_fd::claim(fds[0]);
-    let write = crate::exec::private_fd::claim(fds[1]);
+    let read = crate::os::private_fd::claim(fds[0]);
+    let write = crate::os::private_fd::claim(fds[1]);
     match (read, write) {
         (Ok(r), Ok(w)) => Some((r, w)),
         _ => None,

@@ -4,9 +4,10 @@
 //! guard-sh opens for writing passes [`crate::guard::check_write_target`].
 
 use super::{Flow, Shell, Status};
-use crate::exec::{Fd, OpenMode, private_fd};
 use crate::guard::Deny;
+use crate::os::private_fd;
 use crate::syntax::ast::*;
+use crate::system::{Fd, OpenMode};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -308,7 +309,7 @@ impl Shell<'_> {
         }
         let body = data.to_vec();
         let pid = self
-            .fork_run(crate::exec::ProcessGroup::Inherit, |sh| {
+            .fork_run(crate::system::ProcessGroup::Inherit, |sh| {
                 let _ = sh.sys.close(r);
                 let _ = sh.sys.write_all(w, &body);
                 Ok(0)

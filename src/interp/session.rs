@@ -26,7 +26,7 @@ impl Input {
     pub fn open_script(path: &std::path::Path) -> std::io::Result<Input> {
         use std::os::fd::{FromRawFd, IntoRawFd};
         let file = std::fs::File::open(path)?;
-        let fd = crate::exec::private_fd::claim(file.into_raw_fd())?;
+        let fd = crate::os::private_fd::claim(file.into_raw_fd())?;
         // SAFETY: `claim` returned a new descriptor that nothing else owns.
         let file = unsafe { std::fs::File::from_raw_fd(fd) };
         Ok(Input::File(std::io::BufReader::new(file)))
@@ -175,7 +175,7 @@ impl Shell<'_> {
                 if self.syntax_error_ends_input() {
                     return 2;
                 }
-                if let Some(signal) = super::signals::pending_termination() {
+                if let Some(signal) = crate::os::signals::pending_termination() {
                     return 128 + signal;
                 }
             }

@@ -1,13 +1,13 @@
 //! `trap` and the points where trap actions run. A trap action is shell
 //! text: it is parsed and guarded like any line each time it runs
 //! ([`Shell::run_guarded`]). Signals are only recorded by their handler
-//! ([`super::signals`]); their actions run at a safe point, after the
+//! ([`crate::os::signals`]); their actions run at a safe point, after the
 //! command that was running when the signal came has finished (the `wait`
 //! builtin returns early instead). EXIT runs when the shell (or a subshell)
 //! ends, ERR after a failing command where `set -e` would act.
 
-use super::signals::{self, Disposition};
 use super::{Flow, Shell, Status};
+use crate::os::signals::{self, Disposition};
 
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -6,15 +6,10 @@
 //! compiled policy back, and `argmatch` decides whether an [`ArgRule`] matches.
 
 mod argmatch;
-pub mod compile;
 pub mod endpoint;
 pub mod error;
-pub mod examples;
 pub mod load;
 pub mod model;
-pub mod source;
-pub mod template;
 
-pub use compile::{BuildInputs, CompiledArm, compile, compile_arm};
 pub use error::PolicyError;
 pub use model::*;

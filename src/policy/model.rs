@@ -176,3 +176,16 @@ pub struct AuditPolicy {
     #[serde(default)]
     pub redact: Vec<String>,
 }
+
+/// An environment pattern of the policy (`env.deny`, a rule's `env`):
+/// `NAME` matches exactly; `PREFIX*` matches every name starting with
+/// PREFIX, `*SUFFIX` every name ending with SUFFIX.
+pub fn env_pattern_matches(pattern: &str, name: &str) -> bool {
+    if let Some(prefix) = pattern.strip_suffix('*') {
+        return name.starts_with(prefix);
+    }
+    match pattern.strip_prefix('*') {
+        Some(suffix) => name.ends_with(suffix),
+        None => pattern == name,
+    }
+}

@@ -9,7 +9,7 @@
 //! Guarantee: no inherited or exported name matching `env.deny` reaches a
 //! child, and every name the arm sets has the arm's value.
 
-use crate::guard::env_pattern_matches;
+use crate::policy::env_pattern_matches;
 use crate::policy::{CommandRule, Policy};
 use std::os::unix::ffi::OsStrExt;
 

@@ -33,7 +33,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use super::real_path::RealPaths;
+use crate::os::real_path::RealPaths;
 
 /// Linux reads this many bytes of a script's `#!` line (`BINPRM_BUF_SIZE`).
 const SHEBANG_MAX: usize = 256;

@@ -60,7 +60,7 @@
 //! It is read once per process, at the first probe.
 
 use super::exec_chain::Resolver;
-use super::real_path::RealPaths;
+use crate::os::real_path::RealPaths;
 use crate::policy::{CommandRule, Policy, SandboxMode};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathFd, Ruleset,
@@ -395,7 +395,7 @@ impl Confinement {
 /// so a line can neither name it nor swap what it opens.
 #[derive(Debug)]
 struct ReadRoot {
-    fd: crate::exec::Fd,
+    fd: crate::os::Fd,
 }
 
 /// What every command may read (see the module docs): each entry of `/`
@@ -431,7 +431,7 @@ fn readable_roots() -> Result<&'static [ReadRoot], SandboxError> {
                 continue;
             };
             // A private copy; `file` closes the original when dropped.
-            let private = crate::exec::private_fd::save(file.as_fd().as_raw_fd())
+            let private = crate::os::private_fd::save(file.as_fd().as_raw_fd())
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             roots.push(ReadRoot { fd: private });
         }
@@ -729,7 +729,12 @@ mod tests {
         let mut full: Vec<(std::ffi::OsString, bool)> = std::fs::read_dir("/proc")
             .unwrap_or_else(|e| panic!("{e}"))
             .filter_map(Result::ok)
-            .filter(|e| !e.file_name().as_encoded_bytes().iter().all(u8::is_ascii_digit))
+            .filter(|e| {
+                !e.file_name()
+                    .as_encoded_bytes()
+                    .iter()
+                    .all(u8::is_ascii_digit)
+            })
             .map(|e| (e.file_name(), e.file_type().is_ok_and(|t| t.is_symlink())))
             .collect();
         early.sort();
@@ -754,7 +759,7 @@ mod tests {
         assert!(
             roots
                 .iter()
-                .all(|r| crate::exec::private_fd::is_private(r.fd))
+                .all(|r| crate::os::private_fd::is_private(r.fd))
         );
     }
 }

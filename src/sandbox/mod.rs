@@ -10,7 +10,6 @@ pub mod exec_chain;
 pub mod harness;
 pub mod landlock;
 pub mod pin;
-pub mod real_path;
 pub mod supervisor;
 
 use landlock::Confinement;

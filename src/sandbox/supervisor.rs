@@ -30,7 +30,7 @@
 use super::exec_chain::Resolver;
 use super::landlock::SandboxError;
 use crate::audit::{AuditSink, Event, FileSink};
-use crate::exec::Fd;
+use crate::os::Fd;
 use crate::policy::CommandRule;
 use std::collections::BTreeSet;
 use std::io;
@@ -448,7 +448,7 @@ impl Supervisor {
             libc::close(theirs);
         }
         drop(sink);
-        let socket = crate::exec::private_fd::claim(ours)?;
+        let socket = crate::os::private_fd::claim(ours)?;
         Ok(Supervisor { socket })
     }
 

@@ -2,7 +2,8 @@
 //! tools (the guard decides by name; the stubs only satisfy the lookup that
 //! the compiler does at build time).
 
-use guard_sh::policy::{self, BuildInputs, Policy};
+use guard_sh::armbuild::{self, BuildInputs};
+use guard_sh::policy::Policy;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -30,6 +31,6 @@ pub fn compile_with_stubs(arm: &str, dir: &Path) -> Policy {
         out_dir: dir.join(arm),
         search_path: Some(search),
     };
-    policy::compile(&arms_dir(), arm, &inputs)
+    armbuild::compile(&arms_dir(), arm, &inputs)
         .unwrap_or_else(|e| panic!("arm {arm} does not compile: {e}"))
 }

@@ -4,10 +4,10 @@
 
 use super::format::quote;
 use super::lossy;
-use crate::exec::Fd;
 use crate::interp::arrays::split_reference;
 use crate::interp::vars::is_name;
 use crate::interp::{Flow, Shell, Status};
+use crate::os::Fd;
 
 /// `declare -a` or `declare -A`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -806,7 +806,7 @@ impl Shell<'_> {
                         timeout = text.trim().parse::<f64>().ok();
                     }
                     b'u' => match text.trim().parse::<Fd>() {
-                        Ok(n) if n >= 0 && !crate::exec::private_fd::is_private(n) => fd = n,
+                        Ok(n) if n >= 0 && !crate::os::private_fd::is_private(n) => fd = n,
                         _ => {
                             self.error(&format!(
                                 "read: {text}: invalid file descriptor specification"
@@ -950,9 +950,7 @@ impl Shell<'_> {
                     (b'n', Some(n)) => count = n as usize,
                     (b'O', Some(n)) => origin = Some(n),
                     (b's', Some(n)) => skip = n as usize,
-                    (b'u', Some(n)) if !crate::exec::private_fd::is_private(n as Fd) => {
-                        fd = n as Fd
-                    }
+                    (b'u', Some(n)) if !crate::os::private_fd::is_private(n as Fd) => fd = n as Fd,
                     (b'u', _) => {
                         self.error(&format!(
                             "{builtin}: {text}: invalid file descriptor specification"

@@ -6,11 +6,11 @@
 //! placeholder is filled. Nothing arm-specific is decided here: it all comes
 //! from the TOML.
 
-use super::error::PolicyError;
 use super::examples::check_examples;
-use super::model::*;
 use super::source::{self, ArmFile, HarmlessFile, RuleSource};
 use super::template::Vars;
+use crate::policy::error::PolicyError;
+use crate::policy::model::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
@@ -248,10 +248,10 @@ impl Compiler {
             if tool.connect_host {
                 ports.insert(self.host_port);
                 let resolv_conf = std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default();
-                connect_hosts = super::endpoint::forge_endpoints(
+                connect_hosts = crate::policy::endpoint::forge_endpoints(
                     &self.host_name,
                     self.host_port,
-                    super::endpoint::system_dns,
+                    crate::policy::endpoint::system_dns,
                     &resolv_conf,
                 );
                 if connect_hosts.iter().any(|e| e.ends_with(":53")) {

@@ -4,9 +4,9 @@
 //! Checked whenever an arm is compiled, so a rule that does not do what its
 //! examples say is a build error rather than a silent gap.
 
-use super::error::PolicyError;
-use super::model::ArgRule;
 use super::source::RuleSource;
+use crate::policy::error::PolicyError;
+use crate::policy::model::ArgRule;
 use std::path::Path;
 
 /// Check every example of `sources` (compiled pairwise into `rules`) for
@@ -80,7 +80,7 @@ fn example_error(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::source::RuleKind;
+    use crate::armbuild::source::RuleKind;
 
     fn source(allow: &[&[&str]], deny: &[&[&str]]) -> RuleSource {
         let conv = |v: &[&[&str]]| {

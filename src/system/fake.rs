@@ -205,7 +205,7 @@ impl System for FakeSystem {
         let Some(file) = self.fds.get(&fd).cloned() else {
             return Ok(None);
         };
-        let new = self.lowest_free(super::private_fd::PRIVATE_FD_FLOOR);
+        let new = self.lowest_free(crate::os::private_fd::PRIVATE_FD_FLOOR);
         self.fds.insert(
             new,
             OpenFile {

@@ -5,10 +5,10 @@
 //! the parent has recorded the spawn, so a spawn that cannot be audited
 //! never execs. After fork the child makes only async-signal-safe calls.
 
-use super::private_fd;
 use super::{
     ExitStatus, Fd, Forked, OpenMode, Pid, ProcessGroup, SpawnError, SpawnRequest, System,
 };
+use crate::os::private_fd;
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -82,7 +82,7 @@ fn reset_signals() {
         libc::SIGPIPE,
         libc::SIGCHLD,
     ] {
-        if crate::interp::signals::ignored_at_entry(signal) {
+        if crate::os::signals::ignored_at_entry(signal) {
             continue;
         }
         // SAFETY: signal() with SIG_DFL is async-signal-safe.
@@ -135,7 +135,7 @@ fn decode(status: libc::c_int) -> Option<ExitStatus> {
 /// unblocked inside `ppoll`, so one arriving between the check and the
 /// sleep still wakes it (SIGCHLD wakes it when a child ends).
 fn wait_loop(pid: Pid, stop_on_trap: bool) -> io::Result<Option<ExitStatus>> {
-    use crate::interp::signals;
+    use crate::os::signals;
     signals::wake_on_child_exit();
     let old = block_shell_signals();
     let mut forwarded = false;
@@ -185,7 +185,7 @@ fn block_shell_signals() -> libc::sigset_t {
         let mut block: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut block);
         libc::sigaddset(&mut block, libc::SIGCHLD);
-        for (_, s) in crate::interp::signals::TRAPPABLE {
+        for (_, s) in crate::os::signals::TRAPPABLE {
             libc::sigaddset(&mut block, *s);
         }
         let mut old: libc::sigset_t = std::mem::zeroed();
@@ -367,7 +367,7 @@ impl System for RealSystem {
         // running ordinary Rust code.
         let forked = check(unsafe { libc::fork() });
         if let Ok(0) = forked {
-            crate::interp::signals::forget_received();
+            crate::os::signals::forget_received();
             restore_mask(&old);
             join_group(pgroup);
             return Ok(Forked::Child);
@@ -455,7 +455,7 @@ impl System for RealSystem {
     }
 
     fn close(&mut self, fd: Fd) -> io::Result<()> {
-        super::private_fd::forget(fd);
+        crate::os::private_fd::forget(fd);
         // SAFETY: closing a descriptor number; EBADF is reported.
         check(unsafe { libc::close(fd) }).map(|_| ())
     }

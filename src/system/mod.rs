@@ -8,17 +8,13 @@
 //! cwd and descriptors without starting a process.
 
 pub mod fake;
-pub mod private_fd;
 pub mod real;
 
 use crate::sandbox::SandboxSpec;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// A file descriptor number.
-pub type Fd = i32;
-/// A process id.
-pub type Pid = i32;
+pub use crate::os::{Fd, Pid};
 
 /// Which process group a spawned or forked child joins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,10 +3,10 @@
 //! Every table refuses unknown fields, so a misspelt key is an error naming
 //! the file and the field instead of a rule that silently does nothing.
 //! String values marked "template" may use the placeholders of
-//! [`crate::policy::template`].
+//! [`crate::armbuild::template`].
 
-use super::error::PolicyError;
-use super::model::{ArgRule, SandboxMode};
+use crate::policy::error::PolicyError;
+use crate::policy::model::{ArgRule, SandboxMode};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
