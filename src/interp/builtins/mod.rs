@@ -1,4 +1,4 @@
-//! The builtins (names in [`crate::guard::builtins::BUILTINS`]). They run
+//! The builtins (the table is [`crate::guard::builtins::Builtin`]). They run
 //! inside guard-sh; the ones that run other text or commands (`eval`,
 //! `source`, `command`, `builtin`, `exec`) send it through the same guard
 //! as any line or spawn.
@@ -13,6 +13,7 @@ pub use format::{backslash_escapes, quote, quote_q};
 pub(super) use vars::{array_text, dq_quote, quote_key};
 
 use super::{Flow, Shell, Status};
+use crate::guard::builtins::Builtin;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
@@ -34,102 +35,31 @@ fn status_arg(arg: Option<&Vec<u8>>) -> Option<i32> {
 impl Shell<'_> {
     /// Run builtin `argv[0]`.
     pub(super) fn run_builtin(&mut self, argv: &[Vec<u8>]) -> Status {
-        let name = lossy(&argv[0]);
+        let Some(builtin) = Builtin::from_name(&argv[0]) else {
+            self.error(&format!("{}: builtin not implemented", lossy(&argv[0])));
+            return Ok(2);
+        };
+        let name = builtin.name();
         let args = &argv[1..];
-        match name.as_str() {
-            ":" | "true" => Ok(0),
-            "false" => Ok(1),
-            "echo" => {
+        match builtin {
+            Builtin::Colon | Builtin::True => Ok(0),
+            Builtin::False => Ok(1),
+            Builtin::Echo => {
                 let out = format::echo(args);
                 Ok(self.write_out(&out, "echo"))
             }
-            "printf" => self.printf(args),
-            "test" => self.test(args, false),
-            "[" => self.test(args, true),
-            "pwd" => self.pwd(args),
-            "cd" => self.cd(args),
-            "exit" => {
-                let status = match args.first() {
-                    None => self.status,
-                    Some(a) => match status_arg(Some(a)) {
-                        Some(n) => n,
-                        None => {
-                            self.error(&format!("exit: {}: numeric argument required", lossy(a)));
-                            2
-                        }
-                    },
-                };
-                Err(Flow::Exit(status))
-            }
-            "return" => {
-                if self.func_depth == 0 && self.source_depth == 0 {
-                    self.error("return: can only `return' from a function or sourced script");
-                    return Ok(1);
-                }
-                let status = match args.first() {
-                    None => self.status,
-                    Some(a) => match status_arg(Some(a)) {
-                        Some(n) => n,
-                        None => {
-                            self.error(&format!("return: {}: numeric argument required", lossy(a)));
-                            2
-                        }
-                    },
-                };
-                Err(Flow::Return(status))
-            }
-            "break" | "continue" => {
-                if self.loop_depth == 0 {
-                    self.error(&format!(
-                        "{name}: only meaningful in a `for', `while', or `until' loop"
-                    ));
-                    return Ok(0);
-                }
-                // As bash: a count that is not a number (or a second
-                // operand) is fatal; one below 1 leaves every enclosing
-                // loop with status 1.
-                if args.len() > 1 {
-                    self.error(&format!("{name}: too many arguments"));
-                    return Err(Flow::Exit(1));
-                }
-                let n = match args.first() {
-                    None => 1,
-                    Some(a) => match lossy(a).trim().parse::<i64>() {
-                        Ok(n) if n >= 1 => u32::try_from(n).unwrap_or(u32::MAX),
-                        Ok(_) => {
-                            self.error(&format!("{name}: {}: loop count out of range", lossy(a)));
-                            self.status = 1;
-                            return Err(Flow::Break(self.loop_depth));
-                        }
-                        Err(_) => {
-                            self.error(&format!("{name}: {}: numeric argument required", lossy(a)));
-                            return Err(Flow::Exit(128));
-                        }
-                    },
-                };
-                self.status = 0;
-                let n = n.min(self.loop_depth);
-                Err(if name == "break" {
-                    Flow::Break(n)
-                } else {
-                    Flow::Continue(n)
-                })
-            }
-            "eval" => {
-                // `--` ends eval's options, as in bash.
-                let args = match args.first() {
-                    Some(first) if first == b"--" => &args[1..],
-                    _ => args,
-                };
-                let text = args.join(&b' ');
-                if text.iter().all(u8::is_ascii_whitespace) {
-                    return Ok(0);
-                }
-                self.run_guarded(&text, "eval")
-            }
-            "source" | "." => self.source(&name, args),
-            "command" => self.command_builtin(args),
-            "builtin" => {
+            Builtin::Printf => self.printf(args),
+            Builtin::Test => self.test(args, false),
+            Builtin::Bracket => self.test(args, true),
+            Builtin::Pwd => self.pwd(args),
+            Builtin::Cd => self.cd(args),
+            Builtin::Exit => self.exit_builtin(args),
+            Builtin::Return => self.return_builtin(args),
+            Builtin::Break | Builtin::Continue => self.break_continue(builtin, args),
+            Builtin::Eval => self.eval_builtin(args),
+            Builtin::Source | Builtin::Dot => self.source(name, args),
+            Builtin::Command => self.command_builtin(args),
+            Builtin::Builtin => {
                 let Some(inner) = args.first() else {
                     return Ok(0);
                 };
@@ -139,42 +69,119 @@ impl Shell<'_> {
                 }
                 self.run_builtin(args)
             }
-            "exec" => self.exec_builtin(args),
-            "type" => self.type_builtin(args),
-            "hash" => {
+            Builtin::Exec => self.exec_builtin(args),
+            Builtin::Type => self.type_builtin(args),
+            Builtin::Hash => {
                 // Nothing is hashed: names resolve in the bin folder every time.
                 if args.is_empty() {
                     return Ok(self.write_out(b"hash: hash table empty\n", "hash"));
                 }
                 Ok(0)
             }
-            "alias" => self.alias(args),
-            "unalias" => self.unalias(args),
-            "trap" => self.trap(args),
-            "wait" => self.wait_builtin(args),
-            "kill" => self.kill_builtin(args),
-            "umask" => self.umask_builtin(args),
-            "export" => self.export(args),
-            "readonly" => self.readonly(args),
-            "declare" | "typeset" => self.declare(&name, args),
-            "local" => self.local(args),
-            "unset" => self.unset(args),
-            "set" => self.set_builtin(args),
-            "shift" => self.shift(args),
-            "read" => self.read_builtin(args),
-            "mapfile" | "readarray" => self.mapfile(&name, args),
-            "shopt" => self.shopt(args),
-            "getopts" => self.getopts(args),
-            "let" => self.let_builtin(args),
-            "pushd" => self.pushd(args),
-            "popd" => self.popd(args),
-            "dirs" => self.dirs_builtin(args),
-            "ulimit" => self.ulimit_builtin(args),
-            other => {
-                self.error(&format!("{other}: builtin not implemented"));
-                Ok(2)
-            }
+            Builtin::Alias => self.alias(args),
+            Builtin::Unalias => self.unalias(args),
+            Builtin::Trap => self.trap(args),
+            Builtin::Wait => self.wait_builtin(args),
+            Builtin::Kill => self.kill_builtin(args),
+            Builtin::Umask => self.umask_builtin(args),
+            Builtin::Export => self.export(args),
+            Builtin::Readonly => self.readonly(args),
+            Builtin::Declare | Builtin::Typeset => self.declare(name, args),
+            Builtin::Local => self.local(args),
+            Builtin::Unset => self.unset(args),
+            Builtin::Set => self.set_builtin(args),
+            Builtin::Shift => self.shift(args),
+            Builtin::Read => self.read_builtin(args),
+            Builtin::Mapfile | Builtin::Readarray => self.mapfile(name, args),
+            Builtin::Shopt => self.shopt(args),
+            Builtin::Getopts => self.getopts(args),
+            Builtin::Let => self.let_builtin(args),
+            Builtin::Pushd => self.pushd(args),
+            Builtin::Popd => self.popd(args),
+            Builtin::Dirs => self.dirs_builtin(args),
+            Builtin::Ulimit => self.ulimit_builtin(args),
         }
+    }
+
+    /// `exit [N]`.
+    fn exit_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        Err(Flow::Exit(self.status_operand("exit", args)))
+    }
+
+    /// `return [N]`, from a function or a sourced script.
+    fn return_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        if self.func_depth == 0 && self.source_depth == 0 {
+            self.error("return: can only `return' from a function or sourced script");
+            return Ok(1);
+        }
+        Err(Flow::Return(self.status_operand("return", args)))
+    }
+
+    /// The status `exit` or `return` (`name`) leaves with: `$?` without an
+    /// operand, else the operand modulo 256, or 2 (with an error) when it
+    /// is not a number.
+    fn status_operand(&mut self, name: &str, args: &[Vec<u8>]) -> i32 {
+        let Some(a) = args.first() else {
+            return self.status;
+        };
+        status_arg(Some(a)).unwrap_or_else(|| {
+            self.error(&format!("{name}: {}: numeric argument required", lossy(a)));
+            2
+        })
+    }
+
+    /// `break [N]` and `continue [N]`.
+    fn break_continue(&mut self, builtin: Builtin, args: &[Vec<u8>]) -> Status {
+        let name = builtin.name();
+        if self.loop_depth == 0 {
+            self.error(&format!(
+                "{name}: only meaningful in a `for', `while', or `until' loop"
+            ));
+            return Ok(0);
+        }
+        // As bash: a count that is not a number (or a second
+        // operand) is fatal; one below 1 leaves every enclosing
+        // loop with status 1.
+        if args.len() > 1 {
+            self.error(&format!("{name}: too many arguments"));
+            return Err(Flow::Exit(1));
+        }
+        let n = match args.first() {
+            None => 1,
+            Some(a) => match lossy(a).trim().parse::<i64>() {
+                Ok(n) if n >= 1 => u32::try_from(n).unwrap_or(u32::MAX),
+                Ok(_) => {
+                    self.error(&format!("{name}: {}: loop count out of range", lossy(a)));
+                    self.status = 1;
+                    return Err(Flow::Break(self.loop_depth));
+                }
+                Err(_) => {
+                    self.error(&format!("{name}: {}: numeric argument required", lossy(a)));
+                    return Err(Flow::Exit(128));
+                }
+            },
+        };
+        self.status = 0;
+        let n = n.min(self.loop_depth);
+        Err(if builtin == Builtin::Break {
+            Flow::Break(n)
+        } else {
+            Flow::Continue(n)
+        })
+    }
+
+    /// `eval [--] ARG…`: the words joined, guarded and run as a line.
+    fn eval_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        // `--` ends eval's options, as in bash.
+        let args = match args.first() {
+            Some(first) if first == b"--" => &args[1..],
+            _ => args,
+        };
+        let text = args.join(&b' ');
+        if text.iter().all(u8::is_ascii_whitespace) {
+            return Ok(0);
+        }
+        self.run_guarded(&text, "eval")
     }
 
     /// `let EXPR…`: evaluate each argument as arithmetic; status 0 when the
