@@ -105,7 +105,7 @@ fn check_input(policy: &Policy, case: &Case, input: &str) -> Result<(), String> 
         Expected::Deny => {
             let first = verdict.first_denial().ok_or("denied without a denial")?;
             if let Some(rule) = &case.rule {
-                if first.rule != rule {
+                if first.rule.as_str() != rule {
                     return Err(format!(
                         "expected rule {rule}, got {} ({})",
                         first.rule, first.reason
@@ -126,7 +126,10 @@ fn check_input(policy: &Policy, case: &Case, input: &str) -> Result<(), String> 
                 .commands
                 .iter()
                 .any(|c| c.kind == ReachedKind::RunTime)
-                || verdict.commands.iter().any(|c| c.rule == "run-time-text");
+                || verdict
+                    .commands
+                    .iter()
+                    .any(|c| c.rule == guard_sh::guard::Rule::RunTimeText);
             if has_run_time != case.run_time {
                 return Err(format!(
                     "run_time: expected {}, got {has_run_time}",

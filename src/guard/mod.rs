@@ -13,7 +13,7 @@ pub mod verdict;
 mod walk;
 pub mod words;
 
-pub use verdict::{Deny, Reached, ReachedKind, Verdict};
+pub use verdict::{Deny, Reached, ReachedKind, Rule, Verdict};
 pub use walk::writes_file;
 
 use crate::policy::{CommandRule, Policy};
@@ -71,18 +71,24 @@ pub fn check_argv<'p>(
     argv: &[Vec<u8>],
 ) -> Result<&'p CommandRule, Deny> {
     let Some(name) = argv.first() else {
-        return Err(Deny::new("empty-command", "the command name is empty"));
+        return Err(Deny::new(Rule::EmptyCommand, "the command name is empty"));
     };
     let text = String::from_utf8_lossy(name);
     if !policy.shell {
-        return Err(Deny::new("shell-disabled", reasons::shell_disabled(policy)));
+        return Err(Deny::new(
+            Rule::ShellDisabled,
+            reasons::shell_disabled(policy),
+        ));
     }
     if name.contains(&b'/') {
-        return Err(Deny::new("path-qualified", reasons::path_qualified(&text)));
+        return Err(Deny::new(
+            Rule::PathQualified,
+            reasons::path_qualified(&text),
+        ));
     }
     let Some(rule) = policy.commands.get(text.as_ref()) else {
         return Err(Deny::new(
-            "foreign-command",
+            Rule::ForeignCommand,
             reasons::foreign_command(policy, &text),
         ));
     };
@@ -95,7 +101,7 @@ pub fn check_argv<'p>(
 /// The command's argument rules over `args` (`argv[1..]`).
 pub fn check_arguments(rule: &CommandRule, args: &[&[u8]]) -> Result<(), Deny> {
     match rule.deny.iter().find(|r| r.matches(args)) {
-        Some(matched) => Err(Deny::new("argument-rule", matched.reason())),
+        Some(matched) => Err(Deny::new(Rule::ArgumentRule, matched.reason())),
         None => Ok(()),
     }
 }
@@ -270,7 +276,7 @@ pub fn check_write_target_lexically(paths: &StaticPaths, path: &Path) -> Result<
     let absolute = paths.absolute(path);
     if paths.reaches(&absolute, false) {
         return Err(Deny::new(
-            "protected-path",
+            Rule::ProtectedPath,
             format!(
                 "writing {} is not permitted: it is part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
                 path.display()
@@ -299,7 +305,7 @@ pub fn lexical(path: &Path) -> PathBuf {
 
 fn protected_argument(arg: &[u8]) -> Deny {
     Deny::new(
-        "protected-path",
+        Rule::ProtectedPath,
         format!(
             "argument \"{}\" names part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
             String::from_utf8_lossy(arg)
@@ -361,7 +367,7 @@ pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
         .find(|d| crate::policy::env_pattern_matches(&d.pattern, name))
     {
         Some(denied) => Err(Deny::new(
-            "environment",
+            Rule::Environment,
             format!("assigning {name} is not permitted: {}", denied.reason),
         )),
         None => Ok(()),
@@ -374,7 +380,7 @@ pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
 pub fn check_write_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
     match protected_root(policy, path) {
         Some(_) => Err(Deny::new(
-            "protected-path",
+            Rule::ProtectedPath,
             format!(
                 "writing {} is not permitted: it is part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
                 path.display()

@@ -6,18 +6,96 @@ use crate::syntax::ast::Span;
 use crate::syntax::span::LineIndex;
 use serde::Serialize;
 
+/// The rule that decided about a command: a stable identifier, written to
+/// the audit log and by `--explain` in kebab case (`foreign-command`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// Allowed: the arm's tool.
+    Tool,
+    /// Allowed: a harmless utility.
+    Utility,
+    /// Allowed: a builtin of guard-sh.
+    Builtin,
+    /// Allowed: a function whose body is checked.
+    Function,
+    /// Judged later: the name is assembled at run time.
+    RunTimeName,
+    /// Judged later: text (`eval`, `source`, `trap`) parsed when it runs.
+    RunTimeText,
+    /// Refused: the arm offers no shell.
+    ShellDisabled,
+    /// Refused: a command named by a path.
+    PathQualified,
+    /// Refused: a program outside the arm.
+    ForeignCommand,
+    /// Refused: an argument rule of the command matched.
+    ArgumentRule,
+    /// Refused: an argument or a write names a protected path.
+    ProtectedPath,
+    /// Refused: assigning a denied environment variable.
+    Environment,
+    /// Refused: the command name is empty.
+    EmptyCommand,
+    /// Refused: `eval` nested too deep to check.
+    EvalDepth,
+    /// Refused: `eval` text that does not parse.
+    EvalSyntax,
+    /// Refused: a builtin option guard-sh does not run.
+    BuiltinOption,
+    /// Refused: `builtin NAME` where NAME is not a builtin.
+    NotABuiltin,
+    /// Refused: a descriptor of guard-sh's own (the audit log, its pipes).
+    PrivateDescriptor,
+    /// Refused: an array subscript built at run time holding expansions.
+    RuntimeSubscript,
+}
+
+impl Rule {
+    /// The identifier as written to the audit log.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::Tool => "tool",
+            Rule::Utility => "utility",
+            Rule::Builtin => "builtin",
+            Rule::Function => "function",
+            Rule::RunTimeName => "run-time-name",
+            Rule::RunTimeText => "run-time-text",
+            Rule::ShellDisabled => "shell-disabled",
+            Rule::PathQualified => "path-qualified",
+            Rule::ForeignCommand => "foreign-command",
+            Rule::ArgumentRule => "argument-rule",
+            Rule::ProtectedPath => "protected-path",
+            Rule::Environment => "environment",
+            Rule::EmptyCommand => "empty-command",
+            Rule::EvalDepth => "eval-depth",
+            Rule::EvalSyntax => "eval-syntax",
+            Rule::BuiltinOption => "builtin-option",
+            Rule::NotABuiltin => "not-a-builtin",
+            Rule::PrivateDescriptor => "private-descriptor",
+            Rule::RuntimeSubscript => "runtime-subscript",
+        }
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why something was refused: a stable rule identifier and a reason a person
 /// understands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Deny {
-    pub rule: &'static str,
+    pub rule: Rule,
     pub reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
 }
 
 impl Deny {
-    pub fn new(rule: &'static str, reason: impl Into<String>) -> Deny {
+    pub fn new(rule: Rule, reason: impl Into<String>) -> Deny {
         Deny {
             rule,
             reason: reason.into(),
@@ -68,8 +146,8 @@ pub struct Reached {
     pub allowed: bool,
     /// Why it is allowed or denied.
     pub reason: String,
-    /// The rule that decided (`tool`, `utility`, `builtin`, `foreign-command`, …).
-    pub rule: &'static str,
+    /// The rule that decided.
+    pub rule: Rule,
     pub span: Span,
 }
 
@@ -112,7 +190,7 @@ impl Verdict {
             kind: ReachedKind,
             name: &'a str,
             reason: &'a str,
-            rule: &'a str,
+            rule: Rule,
         }
         let lines = LineIndex::new(source);
         for c in &self.commands {
@@ -154,5 +232,26 @@ impl Verdict {
                 })
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use super::Rule;
+
+    /// The audit log's identifier is the one `as_str` gives.
+    #[test]
+    fn a_rule_is_written_as_its_identifier() {
+        for rule in [
+            Rule::Tool,
+            Rule::RunTimeName,
+            Rule::ForeignCommand,
+            Rule::NotABuiltin,
+            Rule::PrivateDescriptor,
+            Rule::RuntimeSubscript,
+        ] {
+            let json = serde_json::to_string(&rule).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", rule.as_str()));
+        }
     }
 }

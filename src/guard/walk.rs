@@ -8,7 +8,7 @@
 //! operand of `exec`, `command` and `builtin`. A quoted here-doc body is data.
 
 use super::reasons;
-use super::verdict::{Reached, ReachedKind, Verdict};
+use super::verdict::{Reached, ReachedKind, Rule, Verdict};
 use super::words::{declared_name, describe, static_value};
 use super::{
     ProtectedPaths, StaticPaths, builtins, check_arguments, check_assignment,
@@ -273,7 +273,7 @@ impl<'p> Walker<'p> {
             self.push(
                 describe(&words[0]),
                 ReachedKind::RunTime,
-                "run-time-name",
+                Rule::RunTimeName,
                 span,
                 Ok(
                     "the name is assembled at run time; the final name is checked before it runs"
@@ -288,7 +288,7 @@ impl<'p> Walker<'p> {
             self.push(
                 text,
                 ReachedKind::Foreign,
-                "shell-disabled",
+                Rule::ShellDisabled,
                 span,
                 Err(reason),
             );
@@ -299,7 +299,7 @@ impl<'p> Walker<'p> {
             self.push(
                 text,
                 ReachedKind::Foreign,
-                "path-qualified",
+                Rule::PathQualified,
                 span,
                 Err(reason),
             );
@@ -312,7 +312,7 @@ impl<'p> Walker<'p> {
             self.push(
                 text,
                 ReachedKind::Function,
-                "function",
+                Rule::Function,
                 span,
                 Ok("a function whose body is checked".into()),
             );
@@ -345,15 +345,15 @@ impl<'p> Walker<'p> {
             self.push(
                 text,
                 ReachedKind::Foreign,
-                "foreign-command",
+                Rule::ForeignCommand,
                 span,
                 Err(reason),
             );
             return;
         };
         let (kind, rule_id) = match rule.kind {
-            CommandKind::Tool => (ReachedKind::Tool, "tool"),
-            CommandKind::Utility => (ReachedKind::Utility, "utility"),
+            CommandKind::Tool => (ReachedKind::Tool, Rule::Tool),
+            CommandKind::Utility => (ReachedKind::Utility, Rule::Utility),
         };
         // Only the arguments fixed now can be judged now; every argument is
         // judged again on the final argv.
@@ -389,7 +389,7 @@ impl<'p> Walker<'p> {
             "source" | "." => self.push(
                 name.into(),
                 ReachedKind::Builtin,
-                "run-time-text",
+                Rule::RunTimeText,
                 span,
                 Ok(
                     "the file is parsed and checked when it is read, before anything in it runs"
@@ -434,7 +434,7 @@ impl<'p> Walker<'p> {
                     self.push(
                         text,
                         ReachedKind::Foreign,
-                        "not-a-builtin",
+                        Rule::NotABuiltin,
                         span,
                         Err(reason),
                     )
@@ -442,7 +442,7 @@ impl<'p> Walker<'p> {
                 Some((word, None)) => self.push(
                     describe(word),
                     ReachedKind::RunTime,
-                    "run-time-name",
+                    Rule::RunTimeName,
                     span,
                     Ok("the builtin name is assembled at run time; checked before it runs".into()),
                 ),
@@ -463,7 +463,7 @@ impl<'p> Walker<'p> {
     fn fixed_text(&mut self, name: &str, args: &[Word], span: Span) {
         let fixed: Option<Vec<Vec<u8>>> = args.iter().map(static_value).collect();
         let Some(parts) = fixed else {
-            return self.push(name.into(), ReachedKind::Builtin, "run-time-text", span, Ok(
+            return self.push(name.into(), ReachedKind::Builtin, Rule::RunTimeText, span, Ok(
                 format!("its text is assembled at run time; it is parsed and checked before {name} runs it"),
             ));
         };
@@ -472,7 +472,7 @@ impl<'p> Walker<'p> {
             return self.push(
                 name.into(),
                 ReachedKind::Builtin,
-                "eval-depth",
+                Rule::EvalDepth,
                 span,
                 Err(reason),
             );
@@ -498,7 +498,7 @@ impl<'p> Walker<'p> {
                 self.push(
                     name.into(),
                     ReachedKind::Builtin,
-                    "eval-syntax",
+                    Rule::EvalSyntax,
                     span,
                     Err(reason),
                 )
@@ -517,7 +517,7 @@ impl<'p> Walker<'p> {
             Err(reason) => self.push(
                 name.into(),
                 ReachedKind::Builtin,
-                "builtin-option",
+                Rule::BuiltinOption,
                 span,
                 Err(reason),
             ),
@@ -528,7 +528,7 @@ impl<'p> Walker<'p> {
         self.push(
             name.into(),
             ReachedKind::Builtin,
-            "builtin",
+            Rule::Builtin,
             span,
             Ok("a builtin of guard-sh".into()),
         );
@@ -588,7 +588,7 @@ impl<'p> Walker<'p> {
                 self.push(
                     number.to_string(),
                     ReachedKind::Redirect,
-                    "private-descriptor",
+                    Rule::PrivateDescriptor,
                     redirect.span,
                     Err(format!(
                         "descriptor {number} is reserved for guard-sh's own use; a line may name descriptors 0 to {}",
@@ -698,7 +698,7 @@ impl<'p> Walker<'p> {
         &mut self,
         name: String,
         kind: ReachedKind,
-        rule: &'static str,
+        rule: Rule,
         span: Span,
         outcome: Result<String, String>,
     ) {

@@ -16,7 +16,7 @@ use crate::guard;
 use crate::syntax::ast::{ArrayItem, Subscript, Word};
 
 /// The rule a refused run-time subscript is recorded under.
-const RUNTIME_SUBSCRIPT: &str = "runtime-subscript";
+const RUNTIME_SUBSCRIPT: crate::guard::Rule = crate::guard::Rule::RuntimeSubscript;
 
 /// Where an element lives.
 #[derive(Debug, Clone, PartialEq, Eq)]

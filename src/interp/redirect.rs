@@ -138,7 +138,7 @@ impl Shell<'_> {
             Ok(fd) => Ok(fd),
             Err(e) if private_fd::is_reserved_error(&e) => {
                 let deny = Deny::new(
-                    "private-descriptor",
+                    crate::guard::Rule::PrivateDescriptor,
                     format!("{text}: {e}: its audit log or one of its pipes"),
                 );
                 Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])))
@@ -275,7 +275,7 @@ impl Shell<'_> {
             Ok(fd) if !private_fd::is_private(fd) => Ok(fd),
             _ => {
                 let deny = Deny::new(
-                    "private-descriptor",
+                    crate::guard::Rule::PrivateDescriptor,
                     format!(
                         "descriptor {number} is reserved for guard-sh's own use; a line may name descriptors 0 to {}",
                         private_fd::PRIVATE_FD_FLOOR - 1
