@@ -74,28 +74,42 @@ pub fn check_argv<'p>(
         return Err(Deny::new(Rule::EmptyCommand, "the command name is empty"));
     };
     let text = String::from_utf8_lossy(name);
-    if !policy.shell {
-        return Err(Deny::new(
-            Rule::ShellDisabled,
-            reasons::shell_disabled(policy),
-        ));
+    if let Some(deny) = refuse_by_name(policy, &text) {
+        return Err(deny);
     }
-    if name.contains(&b'/') {
-        return Err(Deny::new(
-            Rule::PathQualified,
-            reasons::path_qualified(&text),
-        ));
-    }
-    let Some(rule) = policy.commands.get(text.as_ref()) else {
-        return Err(Deny::new(
-            Rule::ForeignCommand,
-            reasons::foreign_command(policy, &text),
-        ));
-    };
+    let rule = command_rule(policy, &text)?;
     let args: Vec<&[u8]> = argv[1..].iter().map(Vec::as_slice).collect();
     check_arguments(rule, &args)?;
     check_path_arguments(policy, cwd, &args)?;
     Ok(rule)
+}
+
+/// What a command's name alone refuses, before functions and builtins are
+/// looked at: an arm without a shell refuses every name, and a name holding
+/// a `/` is a path. The static walk and the check before a spawn share it.
+pub(crate) fn refuse_by_name(policy: &Policy, name: &str) -> Option<Deny> {
+    if !policy.shell {
+        return Some(Deny::new(
+            Rule::ShellDisabled,
+            reasons::shell_disabled(policy),
+        ));
+    }
+    if name.contains('/') {
+        return Some(Deny::new(
+            Rule::PathQualified,
+            reasons::path_qualified(name),
+        ));
+    }
+    None
+}
+
+/// The arm's rule for the program `name`, or the refusal of a foreign
+/// command.
+pub(crate) fn command_rule<'p>(policy: &'p Policy, name: &str) -> Result<&'p CommandRule, Deny> {
+    policy
+        .commands
+        .get(name)
+        .ok_or_else(|| Deny::new(Rule::ForeignCommand, reasons::foreign_command(policy, name)))
 }
 
 /// The command's argument rules over `args` (`argv[1..]`).

@@ -7,12 +7,11 @@
 //! bodies), the text of `eval` and `trap` when it is fixed, and the command
 //! operand of `exec`, `command` and `builtin`. A quoted here-doc body is data.
 
-use super::reasons;
 use super::verdict::{Reached, ReachedKind, Rule, Verdict};
 use super::words::{declared_name, describe, static_value};
 use super::{
     ProtectedPaths, StaticPaths, builtins, check_arguments, check_assignment,
-    check_path_arguments_lexically, check_write_target_lexically,
+    check_path_arguments_lexically, check_write_target_lexically, command_rule, refuse_by_name,
 };
 use crate::policy::{CommandKind, Policy};
 use crate::syntax::ast::*;
@@ -283,25 +282,13 @@ impl<'p> Walker<'p> {
             return;
         };
         let text = String::from_utf8_lossy(&name).into_owned();
-        if !self.policy.shell {
-            let reason = reasons::shell_disabled(self.policy);
+        if let Some(deny) = refuse_by_name(self.policy, &text) {
             self.push(
                 text,
                 ReachedKind::Foreign,
-                Rule::ShellDisabled,
+                deny.rule,
                 span,
-                Err(reason),
-            );
-            return;
-        }
-        if name.contains(&b'/') {
-            let reason = reasons::path_qualified(&text);
-            self.push(
-                text,
-                ReachedKind::Foreign,
-                Rule::PathQualified,
-                span,
-                Err(reason),
+                Err(deny.reason),
             );
             return;
         }
@@ -335,21 +322,21 @@ impl<'p> Walker<'p> {
             self.builtin(&text, words, span);
             return;
         }
-        let Some(rule) = self.policy.commands.get(&text) else {
-            if self.defining > 0 {
-                // Judged where the function is called (here or on a later
-                // line) and, whatever the text, before anything spawns.
+        let rule = match command_rule(self.policy, &text) {
+            Ok(rule) => rule,
+            // Judged where the function is called (here or on a later line)
+            // and, whatever the text, before anything spawns.
+            Err(_) if self.defining > 0 => return,
+            Err(deny) => {
+                self.push(
+                    text,
+                    ReachedKind::Foreign,
+                    deny.rule,
+                    span,
+                    Err(deny.reason),
+                );
                 return;
             }
-            let reason = reasons::foreign_command(self.policy, &text);
-            self.push(
-                text,
-                ReachedKind::Foreign,
-                Rule::ForeignCommand,
-                span,
-                Err(reason),
-            );
-            return;
         };
         let (kind, rule_id) = match rule.kind {
             CommandKind::Tool => (ReachedKind::Tool, Rule::Tool),
