@@ -7,6 +7,7 @@
 //! folder only, builds the environment from the policy and records the
 //! spawn before the child may exec.
 
+use super::lossy;
 use super::{Flow, MAX_NESTING, Outcome, Shell, Status};
 use crate::audit::Event;
 use crate::guard;
@@ -28,10 +29,6 @@ type Expanded = (Vec<Vec<u8>>, Vec<Assign>);
 enum Started {
     Running(Pid, Instant, bool),
     Done(i32),
-}
-
-fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 impl Shell<'_> {

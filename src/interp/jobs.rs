@@ -4,16 +4,13 @@
 //! and their statuses kept for a later `wait PID`. `kill` reaches only this
 //! shell and the jobs it started, never another process.
 
+use super::lossy;
 use super::{Shell, Status};
 use crate::os::signals;
 use crate::system::Pid;
 
 /// How many finished-job statuses are kept for `wait PID`.
 const KEPT_STATUSES: usize = 1024;
-
-fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// Signals `kill` can send, by name without `SIG`.
 const KILL_SIGNALS: &[(&str, i32)] = &[

@@ -440,3 +440,8 @@ impl AuditSink for RefusingSink {
         Err(self.0.clone())
     }
 }
+
+/// Bytes as text for a message, invalid UTF-8 replaced.
+pub(crate) fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}

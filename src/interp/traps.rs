@@ -6,12 +6,9 @@
 //! builtin returns early instead). EXIT runs when the shell (or a subshell)
 //! ends, ERR after a failing command where `set -e` would act.
 
+use super::lossy;
 use super::{Flow, Shell, Status};
 use crate::os::signals::{self, Disposition};
-
-fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// Conditions that are not signals: `DEBUG` fires before each command of
 /// the shell itself, `RETURN` when a function or sourced file ends; `CHLD`

@@ -12,15 +12,12 @@ pub(super) use format::strftime_local;
 pub use format::{backslash_escapes, quote, quote_q};
 pub(super) use vars::{array_text, dq_quote, quote_key};
 
+use super::lossy;
 use super::{Flow, Shell, Status};
 use crate::guard::builtins::Builtin;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
-
-fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// Parse a status operand (`exit N`, `return N`): numeric, modulo 256.
 fn status_arg(arg: Option<&Vec<u8>>) -> Option<i32> {

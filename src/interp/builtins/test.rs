@@ -1,6 +1,7 @@
 //! `test` and `[`: POSIX rules by argument count, then bash's `-a`/`-o`/
 //! `!`/parentheses grammar; file, string and integer tests.
 
+use crate::interp::lossy;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
@@ -29,10 +30,6 @@ pub fn evaluate(args: &[&[u8]], is_set: IsSet<'_>) -> R {
             Ok(v)
         }
     }
-}
-
-fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn two(args: &[&[u8]], is_set: IsSet<'_>) -> R {
