@@ -2,9 +2,12 @@
 //!
 //! The pipeline, one module per stage:
 //! `syntax` (text → AST) → `guard` (AST × policy → verdict) → `interp`
-//! (runs the approved AST) → `exec` (fork/exec through one trait) with
-//! `sandbox` (curated PATH, scrubbed env, Landlock) and `audit` (the log).
-//! `policy` is the arm data every stage reads; `armbuild` makes it.
+//! (runs the approved AST) → `system` (fork/exec through one trait) with
+//! `sandbox` (curated PATH, scrubbed env, Landlock, the exec supervisor)
+//! and `audit` (the log). `policy` is the arm data every stage reads;
+//! `armbuild` makes it; `os` holds what several stages share. Modules use
+//! only the layers below them (docs/architecture.md, checked by
+//! tests/module_layers.rs).
 
 pub mod armbuild;
 pub mod audit;
