@@ -4,6 +4,8 @@
 //! arm-build writes (every window of the token's length is hashed). Events:
 //! a typical line, its verdict, a spawn and an exit.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use guard_sh::audit::redact::hashed_entry;
 use guard_sh::audit::{AuditSink, Event, FileSink, Redactor};

@@ -2,6 +2,8 @@
 //! guard corpus), plus the large inputs that must stay linear: a 1 MB line
 //! and a 10 000-command script.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use guard_sh::{guard, policy, syntax};
 use std::hint::black_box;

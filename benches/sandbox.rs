@@ -11,6 +11,8 @@
 //! `cargo bench --bench sandbox -- NOMATCH` prints the interleaved figures
 //! and skips the criterion groups.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use criterion::{Criterion, SamplingMode, criterion_group};
 use guard_sh::policy::{CommandKind, CommandRule, EnvPolicy, Policy, SandboxMode, SandboxPolicy};
 use guard_sh::sandbox::landlock::Confinement;

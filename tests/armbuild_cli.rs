@@ -1,6 +1,8 @@
 //! arm-build end to end: the built binary, stub tools first on PATH, real
 //! output folders; every emitted file is parsed back and checked.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;

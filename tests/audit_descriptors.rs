@@ -11,7 +11,7 @@
 //! attack runs with Landlock on and with `GUARD_SH_LANDLOCK=off`, where the
 //! guard alone must hold.
 
-#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 mod common;
 mod sandbox_support;

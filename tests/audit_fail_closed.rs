@@ -9,7 +9,7 @@
 //! writer (a read-only remount is refused while it is open), so in the middle
 //! of a session "unavailable" means full, removed or replaced.
 
-#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 mod audit_support;
 mod common;
@@ -173,6 +173,7 @@ fn log_that_is_a_folder_runs_nothing() {
 fn log_the_user_may_not_write_runs_nothing() {
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
+    // SAFETY: geteuid takes no argument and cannot fail.
     if unsafe { libc::geteuid() } != 0 {
         skipped(
             "log_the_user_may_not_write_runs_nothing",

@@ -1,6 +1,8 @@
 //! The writer against real files: concurrent sessions, full disks, removed
 //! files, redaction.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use guard_sh::audit::verify::{VerifyOptions, verify_logs};
 use guard_sh::audit::{AuditSink, Event, FileSink, Redactor, session_event};
 use guard_sh::policy::model::Policy;

@@ -3,7 +3,7 @@
 //! and hostile input (huge, deeply nested, NUL, invalid UTF-8) that must end
 //! in a clean message, never a crash.
 
-#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

@@ -3,7 +3,7 @@
 //! foreign program (the dynamic check still refused it, but by then the
 //! line had partly run).
 
-#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 use guard_sh::guard;
 

@@ -2,7 +2,7 @@
 //! spellings with one expected verdict, checked against the real arm data in
 //! `arms/`. Every failing input is reported, not just the first.
 
-#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 use guard_sh::guard::{self, ReachedKind};
 use guard_sh::policy::Policy;

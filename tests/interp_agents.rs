@@ -2,6 +2,8 @@
 //! (see docs on Claude Code and Codex CLI): probe, snapshot, wrapped
 //! calls with and without a snapshot, and Codex's `-lc`.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 mod common;
 
 use std::path::Path;

@@ -5,6 +5,8 @@
 //! an intended difference with a first line `# differs_from_bash: stderr …`
 //! (stderr not compared). bash missing is a failure.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 mod common;
 
 use std::path::Path;

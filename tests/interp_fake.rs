@@ -2,6 +2,8 @@
 //! the recorded argv, environment, working folder and descriptors of each
 //! spawn are asserted, and so are the audit events.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 mod common;
 
 use guard_sh::audit::{Event, MemorySink};

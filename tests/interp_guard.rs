@@ -1,6 +1,8 @@
 //! End to end: guard-sh with stub tools on a curated bin folder. The stubs
 //! write a marker file when they run; a refused line must leave none.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 mod common;
 
 use std::path::{Path, PathBuf};

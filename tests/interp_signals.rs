@@ -2,6 +2,8 @@
 //! signal is `128+N`, SIGTERM/SIGHUP to guard-sh end its foreground job and
 //! then guard-sh itself (by the same signal), and no child is left a zombie.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 mod common;
 
 use std::os::unix::process::ExitStatusExt;

@@ -2,6 +2,8 @@
 //! (`env`, which runs whatever it is told), and the kernel's answer. The
 //! oracle is a marker file the refused program would have written.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -1,6 +1,8 @@
 //! The shipped arm data compiles, its rules do what the threat list needs,
 //! and broken data is refused with an error naming the file and the field.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use guard_sh::armbuild::{BuildInputs, compile, compile_arm};
 use guard_sh::policy::{ArgRule, CommandKind, Policy, PolicyError};
 use std::collections::BTreeSet;

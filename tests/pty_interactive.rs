@@ -5,6 +5,8 @@
 //! continuation prompt; `PS1` expanded as bash does (an OpenHands-style
 //! JSON prompt with `$?` and `$(pwd)`).
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 mod common;
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};

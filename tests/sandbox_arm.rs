@@ -3,6 +3,8 @@
 //! writable root), the harmless utilities reach no port and cannot write the
 //! guard's files, the tool reaches only its port, and the policy pin holds.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 mod sandbox_support;
 
 use guard_sh::policy::Policy;

@@ -10,6 +10,8 @@
 //! Landlock asserts that what the kernel stopped now happens, so each
 //! scenario shows it can fail.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 mod sandbox_support;
 
 use guard_sh::audit::verify::{VerifyOptions, verify_logs};

@@ -1,6 +1,8 @@
 //! Landlock TCP confinement (ABI >= 4) against loopback listeners the tests
 //! own: the listener is the oracle of whether a connection was made.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 mod sandbox_support;
 
 use sandbox_support::*;

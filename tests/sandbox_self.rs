@@ -2,6 +2,8 @@
 //! the calling thread, so each test confines a thread of its own and checks
 //! from that thread what guard-sh's redirections and spawns could do.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 mod sandbox_support;
 
 use guard_sh::sandbox::landlock::{Enforcement, restrict_guard_sh};

@@ -1,7 +1,7 @@
 //! Syntax errors, rendered with their position; limits (nesting depth,
 //! huge lines); and the byte-level rules (NUL, invalid UTF-8).
 
-#![allow(clippy::panic)] // test code reports failures by panicking
+#![allow(clippy::expect_used, clippy::panic)] // test code reports failures by panicking
 
 use guard_sh::syntax::ast::{Command, WordPart};
 use guard_sh::syntax::{MAX_DEPTH, SyntaxError, parse};

@@ -2,6 +2,8 @@
 //! tools (the guard decides by name; the stubs only satisfy the lookup that
 //! the compiler does at build time).
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use guard_sh::armbuild::{self, BuildInputs};
 use guard_sh::policy::Policy;
 use std::os::unix::fs::PermissionsExt;

@@ -2,7 +2,7 @@
 //! programs that leave marker files, a test arm that allows them, reading
 //! a log back, running the verifier, and a tiny tmpfs.
 
-#![allow(dead_code, clippy::panic)] // test code reports failures by panicking
+#![allow(clippy::expect_used, dead_code, clippy::panic)] // test code reports failures by panicking
 
 pub use crate::common::*;
 

@@ -1,7 +1,7 @@
 //! Shared test setup: a permissive test policy whose bin folder links the
 //! utilities the tests use, and helpers to run the guard-sh binary.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::expect_used)] // test helpers report failures by panicking
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

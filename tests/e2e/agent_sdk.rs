@@ -6,6 +6,8 @@
 //! operator's HOME is never touched, and the transcript the runner saved
 //! names each attempt.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use crate::support::{Arm, Hostile, cache_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;

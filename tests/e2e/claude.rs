@@ -2,6 +2,8 @@
 //! started with the configs arm-build writes; a trial configured with a
 //! shell path Claude Code ignores is caught by the verifier.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use crate::support::{
     Arm, Hostile, Listener, MockServer, STUB_TEA_OUTPUT, assert_tea_pipeline_session, cross_check,
     cross_check_with, findings, npm_install, offered_tools, sessions_with_line, tool_result_text,

@@ -7,6 +7,8 @@
 //! gets a private mount namespace (`unshare --mount`, root) in which
 //! `/etc/passwd` names that link as the user's shell.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use crate::support::{
     Arm, Listener, MockServer, STUB_TEA_OUTPUT, assert_tea_pipeline_session, cross_check,
     npm_install, sessions_with_line,

@@ -3,6 +3,8 @@
 //! server on loopback, a listener that must never be reached, and the
 //! audit log read back.
 
+#![allow(clippy::expect_used)] // test code reports failures by panicking
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;

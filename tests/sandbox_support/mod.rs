@@ -1,7 +1,7 @@
 //! Shared fixtures of the sandbox suites: a throw-away arm layout, tool stubs,
 //! confined spawning, and `strace` as the independent oracle of what the
 //! kernel let run.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::expect_used)] // test helpers report failures by panicking
 
 use guard_sh::policy::{CommandKind, CommandRule, EnvPolicy, Policy, SandboxMode, SandboxPolicy};
 use guard_sh::sandbox::landlock::Confinement;
