@@ -7,7 +7,7 @@
 //! bodies), the text of `eval` and `trap` when it is fixed, and the command
 //! operand of `exec`, `command` and `builtin`. A quoted here-doc body is data.
 
-use super::verdict::{Reached, ReachedKind, Rule, Verdict};
+use super::verdict::{Deny, Reached, ReachedKind, Rule, Verdict};
 use super::words::{declared_name, describe, static_value};
 use super::{
     ProtectedPaths, StaticPaths, builtins, check_arguments, check_assignment,
@@ -283,13 +283,7 @@ impl<'p> Walker<'p> {
         };
         let text = String::from_utf8_lossy(&name).into_owned();
         if let Some(deny) = refuse_by_name(self.policy, &text) {
-            self.push(
-                text,
-                ReachedKind::Foreign,
-                deny.rule,
-                span,
-                Err(deny.reason),
-            );
+            self.push_denied(text, ReachedKind::Foreign, span, deny);
             return;
         }
         if functions
@@ -328,13 +322,7 @@ impl<'p> Walker<'p> {
             // and, whatever the text, before anything spawns.
             Err(_) if self.defining > 0 => return,
             Err(deny) => {
-                self.push(
-                    text,
-                    ReachedKind::Foreign,
-                    deny.rule,
-                    span,
-                    Err(deny.reason),
-                );
+                self.push_denied(text, ReachedKind::Foreign, span, deny);
                 return;
             }
         };
@@ -523,13 +511,7 @@ impl<'p> Walker<'p> {
 
     fn assignment_name(&mut self, name: &str, span: Span) {
         if let Err(deny) = check_assignment(self.policy, name) {
-            self.push(
-                name.into(),
-                ReachedKind::Assignment,
-                deny.rule,
-                span,
-                Err(deny.reason),
-            );
+            self.push_denied(name.into(), ReachedKind::Assignment, span, deny);
         }
     }
 
@@ -592,13 +574,7 @@ impl<'p> Walker<'p> {
         let policy = self.policy;
         if let Err(deny) = check_write_target_lexically(self.static_paths(policy), path) {
             let text = path.display().to_string();
-            self.push(
-                text,
-                ReachedKind::Redirect,
-                deny.rule,
-                span,
-                Err(deny.reason),
-            );
+            self.push_denied(text, ReachedKind::Redirect, span, deny);
         }
     }
 
@@ -679,6 +655,11 @@ impl<'p> Walker<'p> {
                 }
             }
         }
+    }
+
+    /// Record `name` as refused by `deny`.
+    fn push_denied(&mut self, name: String, kind: ReachedKind, span: Span, deny: Deny) {
+        self.push(name, kind, deny.rule, span, Err(deny.reason));
     }
 
     fn push(
