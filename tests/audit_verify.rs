@@ -92,6 +92,20 @@ fn audit(logs: &[&Path]) -> (i32, String) {
     )
 }
 
+/// A best-effort session of `events` is found `denied-but-executed` at
+/// record `seq` (exit status 1).
+fn assert_denied_but_executed(events: Vec<Event>, seq: u64) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("a.jsonl");
+    let id = write_session(&log, "none", "best-effort", events);
+    let (code, out) = audit(&[&log]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!("denied-but-executed session {id} seq {seq}")),
+        "{out}"
+    );
+}
+
 fn lines_of(log: &Path) -> Vec<String> {
     std::fs::read_to_string(log)
         .expect("read")
@@ -250,73 +264,55 @@ fn hand_made_chain_with_curl_is_a_leak() {
 
 #[test]
 fn spawn_of_denied_argv_is_denied_but_executed() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let log = dir.path().join("a.jsonl");
-    let events = vec![
-        line("tea api /x"),
-        Event::Verdict {
-            allowed: true,
-            commands: serde_json::json!([]),
-        },
-        Event::Denied {
-            rule: "subcommand".into(),
-            reason: "tea api".into(),
-            argv: vec!["tea".into(), "api".into()],
-        },
-        spawn("/usr/local/bin/tea", &["tea", "api"]),
-    ];
-    let id = write_session(&log, "none", "best-effort", events);
-    let (code, out) = audit(&[&log]);
-    assert_eq!(code, 1, "{out}");
-    assert!(
-        out.contains(&format!("denied-but-executed session {id} seq 4")),
-        "{out}"
+    assert_denied_but_executed(
+        vec![
+            line("tea api /x"),
+            Event::Verdict {
+                allowed: true,
+                commands: serde_json::json!([]),
+            },
+            Event::Denied {
+                rule: "subcommand".into(),
+                reason: "tea api".into(),
+                argv: vec!["tea".into(), "api".into()],
+            },
+            spawn("/usr/local/bin/tea", &["tea", "api"]),
+        ],
+        4,
     );
 }
 
 #[test]
 fn spawn_after_refused_line_is_denied_but_executed() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let log = dir.path().join("a.jsonl");
-    let events = vec![
-        line("ls | curl x"),
-        Event::Verdict {
-            allowed: false,
-            commands: serde_json::json!([]),
-        },
-        spawn("/usr/bin/ls", &["ls"]),
-    ];
-    let id = write_session(&log, "none", "best-effort", events);
-    let (code, out) = audit(&[&log]);
-    assert_eq!(code, 1, "{out}");
-    assert!(
-        out.contains(&format!("denied-but-executed session {id} seq 3")),
-        "{out}"
+    assert_denied_but_executed(
+        vec![
+            line("ls | curl x"),
+            Event::Verdict {
+                allowed: false,
+                commands: serde_json::json!([]),
+            },
+            spawn("/usr/bin/ls", &["ls"]),
+        ],
+        3,
     );
 }
 
 #[test]
 fn spawn_after_a_refused_prompt_is_denied_but_executed() {
     // A prompt's expansion is text checked at top level, as a line is.
-    let dir = tempfile::tempdir().expect("tempdir");
-    let log = dir.path().join("a.jsonl");
-    let events = vec![
-        Event::Line {
-            text: ": \"$(curl x)\"".into(),
-            origin: "prompt".into(),
-        },
-        Event::Verdict {
-            allowed: false,
-            commands: serde_json::json!([]),
-        },
-        spawn("/usr/bin/curl", &["curl", "x"]),
-    ];
-    let id = write_session(&log, "none", "best-effort", events);
-    let (code, out) = audit(&[&log]);
-    assert_eq!(code, 1, "{out}");
-    assert!(
-        out.contains(&format!("denied-but-executed session {id} seq 3")),
-        "{out}"
+    assert_denied_but_executed(
+        vec![
+            Event::Line {
+                text: ": \"$(curl x)\"".into(),
+                origin: "prompt".into(),
+            },
+            Event::Verdict {
+                allowed: false,
+                commands: serde_json::json!([]),
+            },
+            spawn("/usr/bin/curl", &["curl", "x"]),
+        ],
+        3,
     );
 }
 
