@@ -7,11 +7,12 @@
 //! bodies), the text of `eval` and `trap` when it is fixed, and the command
 //! operand of `exec`, `command` and `builtin`. A quoted here-doc body is data.
 
+use super::builtins::Builtin;
 use super::verdict::{Deny, Reached, ReachedKind, Rule, Verdict};
 use super::words::{declared_name, describe, static_value};
 use super::{
-    ProtectedPaths, StaticPaths, builtins, check_arguments, check_assignment,
-    check_path_arguments_lexically, check_write_target_lexically, command_rule, refuse_by_name,
+    ProtectedPaths, StaticPaths, check_arguments, check_assignment, check_path_arguments_lexically,
+    check_write_target_lexically, command_rule, refuse_by_name,
 };
 use crate::policy::{CommandKind, Policy};
 use crate::syntax::ast::*;
@@ -312,8 +313,8 @@ impl<'p> Walker<'p> {
             }
             return;
         }
-        if builtins::is_builtin(&name) {
-            self.builtin(&text, words, span);
+        if let Some(builtin) = Builtin::from_name(&name) {
+            self.builtin(builtin, words, span);
             return;
         }
         let rule = match command_rule(self.policy, &text) {
@@ -353,15 +354,16 @@ impl<'p> Walker<'p> {
 
     /// Builtins run inside guard-sh; those that run other commands have
     /// their operands checked as commands.
-    fn builtin(&mut self, name: &str, words: &[Word], span: Span) {
+    fn builtin(&mut self, builtin: Builtin, words: &[Word], span: Span) {
+        let name = builtin.name();
         let args = &words[1..];
-        match name {
+        match builtin {
             // `eval -- TEXT`: `--` ends eval's options, as in bash.
-            "eval" => match args.first().and_then(static_value).as_deref() {
+            Builtin::Eval => match args.first().and_then(static_value).as_deref() {
                 Some(b"--") => self.fixed_text(name, &args[1..], span),
                 _ => self.fixed_text(name, args, span),
             },
-            "source" | "." => self.push(
+            Builtin::Source | Builtin::Dot => self.push(
                 name.into(),
                 ReachedKind::Builtin,
                 Rule::RunTimeText,
@@ -371,7 +373,7 @@ impl<'p> Walker<'p> {
                         .into(),
                 ),
             ),
-            "trap" => {
+            Builtin::Trap => {
                 // `trap ACTION SIGNAL…`: ACTION is shell text run later.
                 let action = args.iter().position(|w| {
                     static_value(w).is_none_or(|v| !v.starts_with(b"-") || v == b"-")
@@ -387,8 +389,8 @@ impl<'p> Walker<'p> {
                     _ => self.push_builtin(name, span),
                 }
             }
-            "exec" => self.wrapped_command(name, skip_options(args, &[b"-a"], b"cl"), span),
-            "command" => {
+            Builtin::Exec => self.wrapped_command(name, skip_options(args, &[b"-a"], b"cl"), span),
+            Builtin::Command => {
                 let query = args
                     .first()
                     .and_then(static_value)
@@ -398,22 +400,22 @@ impl<'p> Walker<'p> {
                 }
                 self.wrapped_command(name, skip_options(args, &[], b""), span)
             }
-            "builtin" => match args.first().map(|w| (w, static_value(w))) {
+            Builtin::Builtin => match args.first().map(|w| (w, static_value(w))) {
                 None => self.push_builtin(name, span),
-                Some((_, Some(inner))) if builtins::is_builtin(&inner) => {
-                    self.builtin(&String::from_utf8_lossy(&inner), args, span)
-                }
-                Some((word, Some(_))) => {
-                    let text = describe(word);
-                    let reason = format!("\"{text}\" is not a builtin of guard-sh");
-                    self.push(
-                        text,
-                        ReachedKind::Foreign,
-                        Rule::NotABuiltin,
-                        span,
-                        Err(reason),
-                    )
-                }
+                Some((word, Some(inner))) => match Builtin::from_name(&inner) {
+                    Some(inner) => self.builtin(inner, args, span),
+                    None => {
+                        let text = describe(word);
+                        let reason = format!("\"{text}\" is not a builtin of guard-sh");
+                        self.push(
+                            text,
+                            ReachedKind::Foreign,
+                            Rule::NotABuiltin,
+                            span,
+                            Err(reason),
+                        )
+                    }
+                },
                 Some((word, None)) => self.push(
                     describe(word),
                     ReachedKind::RunTime,
@@ -422,7 +424,11 @@ impl<'p> Walker<'p> {
                     Ok("the builtin name is assembled at run time; checked before it runs".into()),
                 ),
             },
-            "export" | "local" | "readonly" | "declare" | "typeset" => {
+            Builtin::Export
+            | Builtin::Local
+            | Builtin::Readonly
+            | Builtin::Declare
+            | Builtin::Typeset => {
                 for var in args.iter().filter_map(declared_name) {
                     if !var.starts_with('-') {
                         self.assignment_name(&var, span);
