@@ -795,10 +795,8 @@ impl Shell<'_> {
 
     /// Is this a declaration builtin whose `NAME=value` operands are not split?
     fn is_declaration(word: &Word) -> bool {
-        matches!(
-            guard::words::static_value(word).as_deref(),
-            Some(b"export" | b"local" | b"readonly" | b"declare" | b"typeset")
-        )
+        guard::words::static_value(word)
+            .is_some_and(|name| crate::syntax::is_declaration_name(&name))
     }
 
     /// Expand a simple command's words and prefix assignments. `None` when

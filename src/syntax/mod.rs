@@ -18,7 +18,7 @@ pub use display::{
     word_to_source,
 };
 pub use error::SyntaxError;
-pub use parse::{MAX_DEPTH, ends_in_continuation};
+pub use parse::{MAX_DEPTH, ends_in_continuation, is_declaration_name};
 
 /// Parse a whole command line or script.
 ///

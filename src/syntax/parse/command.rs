@@ -380,7 +380,13 @@ impl<'a> Parser<'a> {
 
 /// Is `w` a declaration builtin (`declare`, `local`, …) as written?
 fn is_declaration(w: &Word) -> bool {
-    matches!(w.parts.as_slice(), [WordPart::Literal(b)] if DECLARATION_BUILTINS.contains(&b.as_slice()))
+    matches!(w.parts.as_slice(), [WordPart::Literal(b)] if is_declaration_name(b))
+}
+
+/// Is `name` a declaration builtin (`declare`, `local`, …), whose
+/// `NAME=value` operands are assignments? The interpreter asks the same.
+pub fn is_declaration_name(name: &[u8]) -> bool {
+    DECLARATION_BUILTINS.contains(&name)
 }
 
 /// `NAME=(` or `NAME+=(` at `i`.

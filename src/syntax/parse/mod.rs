@@ -21,6 +21,7 @@ use std::collections::HashMap;
 
 use super::ast::{List, Span, Word};
 use super::error::SyntaxError;
+pub use command::is_declaration_name;
 use heredoc::PendingHereDoc;
 pub use join::ends_in_continuation;
 pub(crate) use join::parse_program;
