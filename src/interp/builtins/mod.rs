@@ -20,8 +20,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// Parse a status operand (`exit N`, `return N`): numeric, modulo 256.
-fn status_arg(arg: Option<&Vec<u8>>) -> Option<i32> {
-    let a = arg?;
+fn status_arg(a: &[u8]) -> Option<i32> {
     lossy(a)
         .trim()
         .parse::<i64>()
@@ -121,7 +120,7 @@ impl Shell<'_> {
         let Some(a) = args.first() else {
             return self.status;
         };
-        status_arg(Some(a)).unwrap_or_else(|| {
+        status_arg(a).unwrap_or_else(|| {
             self.error(&format!("{name}: {}: numeric argument required", lossy(a)));
             2
         })
