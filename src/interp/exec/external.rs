@@ -1,0 +1,170 @@
+//! Spawning an external command: the last check of its argv, the name
+//! resolved in the bin folder, the supervisor started on first use.
+
+use super::{Assign, Started};
+use crate::audit::Event;
+use crate::guard;
+use crate::interp::lossy;
+use crate::interp::{Flow, Shell};
+use crate::sandbox::SandboxSpec;
+use crate::sandbox::env::{ShellVar, build_child_env};
+use crate::system::{ProcessGroup, SpawnError, SpawnRequest};
+use std::os::unix::ffi::OsStrExt;
+use std::time::Instant;
+
+impl Shell<'_> {
+    /// Start the exec supervisor if it is wanted and not running yet. Where
+    /// it cannot start, a policy that requires the sandbox stops the line
+    /// (126); otherwise the shell warns once and goes on with Landlock alone.
+    pub(super) fn ensure_supervisor(&mut self) -> Result<(), Flow> {
+        let Some(start) = self.supervisor_start.take() else {
+            return Ok(());
+        };
+        match start() {
+            Ok(supervisor) => {
+                self.supervisor = Some(supervisor);
+                Ok(())
+            }
+            Err(e) => {
+                let message = format!("cannot start the exec supervisor: {e}");
+                let _ = self.sink().record(Event::Error {
+                    message: message.clone(),
+                });
+                if self.policy.sandbox.mode == crate::policy::SandboxMode::Required {
+                    self.error(&format!("sandbox: {message}"));
+                    return Err(Flow::Abort(126));
+                }
+                self.error(&format!(
+                    "warning: {message}; commands run with Landlock alone"
+                ));
+                Ok(())
+            }
+        }
+    }
+
+    /// Check, resolve, audit and start an external command.
+    pub(super) fn spawn_external(
+        &mut self,
+        argv: &[Vec<u8>],
+        assigns: &[Assign],
+        pgroup: ProcessGroup,
+    ) -> Result<Started, Flow> {
+        let policy = self.policy.clone();
+        let rule = match guard::check_argv(&policy, &self.cwd, argv) {
+            Ok(rule) => rule,
+            Err(deny) => return Err(self.deny(&deny, argv)),
+        };
+        let name = lossy(&argv[0]);
+        let path = policy.bin_dir.join(std::ffi::OsStr::from_bytes(&argv[0]));
+        if !is_executable(&path) {
+            self.error(&format!("{name}: command not found"));
+            return Ok(Started::Done(127));
+        }
+        let mut shell_vars: Vec<ShellVar<'_>> = Vec::new();
+        let sorted = self.vars.sorted();
+        for (n, var) in &sorted {
+            if assigns.iter().any(|(a, _)| a == *n) {
+                continue;
+            }
+            // Arrays are never exported (bash cannot either).
+            let crate::interp::Value::Scalar(value) = &var.value else {
+                continue;
+            };
+            shell_vars.push(ShellVar {
+                name: n.as_str(),
+                value,
+                exported: var.exported || self.opts.allexport,
+                inherited: var.inherited,
+            });
+        }
+        for (n, v) in assigns {
+            shell_vars.push(ShellVar {
+                name: n.as_str(),
+                value: v,
+                exported: true,
+                inherited: false,
+            });
+        }
+        let env = build_child_env(&policy, rule, shell_vars);
+        let confinement = match crate::sandbox::landlock::Confinement::for_command(
+            &policy, rule, &path, &self.cwd,
+        ) {
+            Ok(c) => c,
+            Err(e) => {
+                self.error(&format!("{name}: sandbox: {e}"));
+                let _ = self.sink().record(Event::Error {
+                    message: format!("{name}: sandbox: {e}"),
+                });
+                return Ok(Started::Done(126));
+            }
+        };
+        self.ensure_supervisor()?;
+        let supervise = match &self.supervisor {
+            None => None,
+            Some(supervisor) => {
+                match crate::sandbox::supervisor::ExecPlan::for_command(rule, &path, &self.cwd) {
+                    Ok(plan) => Some(crate::sandbox::supervisor::Attach::new(supervisor, &plan)),
+                    Err(e) => {
+                        self.error(&format!("{name}: supervisor: {e}"));
+                        let _ = self.sink().record(Event::Error {
+                            message: format!("{name}: supervisor: {e}"),
+                        });
+                        return Ok(Started::Done(126));
+                    }
+                }
+            }
+        };
+        let req = SpawnRequest {
+            path: path.clone(),
+            argv: argv.to_vec(),
+            envp: env.vars,
+            cwd: self.cwd.clone(),
+            pgroup,
+            foreground_tty: None,
+            sandbox: SandboxSpec {
+                confinement,
+                supervise,
+            },
+        };
+        // The bin-folder link is what the audit verifier expects to see.
+        let resolved = path;
+        let event_argv: Vec<String> = argv.iter().map(|a| lossy(a)).collect();
+        let added = env.added;
+        let t0 = Instant::now();
+        let audit: &mut dyn crate::audit::AuditSink = match &mut self.child_audit {
+            Some(sink) => sink.as_mut(),
+            None => &mut *self.audit,
+        };
+        let result = self.sys.spawn(&req, &mut |pid| {
+            audit.record(Event::Spawn {
+                pid,
+                path: resolved.display().to_string(),
+                argv: event_argv.clone(),
+                env_added: added.clone(),
+            })
+        });
+        match result {
+            Ok(pid) => Ok(Started::Running(pid, t0, true)),
+            Err(SpawnError::Refused(message)) => {
+                self.error(&format!("audit log unavailable: {message}"));
+                Err(Flow::Abort(126))
+            }
+            Err(SpawnError::Os(e)) => {
+                self.error(&format!("{name}: {e}"));
+                let _ = self.sink().record(Event::Error {
+                    message: format!("{name}: {e}"),
+                });
+                Ok(Started::Done(if e.raw_os_error() == Some(libc::ENOENT) {
+                    127
+                } else {
+                    126
+                }))
+            }
+        }
+    }
+}
+
+fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}

@@ -1,0 +1,381 @@
+//! Pipelines with real pipes between children, background jobs, waiting
+//! for a child and handing it the terminal.
+
+use super::{Started, command_text};
+use crate::audit::Event;
+use crate::guard;
+use crate::interp::lossy;
+use crate::interp::{Flow, Shell, Status};
+use crate::syntax::ast::*;
+use crate::system::{ExitStatus, Fd, Forked, Pid, ProcessGroup};
+use std::time::Instant;
+
+impl Shell<'_> {
+    pub(super) fn run_pipeline(&mut self, p: &Pipeline) -> Status {
+        let Some(format) = p.timed else {
+            return self.run_pipeline_untimed(p);
+        };
+        let clock = crate::interp::timing::Clock::start();
+        let r = self.run_pipeline_untimed(p);
+        let spent = clock.spent();
+        let format_var = self.vars.get("TIMEFORMAT").map(<[u8]>::to_vec);
+        let report = crate::interp::timing::report(format, format_var.as_deref(), &spent);
+        let _ = self.sys.write_all(2, &report);
+        r
+    }
+
+    fn run_pipeline_untimed(&mut self, p: &Pipeline) -> Status {
+        let status = self.with_errexit_off(p.negated, |sh| {
+            if p.elements.len() == 1 {
+                let s = sh.run_command(&p.elements[0].command)?;
+                sh.pipestatus = vec![s];
+                Ok(s)
+            } else {
+                sh.run_multi(p)
+            }
+        })?;
+        let status = if p.negated {
+            i32::from(status == 0)
+        } else {
+            status
+        };
+        self.status = status;
+        if status != 0 && !p.negated && self.errexit_off == 0 && fires_err_trap(p) {
+            self.run_err_trap()?;
+        }
+        Ok(status)
+    }
+
+    /// The process group for a new job's member (job control only when interactive).
+    pub(super) fn job_group(&self, leader: Option<Pid>) -> ProcessGroup {
+        if !self.interactive || self.in_child {
+            return ProcessGroup::Inherit;
+        }
+        match leader {
+            Some(pid) => ProcessGroup::Join(pid),
+            None => ProcessGroup::New,
+        }
+    }
+
+    fn run_multi(&mut self, p: &Pipeline) -> Status {
+        let n = p.elements.len();
+        let mut started: Vec<Started> = Vec::new();
+        let mut prev_r: Option<Fd> = None;
+        let mut leader: Option<Pid> = None;
+        let mut failure: Option<Flow> = None;
+        for (i, element) in p.elements.iter().enumerate() {
+            // bash runs the DEBUG trap for each member, in the shell, before
+            // starting it (the forked copy runs none).
+            if matches!(element.command, Command::Simple(_)) {
+                if let Err(flow) = self.run_debug_trap(|| command_text(&element.command)) {
+                    failure = Some(flow);
+                    break;
+                }
+            }
+            let next = if i + 1 < n {
+                match self.sys.pipe() {
+                    Ok(pair) => Some(pair),
+                    Err(e) => {
+                        self.error(&format!("pipe: {e}"));
+                        failure = Some(Flow::Abort(1));
+                        break;
+                    }
+                }
+            } else {
+                None
+            };
+            let mut saved = Vec::new();
+            if let Some(r) = prev_r {
+                saved.push(self.save_fd(0));
+                let _ = self.sys.dup2(r, 0);
+            }
+            if let Some((_, w)) = next {
+                saved.push(self.save_fd(1));
+                let _ = self.sys.dup2(w, 1);
+                if element.pipe_stderr {
+                    saved.push(self.save_fd(2));
+                    let _ = self.sys.dup2(w, 2);
+                }
+            }
+            let pgroup = self.job_group(leader);
+            let in_shell = i + 1 == n && self.opts.lastpipe && !self.interactive;
+            let outcome = if in_shell {
+                self.run_command(&element.command).map(Started::Done)
+            } else {
+                self.start_element(&element.command, pgroup, next.map(|p| p.0))
+            };
+            self.restore_fds(saved);
+            if let Some(r) = prev_r {
+                let _ = self.sys.close(r);
+            }
+            if let Some((_, w)) = next {
+                let _ = self.sys.close(w);
+            }
+            prev_r = next.map(|p| p.0);
+            match outcome {
+                Ok(s) => {
+                    if let Started::Running(pid, _, _) = s {
+                        leader.get_or_insert(pid);
+                    }
+                    started.push(s);
+                }
+                Err(flow) => {
+                    failure = Some(flow);
+                    break;
+                }
+            }
+        }
+        if let Some(r) = prev_r {
+            let _ = self.sys.close(r);
+        }
+        if let Some(flow) = failure {
+            // The line is aborted: end what already started.
+            for s in &started {
+                if let Started::Running(pid, _, _) = s {
+                    let _ = self.sys.kill(*pid, libc::SIGKILL);
+                }
+            }
+            for s in started {
+                if let Started::Running(pid, _, _) = s {
+                    let _ = self.sys.wait(pid);
+                }
+            }
+            return Err(flow);
+        }
+        if let Some(leader) = leader {
+            self.give_terminal(leader);
+        }
+        let mut statuses = Vec::new();
+        let mut aborted = false;
+        for s in started {
+            statuses.push(match s {
+                Started::Done(code) => code,
+                Started::Running(pid, t0, external) => match self.wait_child(pid, t0, external) {
+                    Ok(code) => code,
+                    Err(_) => {
+                        aborted = true;
+                        126
+                    }
+                },
+            });
+        }
+        self.take_terminal();
+        self.pipestatus = statuses.clone();
+        if aborted {
+            return Err(Flow::Abort(126));
+        }
+        let last = statuses.last().copied().unwrap_or(0);
+        if self.opts.pipefail {
+            return Ok(statuses
+                .iter()
+                .rev()
+                .find(|&&s| s != 0)
+                .copied()
+                .unwrap_or(0));
+        }
+        Ok(last)
+    }
+
+    /// Start one pipeline member with the pipe already on fds 0/1. Simple
+    /// commands are expanded and checked here, in the shell itself.
+    fn start_element(
+        &mut self,
+        command: &Command,
+        pgroup: ProcessGroup,
+        close_in_child: Option<Fd>,
+    ) -> Result<Started, Flow> {
+        // A member whose expansion has effects is expanded in its own copy of
+        // the shell, as bash does (below, with compound members).
+        let pure = match command {
+            Command::Simple(sc) => crate::interp::pure::expansion_is_pure(sc, self.opts.nounset),
+            _ => false,
+        };
+        if let (Command::Simple(sc), true) = (command, pure) {
+            let Some((argv, assigns)) = self.expand_simple(sc)? else {
+                return self.fork_element(command, pgroup, close_in_child);
+            };
+            let external = !argv.is_empty()
+                && !self.functions.contains_key(&lossy(&argv[0]))
+                && !guard::builtins::is_builtin(&argv[0]);
+            if external {
+                let redirects = &sc.redirects;
+                let mark = self.pending_close.len();
+                let result = self.with_redirects_started(redirects, |sh| {
+                    sh.xtrace(&assigns, &argv);
+                    sh.spawn_external(&argv, &assigns, pgroup)
+                });
+                self.close_pending(mark);
+                return result;
+            }
+            let t0 = Instant::now();
+            let pid = self.fork_run(pgroup, |sh| {
+                if let Some(fd) = close_in_child {
+                    let _ = sh.sys.close(fd);
+                }
+                sh.with_redirects(&sc.redirects, |sh| {
+                    sh.xtrace(&assigns, &argv);
+                    sh.dispatch(&argv, &assigns, true)
+                })
+            })?;
+            return Ok(Started::Running(pid, t0, false));
+        }
+        self.fork_element(command, pgroup, close_in_child)
+    }
+
+    /// Run a pipeline member entirely in a forked copy of the shell.
+    fn fork_element(
+        &mut self,
+        command: &Command,
+        pgroup: ProcessGroup,
+        close_in_child: Option<Fd>,
+    ) -> Result<Started, Flow> {
+        let t0 = Instant::now();
+        let pid = self.fork_run(pgroup, |sh| {
+            if let Some(fd) = close_in_child {
+                let _ = sh.sys.close(fd);
+            }
+            sh.run_command(command)
+        })?;
+        Ok(Started::Running(pid, t0, false))
+    }
+
+    fn with_redirects_started(
+        &mut self,
+        redirects: &[Redirect],
+        f: impl FnOnce(&mut Self) -> Result<Started, Flow>,
+    ) -> Result<Started, Flow> {
+        let saved = match self.apply_redirects(redirects) {
+            Ok(saved) => saved,
+            Err(crate::interp::redirect::RedirFail::Status(s)) => return Ok(Started::Done(s)),
+            Err(crate::interp::redirect::RedirFail::Flow(flow)) => return Err(flow),
+        };
+        let r = f(self);
+        self.restore_fds(saved);
+        r
+    }
+
+    /// Fork a copy of the shell that runs `f` and exits with its status.
+    pub(in crate::interp) fn fork_run(
+        &mut self,
+        pgroup: ProcessGroup,
+        f: impl FnOnce(&mut Self) -> Status,
+    ) -> Result<Pid, Flow> {
+        // Forked copies share the parent's supervisor.
+        self.ensure_supervisor()?;
+        match self.sys.fork_shell(pgroup) {
+            Ok(Forked::Child) => {
+                let was_interactive = self.interactive;
+                self.in_child = true;
+                self.interactive = false;
+                self.jobs.clear();
+                self.done_jobs.clear();
+                crate::os::signals::child_defaults(was_interactive);
+                // A subshell keeps only ignored signals; caught ones, EXIT
+                // and ERR start unset (bash without `set -E`). `trap -p`
+                // lists the parent's until one is set here.
+                self.listed_traps = Some(self.traps.clone());
+                self.traps.retain(|_, action| action.is_empty());
+                // `break`/`continue` do not reach a loop outside the copy.
+                self.loop_depth = 0;
+                if let Some(reopen) = &self.audit_reopen {
+                    self.child_audit = Some(match reopen() {
+                        Ok(sink) => sink,
+                        Err(message) => Box::new(crate::interp::RefusingSink(message)),
+                    });
+                }
+                let status = match f(self) {
+                    Ok(s) => s,
+                    Err(Flow::Exit(s) | Flow::Abort(s) | Flow::Return(s)) => s,
+                    Err(Flow::Break(_) | Flow::Continue(_)) => self.status,
+                };
+                self.status = status;
+                self.run_exit_trap();
+                let status = self.status;
+                self.sys.exit_child(status)
+            }
+            Ok(Forked::Parent(pid)) => Ok(pid),
+            Err(e) => {
+                self.error(&format!("fork: {e}"));
+                Err(Flow::Abort(1))
+            }
+        }
+    }
+
+    /// Wait for a child; a denial it reported aborts this line too.
+    pub(in crate::interp) fn wait_child(
+        &mut self,
+        pid: Pid,
+        t0: Instant,
+        external: bool,
+    ) -> Status {
+        let status = match self.sys.wait(pid) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error(&format!("wait: {e}"));
+                return Ok(127);
+            }
+        };
+        if external {
+            let (code, signal) = match status {
+                ExitStatus::Exited(c) => (Some(c), None),
+                ExitStatus::Signaled(s) => (None, Some(s)),
+            };
+            let _ = self.sink().record(Event::Exit {
+                pid,
+                status: code,
+                signal,
+                duration_ms: u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX),
+            });
+        }
+        if self.interactive && status == ExitStatus::Signaled(libc::SIGINT) {
+            let _ = self.sys.write_all(2, b"\n");
+        }
+        if self.take_child_abort() {
+            return Err(Flow::Abort(126));
+        }
+        Ok(status.code())
+    }
+
+    pub(super) fn give_terminal(&mut self, pgid: Pid) {
+        if self.interactive && !self.in_child && self.sys.isatty(0) {
+            let _ = self.sys.tcsetpgrp(0, pgid);
+        }
+    }
+
+    pub(super) fn take_terminal(&mut self) {
+        if self.interactive && !self.in_child && self.sys.isatty(0) {
+            let pgid = self.shell_pgid;
+            let _ = self.sys.tcsetpgrp(0, pgid);
+        }
+    }
+
+    pub(super) fn run_background(&mut self, ao: &AndOr) -> Status {
+        let pgroup = self.job_group(None);
+        let interactive = self.interactive;
+        let pid = self.fork_run(pgroup, |sh| {
+            if !interactive {
+                // Without job control a background job does not read the terminal.
+                if let Ok(fd) = sh.sys.open(
+                    std::path::Path::new("/dev/null"),
+                    crate::system::OpenMode::Read,
+                ) {
+                    let _ = sh.sys.dup2(fd, 0);
+                    let _ = sh.sys.close(fd);
+                }
+            }
+            sh.run_and_or(ao)
+        })?;
+        self.last_bg = Some(pid);
+        self.jobs.push(pid);
+        Ok(0)
+    }
+}
+
+/// Does a failing `p` run the ERR trap? bash runs it for a simple command,
+/// a subshell or a pipeline; the commands inside other compound commands
+/// run it themselves.
+fn fires_err_trap(p: &Pipeline) -> bool {
+    p.elements.len() > 1
+        || matches!(&p.elements[0].command, Command::Simple(_))
+        || matches!(&p.elements[0].command, Command::Compound(c) if matches!(c.kind, CompoundKind::Subshell(_)))
+}

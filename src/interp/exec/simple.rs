@@ -1,0 +1,326 @@
+//! Simple commands: expanding words and prefix assignments, tracing
+//! (`set -x`), and dispatch to a function, a builtin or an external
+//! command.
+
+use super::{Assign, Started, command_text};
+use crate::guard;
+use crate::interp::lossy;
+use crate::interp::{Flow, Shell, Status};
+use crate::syntax::ast::*;
+use crate::system::Fd;
+
+/// An expanded simple command: argv and prefix assignments.
+type Expanded = (Vec<Vec<u8>>, Vec<Assign>);
+
+impl Shell<'_> {
+    /// Is this a declaration builtin whose `NAME=value` operands are not split?
+    fn is_declaration(word: &Word) -> bool {
+        guard::words::static_value(word)
+            .is_some_and(|name| crate::syntax::is_declaration_name(&name))
+    }
+
+    /// Expand a simple command's words and prefix assignments. `None` when
+    /// there is no command name (assignments only).
+    pub(super) fn expand_simple(&mut self, sc: &SimpleCommand) -> Result<Option<Expanded>, Flow> {
+        self.subst_status = None;
+        self.compound_args.clear();
+        let argv = match sc.words.first() {
+            Some(first) if Self::is_declaration(first) => {
+                let mut argv = Vec::new();
+                for word in &sc.words {
+                    if let Some((WordPart::Array(items), head)) = word.parts.split_last() {
+                        let mut text = Vec::new();
+                        for part in head {
+                            if let WordPart::Literal(bytes) = part {
+                                text.extend_from_slice(bytes);
+                            }
+                        }
+                        let items = self.expand_items(items)?;
+                        self.compound_args.push((argv.len(), items));
+                        argv.push(text);
+                    } else if looks_like_assignment(word) {
+                        argv.push(self.expand_string(word)?);
+                    } else {
+                        argv.extend(self.expand_words(std::slice::from_ref(word))?);
+                    }
+                }
+                argv
+            }
+            _ => self.expand_words(&sc.words)?,
+        };
+        if argv.is_empty() {
+            return Ok(None);
+        }
+        let mut assigns = Vec::new();
+        // Each prefix assignment is seen by the ones after it
+        // (`A=1 B=$A cmd`), as in bash; the shell's own values come back
+        // before the command runs with all of them.
+        let mut shadowed = Vec::new();
+        let result = self.expand_prefix(sc, &mut assigns, &mut shadowed);
+        for (name, old) in shadowed.into_iter().rev() {
+            match old {
+                Some(var) => self.vars.restore(&name, var),
+                None => self.vars.unset_internal(&name),
+            }
+        }
+        result?;
+        Ok(Some((argv, assigns)))
+    }
+
+    fn expand_prefix(
+        &mut self,
+        sc: &SimpleCommand,
+        assigns: &mut Vec<Assign>,
+        shadowed: &mut Vec<(String, Option<crate::interp::Var>)>,
+    ) -> Result<(), Flow> {
+        for a in &sc.assignments {
+            let AssignValue::Scalar(word) = &a.value else {
+                return Err(self.array_prefix_refused(&a.name));
+            };
+            if a.index.is_some() {
+                return Err(self.array_prefix_refused(&a.name));
+            }
+            let mut value = self.expand_string(word)?;
+            if let Err(deny) = guard::check_assignment(&self.policy, &a.name) {
+                return Err(self.deny(&deny, &[format!("{}=", a.name).into_bytes()]));
+            }
+            if a.append {
+                let mut old = self.vars.get(&a.name).unwrap_or_default().to_vec();
+                old.append(&mut value);
+                value = old;
+            }
+            if !self.vars.is_readonly(&a.name) {
+                shadowed.push((a.name.clone(), self.vars.get_var(&a.name).cloned()));
+                self.vars.set(&a.name, value.clone());
+            }
+            assigns.push((a.name.clone(), value));
+        }
+        Ok(())
+    }
+
+    fn array_prefix_refused(&mut self, name: &str) -> Flow {
+        self.error(&format!(
+            "{name}: an array assignment before a command is not supported by guard-sh (assign it on its own line)"
+        ));
+        Flow::Abort(1)
+    }
+
+    /// `NAME=value` with no command: set shell variables.
+    fn run_assignments_only(&mut self, sc: &SimpleCommand) -> Status {
+        for a in &sc.assignments {
+            match (&a.value, &a.index) {
+                (AssignValue::Scalar(word), None) => {
+                    let value = self.expand_string(word)?;
+                    self.trace_assignment(&a.name, &crate::interp::builtins::quote(&value));
+                    self.assign_maybe_append(&a.name, value, a.append)?;
+                }
+                (AssignValue::Scalar(word), Some(index)) => {
+                    let text = self.expand_string(index)?;
+                    if text.is_empty() && self.is_assoc(&a.name) {
+                        let written = lossy(&crate::syntax::word_to_source(index));
+                        self.error(&format!("{}[{written}]: bad array subscript", a.name));
+                        return Err(Flow::Abort(1));
+                    }
+                    let key = self.key_of(&a.name, text)?;
+                    let value = self.expand_string(word)?;
+                    let shown = match &key {
+                        crate::interp::arrays::Key::Index(i) => i.to_string(),
+                        crate::interp::arrays::Key::Name(k) => lossy(k),
+                    };
+                    self.trace_assignment(
+                        &format!("{}[{shown}]", a.name),
+                        &crate::interp::builtins::quote(&value),
+                    );
+                    self.assign_element(&a.name, key, value, a.append)?;
+                }
+                (AssignValue::Array(items), _) => {
+                    // bash shows a compound assignment as written.
+                    let written = lossy(&crate::syntax::array_to_source(items));
+                    self.trace_assignment(&a.name, &written);
+                    let items = self.expand_items(items)?;
+                    self.assign_array(&a.name, items, a.append, false)?;
+                }
+            }
+        }
+        let status = self.subst_status.unwrap_or(0);
+        let mark = self.pending_close.len();
+        let r = self.with_redirects(&sc.redirects, |_| Ok(status));
+        self.close_pending(mark);
+        r
+    }
+
+    fn trace_assignment(&mut self, name: &str, shown: &str) {
+        if self.opts.xtrace {
+            let line = format!("{}{name}={shown}\n", self.ps4());
+            self.out(2, line.as_bytes());
+        }
+    }
+
+    pub(in crate::interp) fn run_simple(&mut self, sc: &SimpleCommand) -> Status {
+        if self.lineno_frozen == 0 {
+            let before = self.line_starts.partition_point(|&s| s <= sc.span.start());
+            self.lineno = self.line_base + 1 + before;
+        }
+        self.run_debug_trap(|| command_text(&Command::Simple(sc.clone())))?;
+        let mark = self.pending_close.len();
+        let r = self.run_simple_inner(sc);
+        self.close_pending(mark);
+        r
+    }
+
+    fn run_simple_inner(&mut self, sc: &SimpleCommand) -> Status {
+        let Some((argv, assigns)) = self.expand_simple(sc)? else {
+            return self.run_assignments_only(sc);
+        };
+        let result = self.with_redirects(&sc.redirects, |sh| {
+            sh.xtrace(&assigns, &argv);
+            sh.dispatch(&argv, &assigns, true)
+        });
+        // `$_`: the last argument of the last simple command.
+        if let Some(last) = argv.last() {
+            self.vars.set_internal("_", last.clone());
+            self.vars.export("_", false);
+        }
+        result
+    }
+
+    fn ps4(&self) -> String {
+        lossy(self.vars.get("PS4").unwrap_or(b"+ "))
+    }
+
+    pub(super) fn xtrace(&mut self, assigns: &[Assign], argv: &[Vec<u8>]) {
+        if !self.opts.xtrace {
+            return;
+        }
+        let mut line = self.ps4();
+        let mut words: Vec<String> = assigns
+            .iter()
+            .map(|(n, v)| format!("{n}={}", crate::interp::builtins::quote(v)))
+            .collect();
+        words.extend(argv.iter().map(|a| crate::interp::builtins::quote(a)));
+        line.push_str(&words.join(" "));
+        line.push('\n');
+        self.out(2, line.as_bytes());
+    }
+
+    pub(in crate::interp) fn close_pending(&mut self, mark: usize) {
+        if self.pending_close.len() > mark {
+            let fds: Vec<Fd> = self.pending_close.drain(mark..).collect();
+            for fd in fds {
+                let _ = self.sys.close(fd);
+            }
+        }
+    }
+
+    /// Run a command by name: function, builtin, or external.
+    pub(in crate::interp) fn dispatch(
+        &mut self,
+        argv: &[Vec<u8>],
+        assigns: &[Assign],
+        functions: bool,
+    ) -> Status {
+        let name = lossy(&argv[0]);
+        if functions {
+            if let Some(def) = self.functions.get(&name).cloned() {
+                return self.with_temp_assigns(assigns, |sh| sh.call_function(&def, argv));
+            }
+        }
+        if guard::builtins::is_builtin(&argv[0]) {
+            return self.with_temp_assigns(assigns, |sh| sh.run_builtin(argv));
+        }
+        let pgroup = self.job_group(None);
+        match self.spawn_external(argv, assigns, pgroup)? {
+            Started::Done(code) => Ok(code),
+            Started::Running(pid, t0, _) => {
+                self.give_terminal(pid);
+                let r = self.wait_child(pid, t0, true);
+                self.take_terminal();
+                let code = r?;
+                self.pipestatus = vec![code];
+                Ok(code)
+            }
+        }
+    }
+
+    /// Variables set for the duration of one builtin or function call.
+    fn with_temp_assigns(
+        &mut self,
+        assigns: &[Assign],
+        f: impl FnOnce(&mut Self) -> Status,
+    ) -> Status {
+        if assigns.is_empty() {
+            return f(self);
+        }
+        let mut saved = Vec::new();
+        for (name, value) in assigns {
+            if self.vars.is_readonly(name) {
+                self.error(&format!("{name}: readonly variable"));
+                return Ok(1);
+            }
+            saved.push((name.clone(), self.vars.get_var(name).cloned()));
+            self.vars.set(name, value.clone());
+            self.vars.export(name, true);
+        }
+        let r = f(self);
+        for (name, old) in saved.into_iter().rev() {
+            match old {
+                Some(var) => {
+                    if let Some(slot) = self.vars.get_var_mut(&name) {
+                        *slot = var;
+                    }
+                }
+                None => self.vars.unset_internal(&name),
+            }
+        }
+        r
+    }
+
+    /// Assign a variable as the agent wrote it: policy, then readonly.
+    pub(in crate::interp) fn assign(&mut self, name: &str, value: Vec<u8>) -> Result<(), Flow> {
+        if let Err(deny) = guard::check_assignment(&self.policy, name) {
+            let mut text = name.as_bytes().to_vec();
+            text.push(b'=');
+            return Err(self.deny(&deny, &[text]));
+        }
+        if self.vars.is_readonly(name) {
+            self.error(&format!("{name}: readonly variable"));
+            return Err(Flow::Abort(1));
+        }
+        let value = if self.vars.get_var(name).is_some_and(|v| v.integer) {
+            self.arith(&value)?.to_string().into_bytes()
+        } else {
+            value
+        };
+        self.vars.set(name, value);
+        if self.opts.allexport {
+            self.vars.export(name, true);
+        }
+        Ok(())
+    }
+
+    pub(in crate::interp) fn assign_maybe_append(
+        &mut self,
+        name: &str,
+        mut value: Vec<u8>,
+        append: bool,
+    ) -> Result<(), Flow> {
+        if append {
+            let mut old = self.vars.get(name).unwrap_or_default().to_vec();
+            old.append(&mut value);
+            value = old;
+        }
+        self.assign(name, value)
+    }
+}
+
+/// `NAME=…` or `NAME+=…` at the start of a word's literal text.
+fn looks_like_assignment(word: &Word) -> bool {
+    let Some(WordPart::Literal(first)) = word.parts.first() else {
+        return false;
+    };
+    let Some(eq) = first.iter().position(|&b| b == b'=') else {
+        return false;
+    };
+    let name = first[..eq].strip_suffix(b"+").unwrap_or(&first[..eq]);
+    crate::interp::vars::is_name(name)
+}
