@@ -11,6 +11,7 @@
 
 pub mod armbuild;
 pub mod audit;
+pub mod cli;
 pub mod guard;
 pub mod interp;
 pub mod os;

@@ -19,6 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["sandbox"],
     &["system"],
     &["interp", "armbuild"],
+    &["cli"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

@@ -20,12 +20,10 @@ pub use compile::{BuildInputs, CompiledArm, compile, compile_arm};
 pub use error::BuildError;
 
 use crate::policy::Policy;
-use clap::Parser;
 use serde_json::{Value, json};
 use source::ArmFile;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// What one build needs.
 #[derive(Debug, Clone)]
@@ -57,7 +55,9 @@ pub fn installed_arms_dir() -> Option<PathBuf> {
 /// The arms folder of a build: `--arms`, else the installed one, else the
 /// arms compiled in, unpacked for this build (kept alive by the second
 /// value).
-fn arms_dir(explicit: Option<&Path>) -> Result<(PathBuf, Option<builtin::Unpacked>), BuildError> {
+pub fn arms_dir(
+    explicit: Option<&Path>,
+) -> Result<(PathBuf, Option<builtin::Unpacked>), BuildError> {
     if let Some(dir) = explicit {
         return Ok((absolute(dir)?, None));
     }
@@ -391,168 +391,4 @@ pub fn list(arms_dir: &Path) -> Result<Vec<ArmListing>, BuildError> {
             ArmListing { name, description }
         })
         .collect())
-}
-
-/// Command line of arm-build.
-#[derive(Debug, Parser)]
-#[command(
-    name = "arm-build",
-    version,
-    about = "Build one benchmark arm: policy, bin folder, system prompt and runtime configs"
-)]
-struct Cli {
-    /// The arm to build (see --list).
-    #[arg(required_unless_present = "list")]
-    arm: Option<String>,
-    /// List the arms and exit.
-    #[arg(long, conflicts_with_all = ["host", "repo", "token", "token_env", "out", "skill", "guard_sh"])]
-    list: bool,
-    /// Base URL of the forge, e.g. http://127.0.0.1:3000
-    #[arg(long, required_unless_present = "list")]
-    host: Option<String>,
-    /// The repository, OWNER/NAME.
-    #[arg(long, required_unless_present = "list")]
-    repo: Option<String>,
-    /// Name of the environment variable holding the API token (one of
-    /// --token-env and --token is required).
-    #[arg(long, value_name = "VAR")]
-    token_env: Option<String>,
-    /// The API token itself (visible in the process list: prefer --token-env).
-    #[arg(long, conflicts_with = "token_env")]
-    token: Option<String>,
-    /// Print the arm's definition (arm.json, which holds the token) on
-    /// stdout; by default one line names the folder.
-    #[arg(long)]
-    print_definition: bool,
-    /// The output folder (created; rebuilt in place if arm-build made it).
-    #[arg(long, required_unless_present = "list")]
-    out: Option<PathBuf>,
-    /// The Agent Skill file for arms whose bootstrap has one.
-    #[arg(long)]
-    skill: Option<PathBuf>,
-    /// The arms folder (default: the installed arms, else those built into
-    /// arm-build).
-    #[arg(long)]
-    arms: Option<PathBuf>,
-    /// The guard-sh executable to use as the agent's SHELL.
-    #[arg(long = "guard-sh", value_name = "PATH")]
-    guard_sh: Option<PathBuf>,
-    /// When rebuilding in place, keep what an earlier trial left in work/
-    /// (by default it is removed, so nothing planted reaches the next trial).
-    #[arg(long)]
-    keep_work: bool,
-}
-
-/// Entry point of the `arm-build` binary: 0 on success, 2 on any error.
-pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            // clap's message quotes argument values; keep a --token value out of it.
-            let text = e.render().to_string();
-            let redacted = token_arguments()
-                .iter()
-                .fold(text, |t, secret| t.replace(secret.as_str(), "***"));
-            // `--help` and `--version` are answers: stdout, status 0.
-            if e.use_stderr() {
-                eprint!("{redacted}");
-                return ExitCode::from(2);
-            }
-            print!("{redacted}");
-            return ExitCode::SUCCESS;
-        }
-    };
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("arm-build: error: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// Values given to `--token` on the command line (`--token T`, `--token=T`).
-fn token_arguments() -> Vec<String> {
-    let args: Vec<String> = std::env::args().collect();
-    let mut found = Vec::new();
-    for (i, a) in args.iter().enumerate() {
-        if a == "--token" {
-            found.extend(args.get(i + 1).cloned());
-        } else if let Some(t) = a.strip_prefix("--token=") {
-            found.push(t.to_string());
-        }
-    }
-    found.retain(|t| !t.is_empty());
-    found
-}
-
-fn run(cli: Cli) -> Result<(), BuildError> {
-    if cli.list {
-        let (arms_dir, _unpacked) = arms_dir(cli.arms.as_deref())?;
-        let mut broken = false;
-        for ArmListing { name, description } in list(&arms_dir)? {
-            match description {
-                Ok(d) => println!("{name}\t{d}"),
-                Err(e) => {
-                    broken = true;
-                    println!("{name}\t(invalid: {e})");
-                }
-            }
-        }
-        return if broken {
-            Err(BuildError::Usage("some arms are invalid".into()))
-        } else {
-            Ok(())
-        };
-    }
-    let missing = |what: &str| BuildError::Usage(format!("{what} is required"));
-    let token = match (&cli.token, &cli.token_env) {
-        (Some(t), None) => t.clone(),
-        (None, Some(var)) => match std::env::var(var) {
-            Ok(t) if !t.is_empty() => t,
-            Ok(_) => {
-                return Err(BuildError::Usage(format!(
-                    "--token-env: the variable {var} is empty"
-                )));
-            }
-            Err(_) => {
-                return Err(BuildError::Usage(format!(
-                    "--token-env: the variable {var} is not set"
-                )));
-            }
-        },
-        _ => {
-            return Err(BuildError::Usage(
-                "the API token is required: --token-env VAR (the variable holding it) or --token TOKEN".into(),
-            ));
-        }
-    };
-    let opts = BuildOptions {
-        arm: cli.arm.ok_or_else(|| missing("ARM"))?,
-        host: cli.host.ok_or_else(|| missing("--host"))?,
-        repo: cli.repo.ok_or_else(|| missing("--repo"))?,
-        token,
-        out: cli.out.ok_or_else(|| missing("--out"))?,
-        skill: cli.skill,
-        arms_dir: cli.arms,
-        guard_sh: cli.guard_sh,
-        keep_work: cli.keep_work,
-    };
-    let out = opts.out.clone();
-    let arm = opts.arm.clone();
-    let definition = build(&opts)?;
-    if !cli.print_definition {
-        println!(
-            "built arm {arm} in {} (its definition: {}/arm.json)",
-            out.display(),
-            out.display()
-        );
-        return Ok(());
-    }
-    let text = serde_json::to_string_pretty(&definition).map_err(|e| BuildError::Serialize {
-        what: "arm definition",
-        message: e.to_string(),
-    })?;
-    println!("{text}");
-    Ok(())
 }

@@ -2,10 +2,6 @@
 //! Claude Code silently ignores a `SHELL` whose path contains neither
 //! `bash` nor `zsh` (and would then run the real bash).
 
-#[path = "../cli.rs"]
-mod cli;
-
-fn main() {
-    let status = cli::main_with(std::env::args_os().collect());
-    std::process::exit(status);
+fn main() -> std::process::ExitCode {
+    guard_sh::cli::finish("guard-sh", guard_sh::cli::shell::run())
 }

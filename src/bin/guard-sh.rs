@@ -1,9 +1,5 @@
-//! `guard-sh`: the restricted shell (see `src/cli.rs`).
+//! `guard-sh`: the restricted shell (see `guard_sh::cli::shell`).
 
-#[path = "../cli.rs"]
-mod cli;
-
-fn main() {
-    let status = cli::main_with(std::env::args_os().collect());
-    std::process::exit(status);
+fn main() -> std::process::ExitCode {
+    guard_sh::cli::finish("guard-sh", guard_sh::cli::shell::run())
 }

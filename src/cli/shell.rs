@@ -5,18 +5,20 @@
 //! prompt on a terminal). Exit statuses: denied 126, not found 127, syntax
 //! error 2, a signal 128+N, otherwise the last command's.
 
-use guard_sh::audit::{self, AuditSink, Event, FileSink, Redactor};
-use guard_sh::interp::{Input, Shell};
-use guard_sh::os::signals;
-use guard_sh::policy::{Policy, SandboxMode};
-use guard_sh::sandbox::supervisor::Supervisor;
-use guard_sh::sandbox::{landlock, pin};
-use guard_sh::syntax;
-use guard_sh::system::System;
-use guard_sh::system::real::RealSystem;
+use crate::audit::{self, AuditSink, Event, FileSink, Redactor};
+use crate::cli::Exit;
+use crate::interp::{Input, Shell};
+use crate::os::signals;
+use crate::policy::{Policy, SandboxMode};
+use crate::sandbox::supervisor::Supervisor;
+use crate::sandbox::{landlock, pin};
+use crate::syntax;
+use crate::system::System;
+use crate::system::real::RealSystem;
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::rc::Rc;
 
 /// What the command line asked for.
@@ -148,8 +150,13 @@ fn say(message: &str) {
     eprintln!("guard-sh: {message}");
 }
 
-/// Run guard-sh; returns the exit status.
-pub fn main_with(argv: Vec<OsString>) -> i32 {
+/// Run guard-sh with the process's arguments.
+pub fn run() -> Result<ExitCode, Exit> {
+    run_with(std::env::args_os().collect())
+}
+
+/// Run guard-sh with `argv` (its first element names the program in help).
+pub fn run_with(argv: Vec<OsString>) -> Result<ExitCode, Exit> {
     // Writing to a closed pipe ends guard-sh as it ends bash.
     // SAFETY: restoring the default disposition of SIGPIPE.
     unsafe {
@@ -166,99 +173,150 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
             "       guard-sh --explain",
             &format!("       {program} --explain"),
         );
-    let inv = match parse_args(argv.get(1..).unwrap_or(&[])) {
-        Ok(inv) => inv,
-        Err(e) => {
-            say(&e);
-            eprint!("{usage}");
-            return 2;
-        }
-    };
+    let inv = parse_args(argv.get(1..).unwrap_or(&[])).map_err(|e| {
+        say(&e);
+        eprint!("{usage}");
+        Exit::silent(2)
+    })?;
     if inv.help {
         print!("{usage}");
-        return 0;
+        return Ok(ExitCode::SUCCESS);
     }
     if inv.version {
         match program.as_str() {
             "guard-sh" => println!("guard-sh {}", env!("CARGO_PKG_VERSION")),
             other => println!("{other} (guard-sh {})", env!("CARGO_PKG_VERSION")),
         }
-        return 0;
+        return Ok(ExitCode::SUCCESS);
     }
     if let Some(arm) = &inv.arm {
-        say(&format!(
-            "--arm {arm}: not available in this build; compile the arm with `arm-build {arm} --host URL --repo OWNER/NAME --token-env VAR --out DIR` and pass --policy DIR/policy.json"
+        return Err(Exit::new(
+            2,
+            format!(
+                "--arm {arm}: not available in this build; compile the arm with `arm-build {arm} --host URL --repo OWNER/NAME --token-env VAR --out DIR` and pass --policy DIR/policy.json"
+            ),
         ));
-        return 2;
     }
-    let policy_path = match inv.policy.clone().or_else(|| {
-        std::env::var_os("GUARD_SH_POLICY")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    }) {
-        Some(p) => p,
-        None => {
-            say("no policy: set GUARD_SH_POLICY or pass --policy FILE");
-            return 2;
-        }
-    };
-    let bytes = match std::fs::read(&policy_path) {
-        Ok(b) => b,
-        Err(e) => {
-            say(&format!("policy {}: {e}", policy_path.display()));
-            return 2;
-        }
-    };
-    let pin_value = std::env::var(pin::POLICY_PIN_ENV).ok();
-    if let Err(e) = pin::verify_policy_pin(&bytes, pin_value.as_deref()) {
-        say(&e.to_string());
-        return 2;
-    }
-    let policy = match Policy::from_json(&policy_path, &bytes) {
-        Ok(p) => Rc::new(p),
-        Err(e) => {
-            say(&e.to_string());
-            return 2;
-        }
-    };
+    let policy = load_policy(&inv)?;
     if inv.explain {
-        return explain(&policy, &inv);
+        return Ok(exit_code(explain(&policy, &inv)));
     }
     let enforcement = match landlock::effective_abi(policy.sandbox.mode) {
         Ok(Some(abi)) => format!("landlock-abi-{abi}"),
         Ok(None) => "none".to_string(),
-        Err(e) => {
-            say(&format!("sandbox: {e}"));
-            return 126;
-        }
+        Err(e) => return Err(Exit::new(126, format!("sandbox: {e}"))),
     };
-    let stdin_tty = RealSystem.isatty(0);
     let interactive = inv.interactive
-        || (inv.command.is_none() && inv.script.is_none() && stdin_tty && RealSystem.isatty(2));
-    let mode = if inv.command.is_some() {
-        "command"
-    } else if inv.script.is_some() {
-        "script"
-    } else if interactive {
-        "interactive"
-    } else {
-        "stdin"
+        || (inv.command.is_none()
+            && inv.script.is_none()
+            && RealSystem.isatty(0)
+            && RealSystem.isatty(2));
+    let facts = SessionFacts {
+        policy: policy.clone(),
+        enforcement,
+        argv: argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        cwd: std::env::current_dir()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        trial: None,
     };
-    let (log_path, is_default) =
-        match audit::resolve_audit_path_from_env(inv.audit.as_deref(), &policy) {
-            Ok(p) => p,
-            Err(e) => {
-                say(&format!("audit log unavailable: {e}"));
-                return 126;
-            }
-        };
-    let redactor = match Redactor::from_policy(&policy.audit) {
-        Ok(r) => r,
-        Err(e) => {
-            say(&format!("audit log unavailable: {e}"));
-            return 126;
-        }
-    };
+    let OpenAudit {
+        mut sink,
+        fork_base,
+        redactor,
+        facts,
+    } = open_audit(&inv, facts, interactive)?;
+    confine_self(&policy, &facts.enforcement, &mut sink)?;
+    let environ: Vec<(Vec<u8>, Vec<u8>)> = std::env::vars_os()
+        .map(|(k, v)| (k.into_vec(), v.into_vec()))
+        .collect();
+    let mut sys = RealSystem::new();
+    let mut shell = Shell::new(policy.clone(), &mut sys, &mut sink, environ);
+    connect_audit(&mut shell, fork_base, redactor, &facts);
+    configure(&mut shell, &inv, &argv, interactive)?;
+    let status = run_input(&mut shell, &inv, interactive);
+    shell.status = status;
+    Ok(exit_code(shell.run_exit_trap()))
+}
+
+/// A shell status as the process's exit code: its low eight bits, as the
+/// kernel would keep them.
+fn exit_code(status: i32) -> ExitCode {
+    ExitCode::from((status & 0xff) as u8)
+}
+
+/// Load the policy named by `--policy` or `GUARD_SH_POLICY` and check it
+/// against its pin. Every failure is status 2.
+fn load_policy(inv: &Invocation) -> Result<Rc<Policy>, Exit> {
+    let policy_path = inv
+        .policy
+        .clone()
+        .or_else(|| {
+            std::env::var_os("GUARD_SH_POLICY")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .ok_or_else(|| Exit::new(2, "no policy: set GUARD_SH_POLICY or pass --policy FILE"))?;
+    let bytes = std::fs::read(&policy_path)
+        .map_err(|e| Exit::new(2, format!("policy {}: {e}", policy_path.display())))?;
+    let pin_value = std::env::var(pin::POLICY_PIN_ENV).ok();
+    pin::verify_policy_pin(&bytes, pin_value.as_deref())
+        .map_err(|e| Exit::new(2, e.to_string()))?;
+    let policy =
+        Policy::from_json(&policy_path, &bytes).map_err(|e| Exit::new(2, e.to_string()))?;
+    Ok(Rc::new(policy))
+}
+
+/// What every session record of this process says about it.
+struct SessionFacts {
+    policy: Rc<Policy>,
+    enforcement: String,
+    argv: Vec<String>,
+    cwd: String,
+    trial: Option<String>,
+}
+
+impl SessionFacts {
+    /// The session record of a process of this run in `mode`.
+    fn event(&self, mode: &str) -> Event {
+        audit::session_event(
+            &self.policy,
+            &self.enforcement,
+            &self.argv,
+            mode,
+            &self.cwd,
+            self.trial.as_deref(),
+        )
+    }
+}
+
+/// The audit log, open with the session recorded.
+struct OpenAudit {
+    /// The shell's own session.
+    sink: FileSink,
+    /// The descriptor forked copies and the supervisor record through.
+    fork_base: Rc<FileSink>,
+    redactor: Redactor,
+    /// The facts, with the trial's id.
+    facts: Rc<SessionFacts>,
+}
+
+/// Open the audit log and record the session. Every failure is status
+/// 126: nothing may run unrecorded.
+fn open_audit(
+    inv: &Invocation,
+    mut facts: SessionFacts,
+    interactive: bool,
+) -> Result<OpenAudit, Exit> {
+    let unavailable =
+        |e: &dyn std::fmt::Display| Exit::new(126, format!("audit log unavailable: {e}"));
+    let policy = Rc::clone(&facts.policy);
+    let (log_path, is_default) = audit::resolve_audit_path_from_env(inv.audit.as_deref(), &policy)
+        .map_err(|e| unavailable(&e))?;
+    let redactor = Redactor::from_policy(&policy.audit).map_err(|e| unavailable(&e))?;
     // Other processes of the same user (a command's children included) may
     // not open /proc/<guard-sh>/fd, environ or mem: the descriptors and
     // memory guard-sh keeps for itself stay its own. Root keeps the access
@@ -272,118 +330,89 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     // /proc/self/environ) before any line could read it.
     let trial = audit::trial::take_from_env();
     let existed = log_path.exists();
-    let mut sink = match with_high_fds(|| FileSink::open(&log_path, redactor.clone())) {
-        Ok(s) => s,
-        Err(e) => {
-            say(&format!("audit log unavailable: {e}"));
-            return 126;
-        }
-    };
+    let mut sink = with_high_fds(|| FileSink::open(&log_path, redactor.clone()))
+        .map_err(|e| unavailable(&e))?;
     if is_default && !existed {
         say(&format!("audit log: {}", log_path.display()));
     }
-    let argv_text: Vec<String> = argv
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let cwd = std::env::current_dir()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
-    let trial_id = trial.as_ref().map(|(id, _)| id.clone());
+    facts.trial = trial.as_ref().map(|(id, _)| id.clone());
     if let Some((_, key)) = trial {
         sink.seal_with(key);
     }
-    let mut session = audit::session_event(
-        &policy,
-        &enforcement,
-        &argv_text,
-        mode,
-        &cwd,
-        trial_id.as_deref(),
-    );
-    let supervise = policy.shell && Supervisor::wanted();
-    if let Event::Session { supervised, .. } = &mut session {
-        *supervised = supervise;
-    }
-    if let Err(e) = sink.record(session) {
-        say(&format!("audit log unavailable: {e}"));
-        return 126;
-    }
-    // Forked copies of the shell record through duplicates of this
-    // descriptor: after the restriction below the log's path may not be
-    // opened for writing again.
-    let fork_base = match sink.fork_session(redactor.clone()) {
-        Ok(s) => s,
-        Err(e) => {
-            say(&format!("audit log unavailable: {e}"));
-            return 126;
-        }
+    let mode = if inv.command.is_some() {
+        "command"
+    } else if inv.script.is_some() {
+        "script"
+    } else if interactive {
+        "interactive"
+    } else {
+        "stdin"
     };
-    if let Err(status) = confine_self(&policy, &enforcement, &mut sink) {
-        return status;
+    let mut session = facts.event(mode);
+    if let Event::Session { supervised, .. } = &mut session {
+        *supervised = policy.shell && Supervisor::wanted();
     }
-    let environ: Vec<(Vec<u8>, Vec<u8>)> = std::env::vars_os()
-        .map(|(k, v)| (k.into_vec(), v.into_vec()))
-        .collect();
-    let mut sys = RealSystem::new();
-    let mut shell = Shell::new(policy.clone(), &mut sys, &mut sink, environ);
-    // Forked copies and the exec supervisor both record through copies of
-    // this one descriptor.
-    let fork_base = Rc::new(fork_base);
-    if supervise {
-        let sink = Rc::clone(&fork_base);
-        let policy = policy.clone();
-        let redactor = redactor.clone();
-        let (enforcement, argv_text, cwd, trial) = (
-            enforcement.clone(),
-            argv_text.clone(),
-            cwd.clone(),
-            trial_id.clone(),
-        );
+    sink.record(session).map_err(|e| unavailable(&e))?;
+    // Forked copies of the shell record through duplicates of this
+    // descriptor: after guard-sh confines itself the log's path may not be
+    // opened for writing again.
+    let fork_base = sink
+        .fork_session(redactor.clone())
+        .map_err(|e| unavailable(&e))?;
+    Ok(OpenAudit {
+        sink,
+        fork_base: Rc::new(fork_base),
+        redactor,
+        facts: Rc::new(facts),
+    })
+}
+
+/// Give the shell the ways to start the exec supervisor and to record from
+/// a forked copy: each opens a session of its own through a copy of
+/// `fork_base`, so the parent's hash chain is never interleaved.
+fn connect_audit(
+    shell: &mut Shell<'_>,
+    fork_base: Rc<FileSink>,
+    redactor: Redactor,
+    facts: &Rc<SessionFacts>,
+) {
+    if facts.policy.shell && Supervisor::wanted() {
+        let (sink, redactor, facts) = (Rc::clone(&fork_base), redactor.clone(), Rc::clone(facts));
         shell.supervisor_start = Some(Box::new(move || {
             let own = sink.fork_session(redactor).map_err(|e| e.to_string())?;
-            let session = audit::session_event(
-                &policy,
-                &enforcement,
-                &argv_text,
-                "supervisor",
-                &cwd,
-                trial.as_deref(),
-            );
-            Supervisor::start(own, session).map_err(|e| e.to_string())
+            Supervisor::start(own, facts.event("supervisor")).map_err(|e| e.to_string())
         }));
     }
-    {
-        // A forked copy of the shell records in a session of its own, so
-        // the parent's hash chain is never interleaved.
-        let policy = policy.clone();
-        let enforcement = enforcement.clone();
-        let argv_text = argv_text.clone();
-        let cwd = cwd.clone();
-        shell.audit_reopen = Some(Box::new(move || {
-            let mut child = fork_base
-                .fork_session(redactor.clone())
-                .map_err(|e| e.to_string())?;
-            child.record(audit::session_event(
-                &policy,
-                &enforcement,
-                &argv_text,
-                "subshell",
-                &cwd,
-                trial_id.as_deref(),
-            ))?;
-            Ok(Box::new(child) as Box<dyn AuditSink>)
-        }));
-    }
+    let facts = Rc::clone(facts);
+    shell.audit_reopen = Some(Box::new(move || {
+        let mut child = fork_base
+            .fork_session(redactor.clone())
+            .map_err(|e| e.to_string())?;
+        child.record(facts.event("subshell"))?;
+        Ok(Box::new(child) as Box<dyn AuditSink>)
+    }));
+}
+
+/// Options, `$0`, the positional parameters, signals and the terminal, as
+/// the command line asked. An unknown `-o` name is status 2 (its error
+/// already printed).
+fn configure(
+    shell: &mut Shell<'_>,
+    inv: &Invocation,
+    argv: &[OsString],
+    interactive: bool,
+) -> Result<(), Exit> {
     shell.interactive = interactive;
     shell.command_mode = inv.command.is_some();
     shell.opts.login_shell = inv.login;
     // Without the abort pipe a denial inside a subshell could not stop the
     // rest of its line: refuse to run anything.
-    shell.abort_pipe = guard_sh::interp::make_abort_pipe();
+    shell.abort_pipe = crate::interp::make_abort_pipe();
     if shell.abort_pipe.is_none() {
-        say("cannot create the abort pipe: no command can run safely");
-        return 126;
+        return Err(Exit::new(
+            126,
+            "cannot create the abort pipe: no command can run safely",
+        ));
     }
     for (letter, on) in &inv.letters {
         shell.set_letter(*letter, *on);
@@ -394,7 +423,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
             name.as_bytes().to_vec(),
         ];
         if shell.run_set(&args) != 0 {
-            return 2;
+            return Err(Exit::silent(2));
         }
     }
     if let Some(name) = &inv.name {
@@ -408,25 +437,28 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
     if interactive {
         shell.take_terminal_at_start();
     }
-    let status = if let Some(command) = &inv.command {
-        shell.run_text(command, "command").status()
-    } else if let Some(script) = &inv.script {
-        let path = std::path::Path::new(std::ffi::OsStr::from_bytes(script));
-        match Input::open_script(path) {
-            Ok(input) => shell.run_input(input, "script"),
-            Err(e) => {
-                shell.error(&format!("{}: {e}", path.display()));
-                let _ = shell.sink().record(Event::Error {
-                    message: format!("{}: {e}", path.display()),
-                });
-                127
-            }
-        }
-    } else {
-        shell.run_lines(if interactive { "interactive" } else { "stdin" })
+    Ok(())
+}
+
+/// Run the `-c` string, the script, or standard input; the last status.
+fn run_input(shell: &mut Shell<'_>, inv: &Invocation, interactive: bool) -> i32 {
+    if let Some(command) = &inv.command {
+        return shell.run_text(command, "command").status();
+    }
+    let Some(script) = &inv.script else {
+        return shell.run_lines(if interactive { "interactive" } else { "stdin" });
     };
-    shell.status = status;
-    shell.run_exit_trap()
+    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(script));
+    match Input::open_script(path) {
+        Ok(input) => shell.run_input(input, "script"),
+        Err(e) => {
+            shell.error(&format!("{}: {e}", path.display()));
+            let _ = shell.sink().record(Event::Error {
+                message: format!("{}: {e}", path.display()),
+            });
+            127
+        }
+    }
 }
 
 /// Enter guard-sh's own Landlock domain (see
@@ -435,7 +467,7 @@ pub fn main_with(argv: Vec<OsString>) -> i32 {
 /// writable roots. `enforcement` is what the session record said. Under
 /// `sandbox = "required"` a failure ends guard-sh (`Err(126)`); under best
 /// effort it, or a machine without Landlock, is one warning on stderr.
-fn confine_self(policy: &Policy, enforcement: &str, sink: &mut FileSink) -> Result<(), i32> {
+fn confine_self(policy: &Policy, enforcement: &str, sink: &mut FileSink) -> Result<(), Exit> {
     if policy.sandbox.mode == SandboxMode::Off {
         return Ok(());
     }
@@ -460,8 +492,7 @@ fn confine_self(policy: &Policy, enforcement: &str, sink: &mut FileSink) -> Resu
         message: message.clone(),
     });
     if policy.sandbox.mode == SandboxMode::Required {
-        say(&message);
-        return Err(126);
+        return Err(Exit::new(126, message));
     }
     say(&format!(
         "warning: {message}; its own redirections are not confined"
@@ -528,7 +559,7 @@ fn explain(policy: &Policy, inv: &Invocation) -> i32 {
     let mut commands = Spill::default();
     let mut functions: Vec<Vec<u8>> = Vec::new();
     let mut chunker = syntax::Chunker::batch();
-    let protected = std::rc::Rc::new(guard_sh::guard::ProtectedPaths::new(policy));
+    let protected = std::rc::Rc::new(crate::guard::ProtectedPaths::new(policy));
     loop {
         let line = match next_line() {
             Ok(line) => line,
@@ -557,12 +588,8 @@ fn explain(policy: &Policy, inv: &Invocation) -> i32 {
             for doc in closed {
                 say(&doc.warning());
             }
-            let verdict = guard_sh::guard::check_list_in(
-                policy,
-                &list,
-                functions.iter().cloned(),
-                &protected,
-            );
+            let verdict =
+                crate::guard::check_list_in(policy, &list, functions.iter().cloned(), &protected);
             allowed &= verdict.allowed;
             let mut entries = Vec::new();
             verdict.write_commands_json(&chunk.text, chunk.lines_before, &mut first, &mut entries);
@@ -570,7 +597,7 @@ fn explain(policy: &Policy, inv: &Invocation) -> i32 {
                 say(&format!("keeping the verdict: {e}"));
                 return 2;
             }
-            functions.extend(guard_sh::guard::functions_defined(&list));
+            functions.extend(crate::guard::functions_defined(&list));
         }
         if line.is_none() {
             break;

@@ -1,0 +1,383 @@
+//! `guard-sh-launch --arm DIR [--allow-exec PATH]... -- PROGRAM [ARG]...`:
+//! run an agent harness (Claude Code, Codex, …) inside a Landlock domain in
+//! which it can execute nothing but the arm's shell, the arm's commands and
+//! its own programs (see `crate::sandbox::harness`), so a model that
+//! names another shell or program gets `EACCES` instead of a way around
+//! guard-sh.
+//!
+//! The launcher stays PROGRAM's parent: it draws the trial's key, records
+//! the `harness` record (sealed, committing to the key), passes the key to
+//! PROGRAM for the guard-sh sessions it starts, and when PROGRAM ends writes
+//! `harness-end`, which reveals the key (see `crate::audit::trial`).
+//!
+//! Exit statuses: PROGRAM's own (128+N if a signal N ended it); 125 the arm
+//! cannot be read, its policy does not match its pin, the domain cannot be
+//! built or entered, or the trial's start or end cannot be recorded; 126
+//! PROGRAM cannot be executed; 127 PROGRAM not found; 2 usage error.
+
+use crate::armbuild::compile::find_program;
+use crate::audit::trial::{self, TrialKey};
+use crate::audit::{self, Event, FileSink, Redactor};
+use crate::cli::Exit;
+use crate::policy::Policy;
+use crate::sandbox::harness::{self, HarnessPlan, HarnessSpec};
+use crate::sandbox::landlock::{self, Enforcement};
+use crate::sandbox::pin;
+use clap::Parser;
+use serde_json::{Value, json};
+use std::ffi::OsString;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// Run an agent harness that can execute only the arm's shell and commands.
+#[derive(Parser)]
+#[command(name = "guard-sh-launch", version)]
+struct Args {
+    /// The arm folder written by `arm-build --out DIR` (holds arm.json).
+    #[arg(long, value_name = "DIR")]
+    arm: PathBuf,
+    /// A file (with its start-up chain) or folder the harness itself must
+    /// execute, e.g. the native binary behind an npm launcher. Repeatable.
+    #[arg(long = "allow-exec", value_name = "PATH")]
+    allow_exec: Vec<PathBuf>,
+    /// Print the execute set as JSON and exit, running nothing.
+    #[arg(long)]
+    plan: bool,
+    /// Start a fresh trial: empty the arm's `work/` and `harness-home/`
+    /// and move an earlier audit log aside (`audit.jsonl` →
+    /// `audit.UNIXTIME.jsonl`), so nothing an earlier trial left (planted
+    /// settings, hooks, sessions, records) reaches this one.
+    #[arg(long)]
+    fresh: bool,
+    /// The harness and its arguments.
+    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    command: Vec<OsString>,
+}
+
+const STATUS_FAILED: u8 = 125;
+const STATUS_CANNOT_EXECUTE: u8 = 126;
+const STATUS_NOT_FOUND: u8 = 127;
+
+/// Run `guard-sh-launch` with the process's arguments.
+pub fn run() -> Result<ExitCode, Exit> {
+    launch(&Args::parse())
+}
+
+/// A failure before or around the harness: status 125.
+fn failed(message: impl Into<String>) -> Exit {
+    Exit::new(STATUS_FAILED, message)
+}
+
+fn launch(args: &Args) -> Result<ExitCode, Exit> {
+    let cwd = std::env::current_dir().map_err(|e| failed(format!("current folder: {e}")))?;
+    let arm = read_arm(&args.arm)?;
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    let search_path: Vec<PathBuf> = std::env::split_paths(&search).collect();
+    let program = resolve_program(&args.command[0], &search)?;
+    let spec = HarnessSpec {
+        program: &program,
+        allow_exec: &args.allow_exec,
+        arm_programs: &arm.programs,
+        search_path: &search_path,
+        cwd: &cwd,
+    };
+    let plan = harness::plan(&arm.policy, &spec).map_err(|e| failed(e.to_string()))?;
+    let abi =
+        landlock::effective_abi(arm.policy.sandbox.mode).map_err(|e| failed(e.to_string()))?;
+    let enforcement = abi.map_or(Enforcement::None, |abi| Enforcement::Landlock { abi });
+    if args.plan {
+        println!("{}", plan_json(&plan, enforcement));
+        return Ok(ExitCode::SUCCESS);
+    }
+    match abi {
+        Some(abi) => {
+            harness::prepare(abi, &plan)
+                .and_then(|domain| domain.enforce())
+                .map_err(|e| failed(e.to_string()))?;
+            say_left_out(&plan);
+        }
+        None => eprintln!(
+            "guard-sh-launch: warning: no Landlock on this system: the harness runs unconfined \
+             and may start programs other than guard-sh"
+        ),
+    }
+    if args.fresh {
+        start_fresh(&args.arm, &arm.audit_log)?;
+    }
+    let key = TrialKey::generate().map_err(|e| failed(format!("/dev/urandom: {e}")))?;
+    let mut sink = record_harness(&arm, &program, args, &cwd, enforcement, &plan, &key)?;
+    let trial = sink.session_id().to_string();
+    let mut command = std::process::Command::new(&program);
+    command
+        .arg0(&args.command[0])
+        .args(&args.command[1..])
+        .env(trial::TRIAL_ENV, &trial)
+        .env(trial::SEAL_ENV, key.to_hex());
+    let status = run_harness(command, &program)?;
+    // The trial is over: reveal the key so every sealed record can be
+    // checked. Without this record the verifier cannot prove the trial.
+    sink.append(Event::HarnessEnd {
+        status: status.code(),
+        signal: status.signal(),
+        key: key.to_hex(),
+    })
+    .map_err(|e| {
+        failed(format!(
+            "audit log unavailable at the end of the trial: {e}"
+        ))
+    })?;
+    let code = match (status.code(), status.signal()) {
+        (Some(code), _) => code,
+        (None, Some(signal)) => 128 + signal,
+        (None, None) => 1,
+    };
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+/// Start the harness as a child and wait for it. The launcher stays its
+/// parent (so it can write `harness-end` afterwards), reaps orphans the
+/// harness leaves (it is their subreaper), ignores the keyboard's
+/// SIGINT/SIGQUIT (the harness gets them from the terminal and decides),
+/// and passes SIGTERM and SIGHUP on to the harness.
+fn run_harness(
+    mut command: std::process::Command,
+    program: &Path,
+) -> Result<std::process::ExitStatus, Exit> {
+    // SAFETY: prctl with integer arguments only.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+    let child = command.spawn().map_err(|error| {
+        let status = if error.kind() == std::io::ErrorKind::NotFound {
+            STATUS_NOT_FOUND
+        } else {
+            STATUS_CANNOT_EXECUTE
+        };
+        Exit::new(status, format!("{}: {error}", program.display()))
+    })?;
+    let pid = child.id() as libc::pid_t;
+    HARNESS_PID.store(pid, Ordering::SeqCst);
+    // SAFETY: installing handlers that only call kill(2) (async-signal-safe)
+    // and ignoring two signals.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGQUIT, libc::SIG_IGN);
+        let handler = forward_signal as extern "C" fn(libc::c_int);
+        libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
+        libc::signal(libc::SIGHUP, handler as libc::sighandler_t);
+    }
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid for any child with a valid status pointer.
+        let reaped = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if reaped == pid {
+            return Ok(std::process::ExitStatus::from_raw(status));
+        }
+        if reaped < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return Err(failed(format!(
+                "waiting for the harness: {}",
+                std::io::Error::last_os_error()
+            )));
+        }
+    }
+}
+
+/// The harness's pid, for [`forward_signal`].
+static HARNESS_PID: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn forward_signal(signal: libc::c_int) {
+    let pid = HARNESS_PID.load(Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill is async-signal-safe.
+        unsafe {
+            libc::kill(pid, signal);
+        }
+    }
+}
+
+/// Name the interpreters the domain leaves out and who needed them.
+fn say_left_out(plan: &HarnessPlan) {
+    for (file, commands) in &plan.left_out {
+        let names: Vec<&str> = commands.iter().map(String::as_str).collect();
+        eprintln!(
+            "guard-sh-launch: {} is left out of the harness's domain (it runs code given as -c TEXT); \
+             {} will fail with Permission denied",
+            file.display(),
+            names.join(", ")
+        );
+    }
+}
+
+/// Write the `harness` record to the arm's audit log, so the verifier can
+/// tell a launched trial from one that was not, sealed with the trial's
+/// key (committed to in the record). Fail closed: a harness whose start
+/// cannot be recorded does not start. Returns the sink for `harness-end`.
+fn record_harness(
+    arm: &ArmFolder,
+    program: &Path,
+    args: &Args,
+    cwd: &Path,
+    enforcement: Enforcement,
+    plan: &HarnessPlan,
+    key: &TrialKey,
+) -> Result<FileSink, Exit> {
+    let redactor = Redactor::from_policy(&arm.policy.audit).map_err(|e| failed(e.to_string()))?;
+    let mut sink = FileSink::open(&arm.audit_log, redactor)
+        .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
+    sink.seal_with(key.clone());
+    let lossy = |p: &Path| p.to_string_lossy().into_owned();
+    let event = Event::Harness {
+        arm: arm.policy.arm.clone(),
+        policy_sha256: audit::policy_sha256(&arm.policy),
+        enforcement: enforcement.to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        cwd: lossy(cwd),
+        program: lossy(program),
+        argv: args
+            .command
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        pid: std::process::id(),
+        execute: plan.execute.iter().map(|p| lossy(p)).collect(),
+        left_out: plan
+            .left_out
+            .iter()
+            .map(|(file, names)| (lossy(file), names.iter().cloned().collect()))
+            .collect(),
+        key_sha256: key.sha256_hex(),
+        planted: planted_config(&args.arm.join("work")),
+    };
+    sink.append(event)
+        .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
+    Ok(sink)
+}
+
+/// `--fresh`: empty `work/` and `harness-home/`, move the audit log aside.
+/// Each step is said on stderr when it found something.
+fn start_fresh(arm: &Path, audit_log: &Path) -> Result<(), Exit> {
+    use crate::armbuild::layout::empty_dir;
+    for folder in ["work", "harness-home"] {
+        let dir = arm.join(folder);
+        let removed = empty_dir(&dir).map_err(|e| failed(e.to_string()))?;
+        if removed > 0 {
+            eprintln!(
+                "guard-sh-launch: --fresh: removed {removed} entries an earlier trial left in {}",
+                dir.display()
+            );
+        }
+    }
+    let used = std::fs::metadata(audit_log).is_ok_and(|m| m.len() > 0);
+    if used {
+        let seconds = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let aside = audit_log.with_extension(format!("{seconds}.jsonl"));
+        if aside.exists() {
+            return Err(failed(format!("--fresh: {} exists", aside.display())));
+        }
+        std::fs::rename(audit_log, &aside)
+            .map_err(|e| failed(format!("--fresh: {}: {e}", audit_log.display())))?;
+        eprintln!(
+            "guard-sh-launch: --fresh: the earlier trial's audit log is now {}",
+            aside.display()
+        );
+    }
+    Ok(())
+}
+
+/// Entries of a work folder that a harness or the tool reads as its own
+/// configuration: hooks, settings, instructions, credentials.
+const CONFIG_NAMES: [&str; 10] = [
+    ".claude",
+    ".codex",
+    ".mcp.json",
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    "AGENTS.md",
+    ".gitconfig",
+    ".curlrc",
+    ".netrc",
+    ".config",
+];
+
+/// The [`CONFIG_NAMES`] present in `work` when the trial starts: left by an
+/// earlier trial (or put there by anyone), they steer this one.
+fn planted_config(work: &Path) -> Vec<String> {
+    CONFIG_NAMES
+        .iter()
+        .filter(|name| std::fs::symlink_metadata(work.join(name)).is_ok())
+        .map(|name| (*name).to_string())
+        .collect()
+}
+
+/// What the launcher needs from an arm folder.
+struct ArmFolder {
+    policy: Policy,
+    /// guard-sh under each name the arm uses, and the MCP server.
+    programs: Vec<PathBuf>,
+    /// Where guard-sh records this arm's sessions (`auditLog`).
+    audit_log: PathBuf,
+}
+
+fn read_arm(dir: &Path) -> Result<ArmFolder, Exit> {
+    let path = dir.join("arm.json");
+    let text = std::fs::read(&path).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+    let definition: Value = serde_json::from_slice(&text)
+        .map_err(|e| failed(format!("{}: not an arm definition: {e}", path.display())))?;
+    let policy_path = definition["policy"]
+        .as_str()
+        .map(PathBuf::from)
+        .ok_or_else(|| failed(format!("{}: no `policy`", path.display())))?;
+    let bytes = std::fs::read(&policy_path)
+        .map_err(|e| failed(format!("{}: {e}", policy_path.display())))?;
+    pin::verify_policy_pin(&bytes, definition["policySha256"].as_str())
+        .map_err(|e| failed(format!("{}: {e}", policy_path.display())))?;
+    let policy = Policy::from_json(&policy_path, &bytes).map_err(|e| failed(e.to_string()))?;
+    let shell = &definition["shell"];
+    let programs = [
+        &shell["path"],
+        &shell["guardSh"],
+        &shell["codexLoginShell"],
+        &definition["mcp"]["command"],
+    ]
+    .into_iter()
+    .filter_map(Value::as_str)
+    .map(PathBuf::from)
+    .collect();
+    let audit_log = definition["auditLog"]
+        .as_str()
+        .map(PathBuf::from)
+        .ok_or_else(|| failed(format!("{}: no `auditLog`", path.display())))?;
+    Ok(ArmFolder {
+        policy,
+        programs,
+        audit_log,
+    })
+}
+
+/// `name` as `execvp` would find it: a path if it holds a `/`, else the
+/// first executable match on `PATH`.
+fn resolve_program(name: &OsString, search: &std::ffi::OsStr) -> Result<PathBuf, Exit> {
+    let text = name.to_string_lossy();
+    if text.contains('/') {
+        return Ok(PathBuf::from(name));
+    }
+    find_program(&text, search)
+        .ok_or_else(|| Exit::new(STATUS_NOT_FOUND, format!("{text}: not found on PATH")))
+}
+
+fn plan_json(plan: &HarnessPlan, enforcement: Enforcement) -> Value {
+    let left_out: serde_json::Map<String, Value> = plan
+        .left_out
+        .iter()
+        .map(|(file, names)| (file.display().to_string(), json!(names)))
+        .collect();
+    json!({
+        "enforcement": enforcement.to_string(),
+        "execute": plan.execute.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "leftOut": left_out,
+    })
+}
