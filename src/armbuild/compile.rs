@@ -7,7 +7,7 @@
 //! from the TOML.
 
 use super::examples::check_examples;
-use super::source::{self, ArmFile, HarmlessFile, RuleSource};
+use super::source::{self, ArmFile, HarmlessFile, McpSource, RuleSource, ToolSource};
 use super::template::Vars;
 use crate::policy::error::PolicyError;
 use crate::policy::model::*;
@@ -202,197 +202,237 @@ impl Compiler {
         let mut links = Vec::new();
         let mut tool_path = None;
         let mut shell_env = BTreeMap::new();
-
         if let Some(tool) = arm.tool.as_ref().filter(|_| arm.shell) {
-            let field = "tool";
-            let binary = tool.binary.as_deref().unwrap_or(&tool.name);
-            check_command_name(&arm_path, "tool.name", &tool.name)?;
-            let path = self.resolve(&arm_path, "tool.binary", binary)?;
-            let deny = self.rules(&arm_path, "tool.deny", &tool.name, &tool.deny)?;
-            let (exec_allow, path_env) =
-                self.helpers(&arm_path, field, &tool.name, &tool.helpers, &mut links)?;
-            let mut exec_allow = exec_allow;
-            for (i, extra) in tool.exec_allow.iter().enumerate() {
-                let p =
-                    PathBuf::from(self.fill(&arm_path, &format!("tool.exec_allow[{i}]"), extra)?);
-                if !p.is_absolute() {
-                    return Err(PolicyError::invalid(
-                        &arm_path,
-                        format!("tool.exec_allow[{i}]"),
-                        "must be an absolute path",
-                    ));
-                }
-                if let Ok(real) = std::fs::canonicalize(&p) {
-                    exec_allow.push(real);
-                }
-            }
-            let mut env = BTreeMap::new();
-            for (name, value) in &tool.env {
-                env.insert(
-                    name.clone(),
-                    self.fill(&arm_path, &format!("tool.env.{name}"), value)?,
-                );
-            }
-            for name in &tool.shell_env {
-                let value = env.get(name).ok_or_else(|| {
-                    PolicyError::invalid(
-                        &arm_path,
-                        "tool.shell_env",
-                        format!("{name} is not a key of [tool.env]"),
-                    )
-                })?;
-                shell_env.insert(name.clone(), value.clone());
-            }
-            let mut ports = BTreeSet::new();
-            let mut connect_hosts = Vec::new();
-            if tool.connect_host {
-                ports.insert(self.host_port);
-                let resolv_conf = std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default();
-                connect_hosts = crate::policy::endpoint::forge_endpoints(
-                    &self.host_name,
-                    self.host_port,
-                    crate::policy::endpoint::system_dns,
-                    &resolv_conf,
-                );
-                if connect_hosts.iter().any(|e| e.ends_with(":53")) {
-                    ports.insert(53);
-                }
-            }
-            ports.extend(tool.connect_ports.iter().copied());
-            let mut writable = Vec::new();
-            for (i, w) in tool.writable.iter().enumerate() {
-                let f = format!("tool.writable[{i}]");
-                writable.push(self.inside_out(&arm_path, &f, &self.fill(&arm_path, &f, w)?)?);
-            }
-            links.push(Link {
-                at: self.layout.bin.join(&tool.name),
-                target: path.clone(),
-            });
-            tool_path = Some(path.clone());
-            commands.insert(
-                tool.name.clone(),
-                CommandRule {
-                    kind: CommandKind::Tool,
-                    path,
-                    deny,
-                    exec_allow,
-                    path_env,
-                    env,
-                    connect_ports: ports.into_iter().collect(),
-                    connect_hosts,
-                    writable,
-                },
-            );
+            let rule = self.tool_rule(&arm_path, tool, &mut links)?;
+            shell_env = shell_env_of(&arm_path, tool, &rule.env)?;
+            tool_path = Some(rule.path.clone());
+            commands.insert(tool.name.clone(), rule);
         }
-
         if arm.shell {
-            for (name, utility) in &harmless.utilities {
-                let field = format!("utilities.{name}");
-                check_command_name(harmless_path, &field, name)?;
-                if commands.contains_key(name) {
-                    return Err(PolicyError::invalid(
-                        &arm_path,
-                        "tool.name",
-                        format!("{name} is also a harmless utility"),
-                    ));
-                }
-                let binary = utility.binary.as_deref().unwrap_or(name);
-                let path = match self.resolve(harmless_path, &format!("{field}.binary"), binary) {
-                    Ok(p) => p,
-                    Err(PolicyError::MissingBinary { .. }) if utility.builtin => continue,
-                    Err(e) => return Err(e),
-                };
-                let deny =
-                    self.rules(harmless_path, &format!("{field}.deny"), name, &utility.deny)?;
-                let (exec_allow, path_env) =
-                    self.helpers(harmless_path, &field, name, &utility.helpers, &mut links)?;
-                links.push(Link {
-                    at: self.layout.bin.join(name),
-                    target: path.clone(),
-                });
-                commands.insert(
-                    name.clone(),
-                    CommandRule {
-                        kind: CommandKind::Utility,
-                        path,
-                        deny,
-                        exec_allow,
-                        path_env,
-                        env: BTreeMap::new(),
-                        connect_ports: Vec::new(),
-                        connect_hosts: Vec::new(),
-                        writable: Vec::new(),
-                    },
-                );
-            }
+            self.utility_rules(
+                harmless_path,
+                &harmless,
+                &arm_path,
+                &mut commands,
+                &mut links,
+            )?;
         } else {
             // Still check the shared rules, so a broken harmless set fails every build.
             for (name, utility) in &harmless.utilities {
-                self.rules(
-                    harmless_path,
-                    &format!("utilities.{name}.deny"),
-                    name,
-                    &utility.deny,
-                )?;
+                let field = format!("utilities.{name}.deny");
+                self.rules(harmless_path, &field, name, &utility.deny)?;
             }
         }
-
         let mcp = match arm.mcp.as_ref().filter(|_| !arm.shell) {
-            Some(m) => {
-                if m.server.is_empty()
-                    || !m
-                        .server
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-                {
-                    return Err(PolicyError::invalid(
-                        &arm_path,
-                        "mcp.server",
-                        "use letters, digits, `-` and `_` only",
-                    ));
-                }
-                let command = self.resolve(&arm_path, "mcp.command", &m.command)?;
-                let mut args = Vec::new();
-                for (i, a) in m.args.iter().enumerate() {
-                    args.push(self.fill(&arm_path, &format!("mcp.args[{i}]"), a)?);
-                }
-                let mut env = BTreeMap::new();
-                for (name, value) in &m.env {
-                    env.insert(
-                        name.clone(),
-                        self.fill(&arm_path, &format!("mcp.env.{name}"), value)?,
-                    );
-                }
-                Some(ResolvedMcp {
-                    server: m.server.clone(),
-                    command,
-                    args,
-                    env,
-                })
-            }
+            Some(m) => Some(self.mcp_server(&arm_path, m)?),
             None => None,
         };
-
         let mut files = Vec::new();
         for (i, f) in arm.files.iter().enumerate() {
             let field = format!("files[{i}]");
             let rel = self.fill(&arm_path, &format!("{field}.path"), &f.path)?;
             let at = self.inside_out(&arm_path, &format!("{field}.path"), &rel)?;
-            files.push((
-                at,
-                self.fill(&arm_path, &format!("{field}.content"), &f.content)?,
-            ));
+            let content = self.fill(&arm_path, &format!("{field}.content"), &f.content)?;
+            files.push((at, content));
         }
         let bootstrap_text = self.fill(&arm_path, "bootstrap.text", &arm.bootstrap.text)?;
+        let policy = self.policy(harmless_path, &harmless, &arm, commands)?;
+        check_env_patterns(harmless_path, &policy.env)?;
+        Ok(CompiledArm {
+            policy,
+            arm,
+            arm_path,
+            layout: self.layout,
+            vars: self.vars,
+            links,
+            files,
+            mcp,
+            tool_path,
+            shell_env,
+            bootstrap_text,
+        })
+    }
 
-        let layout = self.layout.clone();
+    /// The arm's tool: its program, rules, helpers, environment, network
+    /// endpoints and writable folders; its link in `bin/` goes to `links`.
+    fn tool_rule(
+        &self,
+        arm_path: &Path,
+        tool: &ToolSource,
+        links: &mut Vec<Link>,
+    ) -> Result<CommandRule, PolicyError> {
+        let binary = tool.binary.as_deref().unwrap_or(&tool.name);
+        check_command_name(arm_path, "tool.name", &tool.name)?;
+        let path = self.resolve(arm_path, "tool.binary", binary)?;
+        let deny = self.rules(arm_path, "tool.deny", &tool.name, &tool.deny)?;
+        let (mut exec_allow, path_env) =
+            self.helpers(arm_path, "tool", &tool.name, &tool.helpers, links)?;
+        for (i, extra) in tool.exec_allow.iter().enumerate() {
+            let field = format!("tool.exec_allow[{i}]");
+            let p = PathBuf::from(self.fill(arm_path, &field, extra)?);
+            if !p.is_absolute() {
+                return Err(PolicyError::invalid(
+                    arm_path,
+                    field,
+                    "must be an absolute path",
+                ));
+            }
+            if let Ok(real) = std::fs::canonicalize(&p) {
+                exec_allow.push(real);
+            }
+        }
+        let mut env = BTreeMap::new();
+        for (name, value) in &tool.env {
+            let filled = self.fill(arm_path, &format!("tool.env.{name}"), value)?;
+            env.insert(name.clone(), filled);
+        }
+        let (connect_ports, connect_hosts) = self.endpoints(tool);
+        let mut writable = Vec::new();
+        for (i, w) in tool.writable.iter().enumerate() {
+            let f = format!("tool.writable[{i}]");
+            writable.push(self.inside_out(arm_path, &f, &self.fill(arm_path, &f, w)?)?);
+        }
+        links.push(Link {
+            at: self.layout.bin.join(&tool.name),
+            target: path.clone(),
+        });
+        Ok(CommandRule {
+            kind: CommandKind::Tool,
+            path,
+            deny,
+            exec_allow,
+            path_env,
+            env,
+            connect_ports,
+            connect_hosts,
+            writable,
+        })
+    }
+
+    /// The ports and `host:port` endpoints the tool may connect to: the
+    /// forge (and DNS, when its name is looked up through a resolver) if
+    /// it connects to the host, and its own extra ports.
+    fn endpoints(&self, tool: &ToolSource) -> (Vec<u16>, Vec<String>) {
+        let mut ports = BTreeSet::new();
+        let mut connect_hosts = Vec::new();
+        if tool.connect_host {
+            ports.insert(self.host_port);
+            let resolv_conf = std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default();
+            connect_hosts = crate::policy::endpoint::forge_endpoints(
+                &self.host_name,
+                self.host_port,
+                crate::policy::endpoint::system_dns,
+                &resolv_conf,
+            );
+            if connect_hosts.iter().any(|e| e.ends_with(":53")) {
+                ports.insert(53);
+            }
+        }
+        ports.extend(tool.connect_ports.iter().copied());
+        (ports.into_iter().collect(), connect_hosts)
+    }
+
+    /// The harmless utilities found on this machine, each with its rules,
+    /// helpers and link; a utility bash also has as a builtin may be
+    /// missing.
+    fn utility_rules(
+        &self,
+        harmless_path: &Path,
+        harmless: &HarmlessFile,
+        arm_path: &Path,
+        commands: &mut BTreeMap<String, CommandRule>,
+        links: &mut Vec<Link>,
+    ) -> Result<(), PolicyError> {
+        for (name, utility) in &harmless.utilities {
+            let field = format!("utilities.{name}");
+            check_command_name(harmless_path, &field, name)?;
+            if commands.contains_key(name) {
+                return Err(PolicyError::invalid(
+                    arm_path,
+                    "tool.name",
+                    format!("{name} is also a harmless utility"),
+                ));
+            }
+            let binary = utility.binary.as_deref().unwrap_or(name);
+            let path = match self.resolve(harmless_path, &format!("{field}.binary"), binary) {
+                Ok(p) => p,
+                Err(PolicyError::MissingBinary { .. }) if utility.builtin => continue,
+                Err(e) => return Err(e),
+            };
+            let deny = self.rules(harmless_path, &format!("{field}.deny"), name, &utility.deny)?;
+            let (exec_allow, path_env) =
+                self.helpers(harmless_path, &field, name, &utility.helpers, links)?;
+            links.push(Link {
+                at: self.layout.bin.join(name),
+                target: path.clone(),
+            });
+            commands.insert(
+                name.clone(),
+                CommandRule {
+                    kind: CommandKind::Utility,
+                    path,
+                    deny,
+                    exec_allow,
+                    path_env,
+                    env: BTreeMap::new(),
+                    connect_ports: Vec::new(),
+                    connect_hosts: Vec::new(),
+                    writable: Vec::new(),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// The MCP server of an arm without a shell, its program resolved and
+    /// its arguments and environment filled in.
+    fn mcp_server(&self, arm_path: &Path, m: &McpSource) -> Result<ResolvedMcp, PolicyError> {
+        let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+        if m.server.is_empty() || !m.server.bytes().all(plain) {
+            return Err(PolicyError::invalid(
+                arm_path,
+                "mcp.server",
+                "use letters, digits, `-` and `_` only",
+            ));
+        }
+        let command = self.resolve(arm_path, "mcp.command", &m.command)?;
+        let mut args = Vec::new();
+        for (i, a) in m.args.iter().enumerate() {
+            args.push(self.fill(arm_path, &format!("mcp.args[{i}]"), a)?);
+        }
+        let mut env = BTreeMap::new();
+        for (name, value) in &m.env {
+            env.insert(
+                name.clone(),
+                self.fill(arm_path, &format!("mcp.env.{name}"), value)?,
+            );
+        }
+        Ok(ResolvedMcp {
+            server: m.server.clone(),
+            command,
+            args,
+            env,
+        })
+    }
+
+    /// The policy: the commands, the environment rules, the writable and
+    /// protected folders of this layout, and the audit log with the token
+    /// to redact.
+    fn policy(
+        &self,
+        harmless_path: &Path,
+        harmless: &HarmlessFile,
+        arm: &ArmFile,
+        commands: BTreeMap<String, CommandRule>,
+    ) -> Result<Policy, PolicyError> {
+        let layout = &self.layout;
         let mut env_set =
             BTreeMap::from([("TMPDIR".to_string(), path_text(&layout.tmp, harmless_path)?)]);
         for (name, value) in &harmless.env.set {
             let filled = self.fill(harmless_path, &format!("env.set.{name}"), value)?;
             env_set.insert(name.clone(), filled);
         }
-        let policy = Policy {
+        Ok(Policy {
             format: POLICY_FORMAT,
             arm: arm.name.clone(),
             shell: arm.shell,
@@ -443,20 +483,6 @@ impl Compiler {
                 redact_sha256: vec![crate::audit::redact::hashed_entry(self.token.as_bytes())],
                 redact: Vec::new(),
             },
-        };
-        check_env_patterns(harmless_path, &policy.env)?;
-        Ok(CompiledArm {
-            policy,
-            arm,
-            arm_path,
-            layout,
-            vars: self.vars,
-            links,
-            files,
-            mcp,
-            tool_path,
-            shell_env,
-            bootstrap_text,
         })
     }
 
@@ -688,6 +714,27 @@ pub fn parse_repo(repo: &str) -> Result<(String, String), String> {
             "{repo:?} must be OWNER/NAME (letters, digits, `-`, `_`, `.`)"
         )),
     }
+}
+
+/// The tool's `shell_env`: the entries of its `[tool.env]` the runtime
+/// also hands to the agent's shell; each must be a key there.
+fn shell_env_of(
+    arm_path: &Path,
+    tool: &ToolSource,
+    env: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>, PolicyError> {
+    let mut shell_env = BTreeMap::new();
+    for name in &tool.shell_env {
+        let value = env.get(name).ok_or_else(|| {
+            PolicyError::invalid(
+                arm_path,
+                "tool.shell_env",
+                format!("{name} is not a key of [tool.env]"),
+            )
+        })?;
+        shell_env.insert(name.clone(), value.clone());
+    }
+    Ok(shell_env)
 }
 
 #[cfg(test)]
