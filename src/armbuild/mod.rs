@@ -133,7 +133,7 @@ fn shell_path(
 
 /// Build `opts.arm` into `opts.out`; returns the definition (`arm.json`).
 pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
-    let (arms_dir, _unpacked) = arms_dir(opts.arms_dir.as_deref())?;
+    let (arms_dir, unpacked) = arms_dir(opts.arms_dir.as_deref())?;
     let out = layout::open(&absolute(&opts.out)?)?;
     let inputs = BuildInputs {
         host: opts.host.clone(),
@@ -144,57 +144,15 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     };
     let compiled = compile_arm(&arms_dir, &opts.arm, &inputs)?;
     let l = compiled.layout.clone();
-
     let guard = if compiled.arm.shell {
         Some(choose_guard(opts.guard_sh.as_deref())?)
     } else {
         None
     };
-
-    // The prompt.
     let base = prompt::base_prompt(&arms_dir, &compiled.vars)?;
-    let mut bootstrap = compiled.bootstrap_text.trim_end().to_string();
-    let mut skill_path = None;
-    if let Some(skill) = &compiled.arm.bootstrap.skill {
-        let mut roots: Vec<PathBuf> = arms_dir
-            .parent()
-            .map(Path::to_path_buf)
-            .into_iter()
-            .collect();
-        roots.extend(exe_dir().map(|d| d.join("../share/guard-sh")));
-        let path = prompt::find_skill(
-            skill,
-            opts.skill.as_deref(),
-            compiled.tool_path.as_deref(),
-            &roots,
-        )?;
-        let path = std::fs::canonicalize(&path).map_err(|e| BuildError::io(&path, e))?;
-        bootstrap = format!("{bootstrap}\n\n{}", prompt::skill_body(&path)?);
-        // A skill compiled into arm-build is named as such: its unpacked
-        // copy is gone when the build ends.
-        let unpacked_root = _unpacked
-            .as_ref()
-            .and_then(|u| std::fs::canonicalize(u.root()).ok());
-        skill_path = Some(
-            match unpacked_root
-                .and_then(|root| path.strip_prefix(&root).ok().map(Path::to_path_buf))
-            {
-                Some(inside) => format!("builtin:{}", inside.display()),
-                None => path.display().to_string(),
-            },
-        );
-    } else if opts.skill.is_some() {
-        return Err(BuildError::Usage(format!(
-            "--skill: arm {} has no skill in its bootstrap",
-            opts.arm
-        )));
-    }
+    let (bootstrap, skill_path) = bootstrap(opts, &arms_dir, unpacked.as_ref(), &compiled)?;
     let system_prompt = prompt::system_prompt(&base, &bootstrap);
 
-    // Lay the folder out anew. The marker lists what this build will make
-    // before anything is made, so even a build that fails halfway leaves a
-    // folder the next build cleans completely.
-    let runtimes = l.runtimes.clone();
     let mut links = compiled.links.clone();
     let shell = match &guard {
         Some(g) => {
@@ -207,7 +165,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     // Codex takes its shell from the user's passwd entry and only when the
     // file is named `bash` (or `zsh`); this link is that login shell.
     let codex_shell = guard.as_ref().map(|g| {
-        let at = runtimes.join("codex").join("bash");
+        let at = l.runtimes.join("codex").join("bash");
         links.push(crate::armbuild::compile::Link {
             at: at.clone(),
             target: g.clone(),
@@ -220,53 +178,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         .values()
         .flat_map(|c| c.writable.iter().cloned())
         .collect();
-    let mut made = vec![
-        l.bin.clone(),
-        l.helpers.clone(),
-        l.policy.clone(),
-        l.definition.clone(),
-        runtimes.clone(),
-        l.home.clone(),
-        l.harness_home.clone(),
-    ];
-    made.extend(links.iter().map(|k| k.at.clone()));
-    made.extend(compiled.files.iter().map(|(p, _)| p.clone()));
-    made.extend(writable.iter().cloned());
-    layout::clean(&out)?;
-    if !opts.keep_work {
-        let removed = layout::empty_dir(&l.work)?;
-        if removed > 0 {
-            eprintln!(
-                "arm-build: removed {removed} entries an earlier trial left in {} (--keep-work keeps them)",
-                l.work.display()
-            );
-        }
-    }
-    layout::write_marker(&out, &made)?;
-    for dir in [
-        &l.bin,
-        &l.work,
-        &l.tmp,
-        &l.home,
-        &l.harness_home,
-        &l.audit_dir,
-        &runtimes,
-    ] {
-        layout::make_dir(dir)?;
-    }
-    // The log exists from the start, empty: a trial in which no shell ran
-    // (the MCP arm) leaves it so, and `guard-sh-audit` refuses a path that
-    // names no file (a typo is no clean trial).
-    if !l.audit_log.exists() {
-        layout::write_file(&l.audit_log, "", 0o600)?;
-    }
-    layout::make_links(&links)?;
-    for (path, content) in &compiled.files {
-        layout::write_file(path, content, 0o600)?;
-    }
-    for w in &writable {
-        layout::make_dir(w)?;
-    }
+    lay_out(&out, &compiled, &links, &writable, opts.keep_work)?;
 
     let policy_json = compiled
         .policy
@@ -277,7 +189,6 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         })?;
     layout::write_file(&l.policy, &policy_json, 0o600)?;
     let policy_sha = Policy::sha256_of_file(&l.policy)?;
-
     let path_text = |p: &Path| p.to_string_lossy().into_owned();
     let shell_env: Option<BTreeMap<String, String>> = shell.as_ref().map(|(_, path)| {
         let mut env = compiled.shell_env.clone();
@@ -287,46 +198,23 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         env.insert("GUARD_SH_AUDIT".into(), path_text(&l.audit_log));
         env
     });
-
-    // Runtime configs.
-    let prompt_file = runtimes.join("system-prompt.txt");
-    layout::write_file(&prompt_file, &system_prompt, 0o600)?;
-    let files = emit::RuntimeFiles::new(&runtimes);
-    let mcp = compiled.mcp.as_ref();
     let mut writable_roots = vec![l.work.clone(), l.tmp.clone(), l.audit_dir.clone()];
     writable_roots.extend(writable.iter().cloned());
-    let inputs = emit::RuntimeInputs {
-        system_prompt: &system_prompt,
-        system_prompt_file: &prompt_file,
-        work_dir: &l.work,
-        tmp_dir: &l.tmp,
-        harness_home: &l.harness_home,
-        shell_env: shell_env.as_ref(),
-        codex_shell: codex_shell.as_deref(),
-        writable_roots: &writable_roots,
-        mcp,
-    };
-    layout::write_file(
-        &files.claude_agent_sdk,
-        &emit::claude_agent_sdk(&inputs)?,
-        0o600,
+    let prompt_file = l.runtimes.join("system-prompt.txt");
+    let files = write_runtimes(
+        &l.runtimes,
+        &emit::RuntimeInputs {
+            system_prompt: &system_prompt,
+            system_prompt_file: &prompt_file,
+            work_dir: &l.work,
+            tmp_dir: &l.tmp,
+            harness_home: &l.harness_home,
+            shell_env: shell_env.as_ref(),
+            codex_shell: codex_shell.as_deref(),
+            writable_roots: &writable_roots,
+            mcp: compiled.mcp.as_ref(),
+        },
     )?;
-    layout::write_file(
-        &files.claude_code_mcp,
-        &emit::claude_code_mcp(&inputs)?,
-        0o600,
-    )?;
-    layout::write_file(
-        &files.claude_code_settings,
-        &emit::claude_code_settings(&inputs)?,
-        0o600,
-    )?;
-    layout::write_file(
-        &files.claude_code_flags,
-        &emit::claude_code_flags(&inputs, &files)?,
-        0o600,
-    )?;
-    layout::write_file(&files.codex_config, &emit::codex_config(&inputs)?, 0o600)?;
 
     let shell_json = match (&shell, &shell_env) {
         (Some((guard, path)), Some(env)) => {
@@ -343,7 +231,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         }
         _ => Value::Null,
     };
-    let mcp_json = match mcp {
+    let mcp_json = match &compiled.mcp {
         Some(m) => {
             json!({ "server": m.server, "command": m.command, "args": m.args, "env": m.env })
         }
@@ -369,6 +257,137 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     })?;
     layout::write_file(&l.definition, &(text + "\n"), 0o600)?;
     Ok(definition)
+}
+
+/// The arm's bootstrap text, with the skill's body appended when it has
+/// one, and where that skill came from (`builtin:…` for one compiled into
+/// arm-build, whose unpacked copy is gone when the build ends).
+fn bootstrap(
+    opts: &BuildOptions,
+    arms_dir: &Path,
+    unpacked: Option<&builtin::Unpacked>,
+    compiled: &CompiledArm,
+) -> Result<(String, Option<String>), BuildError> {
+    let text = compiled.bootstrap_text.trim_end().to_string();
+    let Some(skill) = &compiled.arm.bootstrap.skill else {
+        if opts.skill.is_some() {
+            return Err(BuildError::Usage(format!(
+                "--skill: arm {} has no skill in its bootstrap",
+                opts.arm
+            )));
+        }
+        return Ok((text, None));
+    };
+    let mut roots: Vec<PathBuf> = arms_dir
+        .parent()
+        .map(Path::to_path_buf)
+        .into_iter()
+        .collect();
+    roots.extend(exe_dir().map(|d| d.join("../share/guard-sh")));
+    let path = prompt::find_skill(
+        skill,
+        opts.skill.as_deref(),
+        compiled.tool_path.as_deref(),
+        &roots,
+    )?;
+    let path = std::fs::canonicalize(&path).map_err(|e| BuildError::io(&path, e))?;
+    let text = format!("{text}\n\n{}", prompt::skill_body(&path)?);
+    let unpacked_root = unpacked.and_then(|u| std::fs::canonicalize(u.root()).ok());
+    let source =
+        match unpacked_root.and_then(|root| path.strip_prefix(&root).ok().map(Path::to_path_buf)) {
+            Some(inside) => format!("builtin:{}", inside.display()),
+            None => path.display().to_string(),
+        };
+    Ok((text, Some(source)))
+}
+
+/// Lay the folder out anew: folders, the empty audit log, links, the
+/// arm's files and the tool's writable folders. The marker lists what this
+/// build will make before anything is made, so even a build that fails
+/// halfway leaves a folder the next build cleans completely.
+fn lay_out(
+    out: &Path,
+    compiled: &CompiledArm,
+    links: &[crate::armbuild::compile::Link],
+    writable: &[PathBuf],
+    keep_work: bool,
+) -> Result<(), BuildError> {
+    let l = &compiled.layout;
+    let mut made = vec![
+        l.bin.clone(),
+        l.helpers.clone(),
+        l.policy.clone(),
+        l.definition.clone(),
+        l.runtimes.clone(),
+        l.home.clone(),
+        l.harness_home.clone(),
+    ];
+    made.extend(links.iter().map(|k| k.at.clone()));
+    made.extend(compiled.files.iter().map(|(p, _)| p.clone()));
+    made.extend(writable.iter().cloned());
+    layout::clean(out)?;
+    if !keep_work {
+        let removed = layout::empty_dir(&l.work)?;
+        if removed > 0 {
+            eprintln!(
+                "arm-build: removed {removed} entries an earlier trial left in {} (--keep-work keeps them)",
+                l.work.display()
+            );
+        }
+    }
+    layout::write_marker(out, &made)?;
+    for dir in [
+        &l.bin,
+        &l.work,
+        &l.tmp,
+        &l.home,
+        &l.harness_home,
+        &l.audit_dir,
+        &l.runtimes,
+    ] {
+        layout::make_dir(dir)?;
+    }
+    // The log exists from the start, empty: a trial in which no shell ran
+    // (the MCP arm) leaves it so, and `guard-sh-audit` refuses a path that
+    // names no file (a typo is no clean trial).
+    if !l.audit_log.exists() {
+        layout::write_file(&l.audit_log, "", 0o600)?;
+    }
+    layout::make_links(links)?;
+    for (path, content) in &compiled.files {
+        layout::write_file(path, content, 0o600)?;
+    }
+    for w in writable {
+        layout::make_dir(w)?;
+    }
+    Ok(())
+}
+
+/// Write the system prompt and each harness's configuration under
+/// `runtimes`; returns where they are.
+fn write_runtimes(
+    runtimes: &Path,
+    inputs: &emit::RuntimeInputs<'_>,
+) -> Result<emit::RuntimeFiles, BuildError> {
+    layout::write_file(inputs.system_prompt_file, inputs.system_prompt, 0o600)?;
+    let files = emit::RuntimeFiles::new(runtimes);
+    let written = [
+        (&files.claude_agent_sdk, emit::claude_agent_sdk(inputs)?),
+        (&files.claude_code_mcp, emit::claude_code_mcp(inputs)?),
+        (
+            &files.claude_code_settings,
+            emit::claude_code_settings(inputs)?,
+        ),
+        (
+            &files.claude_code_flags,
+            emit::claude_code_flags(inputs, &files)?,
+        ),
+        (&files.codex_config, emit::codex_config(inputs)?),
+    ];
+    for (path, text) in written {
+        layout::write_file(path, &text, 0o600)?;
+    }
+    Ok(files)
 }
 
 /// One line of `arm-build --list`.
