@@ -287,35 +287,8 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) 
     while i < format.len() {
         let c = format[i];
         if c == b'\\' {
-            let end = (i + 2).min(format.len());
-            let mut j = end;
-            // Octal and hex escapes take more bytes.
-            if i + 1 < format.len() {
-                match format[i + 1] {
-                    b'0'..=b'7' => {
-                        j = i + 2;
-                        while j < format.len() && j < i + 5 && (b'0'..=b'7').contains(&format[j]) {
-                            j += 1;
-                        }
-                    }
-                    b'x' => {
-                        j = i + 2;
-                        while j < format.len() && j < i + 4 && format[j].is_ascii_hexdigit() {
-                            j += 1;
-                        }
-                    }
-                    b'u' | b'U' => {
-                        let max = if format[i + 1] == b'u' { 6 } else { 10 };
-                        j = i + 2;
-                        while j < format.len() && j < i + max && format[j].is_ascii_hexdigit() {
-                            j += 1;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let chunk = &format[i..j];
-            let (bytes, stop) = backslash_escapes(chunk, true);
+            let j = escape_end(format, i);
+            let (bytes, stop) = backslash_escapes(&format[i..j], true);
             p.out.extend_from_slice(&bytes);
             if stop {
                 return true;
@@ -334,73 +307,21 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) 
             i += 1;
             continue;
         }
-        let (mut left, mut zero, mut plus, mut space, mut alt) =
-            (false, false, false, false, false);
-        while i < format.len() {
-            match format[i] {
-                b'-' => left = true,
-                b'0' => zero = true,
-                b'+' => plus = true,
-                b' ' => space = true,
-                b'#' => alt = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        let mut width: Option<usize> = None;
-        if i < format.len() && format[i] == b'*' {
-            let w = to_int(take(args, next), p);
-            if w < 0 {
-                left = true;
-            }
-            width = Some(w.unsigned_abs() as usize);
-            i += 1;
-        } else {
-            let start = i;
-            while i < format.len() && format[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i > start {
-                width = Some(
-                    String::from_utf8_lossy(&format[start..i])
-                        .parse()
-                        .unwrap_or(usize::MAX),
-                );
-            }
-        }
-        let mut precision: Option<usize> = None;
-        if i < format.len() && format[i] == b'.' {
-            i += 1;
-            if i < format.len() && format[i] == b'*' {
-                precision = Some(to_int(take(args, next), p).max(0) as usize);
-                i += 1;
-            } else {
-                let start = i;
-                while i < format.len() && format[i].is_ascii_digit() {
-                    i += 1;
-                }
-                precision = Some(if i > start {
-                    String::from_utf8_lossy(&format[start..i])
-                        .parse()
-                        .unwrap_or(usize::MAX)
-                } else {
-                    0
-                });
-            }
-        }
+        let spec = Spec::parse(format, &mut i, args, next, p);
         // A field is built in memory: past this size the line is refused
         // rather than allocating gigabytes (bash would try).
-        if let Some(size) = width.into_iter().chain(precision).find(|n| *n > MAX_FIELD) {
+        if let Some(size) = spec
+            .width
+            .into_iter()
+            .chain(spec.precision)
+            .find(|n| *n > MAX_FIELD)
+        {
             p.errors.push(if size == usize::MAX {
                 format!("field width or precision above {MAX_FIELD}")
             } else {
                 format!("{size}: field width or precision above {MAX_FIELD}")
             });
             return true;
-        }
-        // Length modifiers are accepted and ignored.
-        while i < format.len() && matches!(format[i], b'l' | b'h' | b'j' | b'z' | b't' | b'L') {
-            i += 1;
         }
         let Some(&conv) = format.get(i) else {
             p.out.push(b'%');
@@ -421,123 +342,230 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) 
                 Some(_) => Some(to_int(arg, p)),
             };
             let mut s = strftime_local(pattern, when);
-            if let Some(prec) = precision {
+            if let Some(prec) = spec.precision {
                 s.truncate(prec);
             }
-            p.out.extend(pad(s, width, left, false));
+            p.out.extend(pad(s, spec.width, spec.left, false));
             continue;
         }
         i += 1;
-        match conv {
-            b's' | b'b' | b'q' => {
-                let arg = take(args, next).unwrap_or(b"");
-                let mut s = match conv {
-                    b's' => arg.to_vec(),
-                    b'q' => quote_q(arg).into_bytes(),
-                    _ => {
-                        let (bytes, stop) = backslash_escapes(arg, true);
-                        if stop {
-                            p.out.extend(pad(bytes, width, left, false));
-                            return true;
-                        }
-                        bytes
-                    }
-                };
-                if let Some(prec) = precision {
-                    s.truncate(prec);
-                }
-                p.out.extend(pad(s, width, left, false));
-            }
-            b'c' => {
-                let arg = take(args, next).unwrap_or(b"");
-                let s = String::from_utf8_lossy(arg)
-                    .chars()
-                    .next()
-                    .map(|c| c.to_string().into_bytes())
-                    .unwrap_or_default();
-                p.out.extend(pad(s, width, left, false));
-            }
-            b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
-                let n = to_int(take(args, next), p);
-                let mut digits = match conv {
-                    b'd' | b'i' => n.unsigned_abs().to_string(),
-                    b'u' => (n as u64).to_string(),
-                    b'x' => format!("{:x}", n as u64),
-                    b'X' => format!("{:X}", n as u64),
-                    _ => format!("{:o}", n as u64),
-                };
-                if precision == Some(0) && n == 0 && !(alt && conv == b'o') {
-                    // C's rule: no digits at all for zero at precision 0.
-                    digits.clear();
-                }
-                if let Some(prec) = precision {
-                    if digits.len() < prec {
-                        digits.insert_str(0, &"0".repeat(prec - digits.len()));
-                    }
-                }
-                if alt && n != 0 {
-                    match conv {
-                        b'x' => digits.insert_str(0, "0x"),
-                        b'X' => digits.insert_str(0, "0X"),
-                        b'o' => digits.insert(0, '0'),
-                        _ => {}
-                    }
-                }
-                let sign = if matches!(conv, b'd' | b'i') {
-                    if n < 0 {
-                        "-"
-                    } else if plus {
-                        "+"
-                    } else if space {
-                        " "
-                    } else {
-                        ""
-                    }
-                } else {
-                    ""
-                };
-                let s = format!("{sign}{digits}").into_bytes();
-                p.out
-                    .extend(pad(s, width, left, zero && precision.is_none()));
-            }
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
-                let arg = take(args, next).unwrap_or(b"0");
-                let text = String::from_utf8_lossy(arg);
-                let x: f64 = match text.trim().parse() {
-                    Ok(x) => x,
-                    Err(_) => {
-                        p.errors.push(format!("{text}: invalid number"));
-                        0.0
-                    }
-                };
-                let prec = precision.unwrap_or(6);
-                let body = match conv {
-                    b'f' | b'F' => format!("{x:.prec$}"),
-                    b'e' | b'E' => {
-                        let s = format!("{x:.prec$e}");
-                        let s = fix_exponent(&s);
-                        if conv == b'E' { s.to_uppercase() } else { s }
-                    }
-                    _ => {
-                        let s = format_g(x, prec.max(1), alt);
-                        if conv == b'G' { s.to_uppercase() } else { s }
-                    }
-                };
-                let body = if plus && x >= 0.0 {
-                    format!("+{body}")
-                } else {
-                    body
-                };
-                p.out.extend(pad(body.into_bytes(), width, left, zero));
-            }
-            other => {
-                p.errors
-                    .push(format!("%{}: invalid format character", other as char));
-                return true;
-            }
+        if convert(conv, &spec, args, next, p) {
+            return true;
         }
     }
     false
+}
+
+/// Where the backslash escape starting at `format[i]` ends: two bytes, or
+/// up to three octal digits, two hex digits, four (`\u`) or eight (`\U`)
+/// hex digits after the backslash.
+fn escape_end(format: &[u8], i: usize) -> usize {
+    let (digit, max): (fn(&u8) -> bool, usize) = match format.get(i + 1) {
+        Some(b'0'..=b'7') => (|b| (b'0'..=b'7').contains(b), 5),
+        Some(b'x') => (u8::is_ascii_hexdigit, 4),
+        Some(b'u') => (u8::is_ascii_hexdigit, 6),
+        Some(b'U') => (u8::is_ascii_hexdigit, 10),
+        _ => return (i + 2).min(format.len()),
+    };
+    let mut j = i + 2;
+    while j < format.len() && j < i + max && digit(&format[j]) {
+        j += 1;
+    }
+    j
+}
+
+/// A conversion's flags, width and precision.
+#[derive(Default)]
+struct Spec {
+    left: bool,
+    zero: bool,
+    plus: bool,
+    space: bool,
+    alt: bool,
+    width: Option<usize>,
+    precision: Option<usize>,
+}
+
+impl Spec {
+    /// Read the flags, width (`*` takes an argument), precision and the
+    /// ignored length modifiers from `format[*i..]`, leaving `*i` at the
+    /// conversion character.
+    fn parse(
+        format: &[u8],
+        i: &mut usize,
+        args: &[Vec<u8>],
+        next: &mut usize,
+        p: &mut Printed,
+    ) -> Spec {
+        let mut spec = Spec::default();
+        while let Some(&c) = format.get(*i) {
+            match c {
+                b'-' => spec.left = true,
+                b'0' => spec.zero = true,
+                b'+' => spec.plus = true,
+                b' ' => spec.space = true,
+                b'#' => spec.alt = true,
+                _ => break,
+            }
+            *i += 1;
+        }
+        if format.get(*i) == Some(&b'*') {
+            let w = to_int(take(args, next), p);
+            if w < 0 {
+                spec.left = true;
+            }
+            spec.width = Some(w.unsigned_abs() as usize);
+            *i += 1;
+        } else {
+            spec.width = digits(format, i);
+        }
+        if format.get(*i) == Some(&b'.') {
+            *i += 1;
+            if format.get(*i) == Some(&b'*') {
+                spec.precision = Some(to_int(take(args, next), p).max(0) as usize);
+                *i += 1;
+            } else {
+                spec.precision = Some(digits(format, i).unwrap_or(0));
+            }
+        }
+        while format
+            .get(*i)
+            .is_some_and(|c| matches!(c, b'l' | b'h' | b'j' | b'z' | b't' | b'L'))
+        {
+            *i += 1;
+        }
+        spec
+    }
+}
+
+/// The decimal number at `format[*i..]`, if any (`usize::MAX` when too
+/// large), with `*i` moved past it.
+fn digits(format: &[u8], i: &mut usize) -> Option<usize> {
+    let start = *i;
+    while format.get(*i).is_some_and(u8::is_ascii_digit) {
+        *i += 1;
+    }
+    (*i > start).then(|| {
+        String::from_utf8_lossy(&format[start..*i])
+            .parse()
+            .unwrap_or(usize::MAX)
+    })
+}
+
+/// Print one conversion `conv` of the next argument. Returns `true` when
+/// output stops (`\c` in a `%b` argument, an invalid conversion).
+fn convert(conv: u8, spec: &Spec, args: &[Vec<u8>], next: &mut usize, p: &mut Printed) -> bool {
+    match conv {
+        b's' | b'b' | b'q' => {
+            let arg = take(args, next).unwrap_or(b"");
+            let mut s = match conv {
+                b's' => arg.to_vec(),
+                b'q' => quote_q(arg).into_bytes(),
+                _ => {
+                    let (bytes, stop) = backslash_escapes(arg, true);
+                    if stop {
+                        p.out.extend(pad(bytes, spec.width, spec.left, false));
+                        return true;
+                    }
+                    bytes
+                }
+            };
+            if let Some(prec) = spec.precision {
+                s.truncate(prec);
+            }
+            p.out.extend(pad(s, spec.width, spec.left, false));
+        }
+        b'c' => {
+            let arg = take(args, next).unwrap_or(b"");
+            let s = String::from_utf8_lossy(arg)
+                .chars()
+                .next()
+                .map(|c| c.to_string().into_bytes())
+                .unwrap_or_default();
+            p.out.extend(pad(s, spec.width, spec.left, false));
+        }
+        b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
+            let n = to_int(take(args, next), p);
+            let s = format_integer(conv, n, spec);
+            let zero = spec.zero && spec.precision.is_none();
+            p.out.extend(pad(s, spec.width, spec.left, zero));
+        }
+        b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
+            let arg = take(args, next).unwrap_or(b"0");
+            let text = String::from_utf8_lossy(arg);
+            let x: f64 = match text.trim().parse() {
+                Ok(x) => x,
+                Err(_) => {
+                    p.errors.push(format!("{text}: invalid number"));
+                    0.0
+                }
+            };
+            let body = format_float(conv, x, spec);
+            p.out.extend(pad(body, spec.width, spec.left, spec.zero));
+        }
+        other => {
+            p.errors
+                .push(format!("%{}: invalid format character", other as char));
+            return true;
+        }
+    }
+    false
+}
+
+/// `%d %i %u %x %X %o` of `n`, before padding to the width.
+fn format_integer(conv: u8, n: i64, spec: &Spec) -> Vec<u8> {
+    let mut digits = match conv {
+        b'd' | b'i' => n.unsigned_abs().to_string(),
+        b'u' => (n as u64).to_string(),
+        b'x' => format!("{:x}", n as u64),
+        b'X' => format!("{:X}", n as u64),
+        _ => format!("{:o}", n as u64),
+    };
+    if spec.precision == Some(0) && n == 0 && !(spec.alt && conv == b'o') {
+        // C's rule: no digits at all for zero at precision 0.
+        digits.clear();
+    }
+    if let Some(prec) = spec.precision {
+        if digits.len() < prec {
+            digits.insert_str(0, &"0".repeat(prec - digits.len()));
+        }
+    }
+    if spec.alt && n != 0 {
+        match conv {
+            b'x' => digits.insert_str(0, "0x"),
+            b'X' => digits.insert_str(0, "0X"),
+            b'o' => digits.insert(0, '0'),
+            _ => {}
+        }
+    }
+    let sign = match conv {
+        b'd' | b'i' if n < 0 => "-",
+        b'd' | b'i' if spec.plus => "+",
+        b'd' | b'i' if spec.space => " ",
+        _ => "",
+    };
+    format!("{sign}{digits}").into_bytes()
+}
+
+/// `%f %F %e %E %g %G` of `x`, before padding to the width.
+fn format_float(conv: u8, x: f64, spec: &Spec) -> Vec<u8> {
+    let prec = spec.precision.unwrap_or(6);
+    let body = match conv {
+        b'f' | b'F' => format!("{x:.prec$}"),
+        b'e' | b'E' => {
+            let s = fix_exponent(&format!("{x:.prec$e}"));
+            if conv == b'E' { s.to_uppercase() } else { s }
+        }
+        _ => {
+            let s = format_g(x, prec.max(1), spec.alt);
+            if conv == b'G' { s.to_uppercase() } else { s }
+        }
+    };
+    if spec.plus && x >= 0.0 {
+        format!("+{body}").into_bytes()
+    } else {
+        body.into_bytes()
+    }
 }
 
 /// Rust writes `1.5e0`; C writes `1.5e+00`.
