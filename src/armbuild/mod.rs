@@ -16,7 +16,7 @@ pub mod prompt;
 pub mod source;
 pub mod template;
 
-pub use compile::{BuildInputs, CompiledArm, compile, compile_arm};
+pub use compile::{BuildInputs, CompiledArm, Layout, compile, compile_arm};
 pub use error::BuildError;
 
 use crate::policy::Policy;
@@ -154,24 +154,13 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     let system_prompt = prompt::system_prompt(&base, &bootstrap);
 
     let mut links = compiled.links.clone();
-    let shell = match &guard {
+    let (shell, codex_shell) = match &guard {
         Some(g) => {
-            let (path, link) = shell_path(g, &l.bash_dir)?;
-            links.extend(link);
-            Some((g.clone(), path))
+            let (shell, codex_shell) = shell_links(g, &l, &mut links)?;
+            (Some((g.clone(), shell)), Some(codex_shell))
         }
-        None => None,
+        None => (None, None),
     };
-    // Codex takes its shell from the user's passwd entry and only when the
-    // file is named `bash` (or `zsh`); this link is that login shell.
-    let codex_shell = guard.as_ref().map(|g| {
-        let at = l.runtimes.join("codex").join("bash");
-        links.push(crate::armbuild::compile::Link {
-            at: at.clone(),
-            target: g.clone(),
-        });
-        at
-    });
     let writable: Vec<PathBuf> = compiled
         .policy
         .commands
@@ -257,6 +246,25 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     })?;
     layout::write_file(&l.definition, &(text + "\n"), 0o600)?;
     Ok(definition)
+}
+
+/// The path the harnesses run as `SHELL` for `guard` (see [`shell_path`])
+/// and Codex's login shell, with the links each needs added to `links`.
+fn shell_links(
+    guard: &Path,
+    l: &Layout,
+    links: &mut Vec<crate::armbuild::compile::Link>,
+) -> Result<(PathBuf, PathBuf), BuildError> {
+    let (shell, link) = shell_path(guard, &l.bash_dir)?;
+    links.extend(link);
+    // Codex takes its shell from the user's passwd entry and only when the
+    // file is named `bash` (or `zsh`); this link is that login shell.
+    let codex_shell = l.runtimes.join("codex").join("bash");
+    links.push(crate::armbuild::compile::Link {
+        at: codex_shell.clone(),
+        target: guard.to_path_buf(),
+    });
+    Ok((shell, codex_shell))
 }
 
 /// The arm's bootstrap text, with the skill's body appended when it has
