@@ -16,6 +16,60 @@ enum ArrayKind {
     Assoc,
 }
 
+/// An operand of `declare` and its place in the argv (where the
+/// expanded `NAME=(…)` items are found).
+type Operand = (usize, Vec<u8>);
+
+/// `declare`'s options.
+#[derive(Debug, Default)]
+struct DeclareFlags {
+    /// `-x` (`Some(true)`) or `+x` (`Some(false)`).
+    export: Option<bool>,
+    readonly: bool,
+    integer: bool,
+    print: bool,
+    functions: bool,
+    function_names: bool,
+    global: bool,
+    kind: Option<ArrayKind>,
+}
+
+impl DeclareFlags {
+    /// Does `declare` without operands list `var` under these options?
+    fn selects(&self, var: &crate::interp::Var) -> bool {
+        (!self.readonly || var.readonly)
+            && (self.export != Some(true) || var.exported)
+            && (!self.integer || var.integer)
+            && match self.kind {
+                Some(ArrayKind::Indexed) => matches!(var.value, crate::interp::Value::Indexed(_)),
+                Some(ArrayKind::Assoc) => matches!(var.value, crate::interp::Value::Assoc(_)),
+                None => true,
+            }
+    }
+}
+
+/// A function definition as a list of one command, to print it as source.
+fn function_as_list(def: &crate::syntax::ast::FunctionDef) -> crate::syntax::ast::List {
+    use crate::syntax::ast::{AndOr, Command, List, ListItem, PipeElement, Pipeline};
+    List {
+        items: vec![ListItem {
+            and_or: AndOr {
+                first: Pipeline {
+                    timed: None,
+                    negated: false,
+                    elements: vec![PipeElement {
+                        command: Command::FunctionDef(def.clone()),
+                        pipe_stderr: false,
+                    }],
+                    span: def.span,
+                },
+                rest: vec![],
+            },
+            background: false,
+        }],
+    }
+}
+
 /// `shopt` options guard-sh accepts.
 const SHOPTS: &[&str] = &[
     "dotglob",
@@ -229,231 +283,238 @@ impl Shell<'_> {
 
     pub(super) fn declare(&mut self, builtin: &str, args: &[Vec<u8>]) -> Status {
         let compound = std::mem::take(&mut self.compound_args);
-        let (mut export, mut readonly, mut integer, mut print) = (None, false, false, false);
-        let (mut functions, mut function_names, mut global) = (false, false, false);
-        let mut kind: Option<ArrayKind> = None;
-        let mut names = Vec::new();
-        let mut positions = Vec::new();
-        for (pos, a) in args.iter().enumerate() {
-            if (a.starts_with(b"-") || a.starts_with(b"+")) && a.len() > 1 && names.is_empty() {
-                let on = a[0] == b'-';
-                for &f in &a[1..] {
-                    match f {
-                        b'x' => export = Some(on),
-                        b'r' => readonly = on,
-                        b'i' => integer = on,
-                        b'p' => print = true,
-                        b'f' => functions = true,
-                        b'F' => function_names = true,
-                        b'g' => global = true,
-                        b'a' if on => kind = Some(ArrayKind::Indexed),
-                        b'A' if on => kind = Some(ArrayKind::Assoc),
-                        b'a' | b'A' => {}
-                        b'n' => {
-                            self.error(&format!(
-                                "{builtin}: -{}: not supported by guard-sh",
-                                f as char
-                            ));
-                            return Ok(2);
-                        }
-                        _ => {
-                            self.error(&format!("{builtin}: -{}: invalid option", f as char));
-                            return Ok(2);
-                        }
-                    }
-                }
-                continue;
-            }
-            names.push(a.clone());
-            positions.push(pos + 1);
+        let Some((flags, operands)) = self.declare_flags(builtin, args) else {
+            return Ok(2);
+        };
+        if flags.functions || flags.function_names {
+            let names: Vec<&Vec<u8>> = operands.iter().map(|(_, a)| a).collect();
+            return Ok(self.declare_functions(builtin, &names, flags.function_names));
         }
-        if functions || function_names {
-            let wanted: Vec<String> = if names.is_empty() {
-                self.functions.keys().cloned().collect()
-            } else {
-                names.iter().map(|n| lossy(n)).collect()
-            };
-            let mut status = 0;
-            for name in wanted {
-                let Some(def) = self.functions.get(&name).cloned() else {
-                    status = 1;
-                    continue;
-                };
-                let text = if function_names {
-                    format!("declare -f {name}\n")
-                } else {
-                    let list = crate::syntax::ast::List {
-                        items: vec![crate::syntax::ast::ListItem {
-                            and_or: crate::syntax::ast::AndOr {
-                                first: crate::syntax::ast::Pipeline {
-                                    timed: None,
-                                    negated: false,
-                                    elements: vec![crate::syntax::ast::PipeElement {
-                                        command: crate::syntax::ast::Command::FunctionDef(
-                                            (*def).clone(),
-                                        ),
-                                        pipe_stderr: false,
-                                    }],
-                                    span: def.span,
-                                },
-                                rest: vec![],
-                            },
-                            background: false,
-                        }],
-                    };
-                    let mut t = lossy(&crate::syntax::to_source(&list));
-                    if !t.ends_with('\n') {
-                        t.push('\n');
-                    }
-                    t
-                };
-                self.write_out(text.as_bytes(), builtin);
-            }
-            return Ok(status);
-        }
-        if names.is_empty() {
-            let all: Vec<String> = self
-                .vars
-                .sorted()
-                .into_iter()
-                .map(|(n, _)| n.clone())
-                .collect();
-            for name in all {
-                let keep = self.vars.get_var(&name).is_some_and(|v| {
-                    (!readonly || v.readonly)
-                        && (export != Some(true) || v.exported)
-                        && (!integer || v.integer)
-                        && match kind {
-                            Some(ArrayKind::Indexed) => {
-                                matches!(v.value, crate::interp::Value::Indexed(_))
-                            }
-                            Some(ArrayKind::Assoc) => {
-                                matches!(v.value, crate::interp::Value::Assoc(_))
-                            }
-                            None => true,
-                        }
-                });
-                if !keep {
-                    continue;
-                }
-                if print || readonly || export.is_some() || integer || kind.is_some() {
-                    let flags = self.attr_flags(&name);
-                    self.print_var(&flags, &name);
-                } else if let Some(array) = self.whole_value(&name).filter(|v| v.is_array()) {
-                    self.write_out(
-                        format!("{name}={}\n", array_text(&array)).as_bytes(),
-                        builtin,
-                    );
-                } else {
-                    let v = self.vars.get(&name).unwrap_or_default().to_vec();
-                    self.write_out(format!("{name}={}\n", quote(&v)).as_bytes(), builtin);
-                }
-            }
+        if operands.is_empty() {
+            self.declare_list(builtin, &flags);
             return Ok(0);
         }
         let mut status = 0;
-        for (a, pos) in names.into_iter().zip(positions) {
+        for (pos, a) in operands {
             let items = compound
                 .iter()
                 .find(|(p, _)| *p == pos)
                 .map(|(_, i)| i.clone());
-            let (name, value) = Self::split_assignment(&a);
-            if let Some((base, Some(sub))) = split_reference(name.as_bytes()) {
-                // `declare a[1]=x`: one element.
-                let (base, sub) = (base.to_string(), sub.to_vec());
-                if print {
-                    status = 1;
-                    continue;
-                }
-                if self.vars.in_function() && !global && !self.vars.is_set(&base) {
-                    self.vars.make_local(&base);
-                }
-                self.make_array(builtin, &base, kind.unwrap_or(ArrayKind::Indexed))?;
-                let key = self.runtime_element(&base, &sub)?;
-                let (v, append) = value.unwrap_or_default();
-                self.assign_element(&base, key, v, append)?;
-                continue;
-            }
-            if !is_name(name.as_bytes()) {
-                status = self.invalid_name(builtin, &name);
-                continue;
-            }
-            if print {
-                if self.vars.is_set(&name) || self.whole_value(&name).is_some() {
-                    let flags = self.attr_flags(&name);
-                    self.print_var(&flags, &name);
-                } else {
-                    self.error(&format!("{builtin}: {name}: not found"));
-                    status = 1;
-                }
-                continue;
-            }
-            if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
-                return Err(self.deny(&deny, std::slice::from_ref(&a)));
-            }
-            if self.vars.in_function() && !global {
-                self.vars.make_local(&name);
-            }
-            if integer {
-                self.vars.set_default(&name, Vec::new());
-                if let Some(var) = self.vars.get_var_mut(&name) {
-                    var.integer = true;
-                }
-            }
-            if let Some(kind) = kind {
-                if !self.make_array(builtin, &name, kind)? {
-                    status = 1;
-                    continue;
-                }
-            }
-            match (items, value) {
-                (Some(items), Some((_, append))) => {
-                    self.assign_array(&name, items, append, kind == Some(ArrayKind::Assoc))?;
-                }
-                (None, Some((v, append))) => {
-                    let is_array = self
-                        .vars
-                        .get_var(&name)
-                        .is_some_and(|var| var.value.is_array());
-                    if is_array && v.starts_with(b"(") && v.ends_with(b")") {
-                        // bash would parse the text as `(…)` and expand it a
-                        // second time.
-                        self.error(&format!(
-                            "{builtin}: {name}: an array value given as text built at run time is not parsed by guard-sh (write {name}=(…) in the command)"
-                        ));
-                        status = 1;
-                        continue;
-                    }
-                    self.assign_maybe_append(&name, v, append)?;
-                }
-                (_, None) => {
-                    if kind.is_none() {
-                        self.vars.set_default(&name, Vec::new());
-                        if self.vars.get(&name) == Some(b"")
-                            && !integer
-                            && export.is_none()
-                            && !readonly
-                            && self
-                                .vars
-                                .get_var(&name)
-                                .is_some_and(|v| !v.value.is_array())
-                        {
-                            // `declare x` leaves x declared but unset, as bash does.
-                            self.vars.unset_internal(&name);
-                        }
-                    }
-                }
-            }
-            if let Some(on) = export {
-                self.vars.export(&name, on);
-            }
-            if readonly {
-                if let Some(var) = self.vars.get_var_mut(&name) {
-                    var.readonly = true;
-                }
+            if let Some(failed) = self.declare_one(builtin, &flags, &a, items)? {
+                status = failed;
             }
         }
         Ok(status)
+    }
+
+    /// `declare`'s options and its operands with their places in the
+    /// argv; `None` (status 2, the error printed) for an unknown option.
+    fn declare_flags(
+        &mut self,
+        builtin: &str,
+        args: &[Vec<u8>],
+    ) -> Option<(DeclareFlags, Vec<Operand>)> {
+        let mut flags = DeclareFlags::default();
+        let mut operands = Vec::new();
+        for (pos, a) in args.iter().enumerate() {
+            let option = (a.starts_with(b"-") || a.starts_with(b"+")) && a.len() > 1;
+            if !option || !operands.is_empty() {
+                operands.push((pos + 1, a.clone()));
+                continue;
+            }
+            let on = a[0] == b'-';
+            for &f in &a[1..] {
+                match f {
+                    b'x' => flags.export = Some(on),
+                    b'r' => flags.readonly = on,
+                    b'i' => flags.integer = on,
+                    b'p' => flags.print = true,
+                    b'f' => flags.functions = true,
+                    b'F' => flags.function_names = true,
+                    b'g' => flags.global = true,
+                    b'a' if on => flags.kind = Some(ArrayKind::Indexed),
+                    b'A' if on => flags.kind = Some(ArrayKind::Assoc),
+                    b'a' | b'A' => {}
+                    b'n' => {
+                        self.error(&format!(
+                            "{builtin}: -{}: not supported by guard-sh",
+                            f as char
+                        ));
+                        return None;
+                    }
+                    _ => {
+                        self.error(&format!("{builtin}: -{}: invalid option", f as char));
+                        return None;
+                    }
+                }
+            }
+        }
+        Some((flags, operands))
+    }
+
+    /// `declare -f` / `declare -F`: the functions named (all without
+    /// names) as source, or their names; 1 if one is not defined.
+    fn declare_functions(&mut self, builtin: &str, names: &[&Vec<u8>], only_names: bool) -> i32 {
+        let wanted: Vec<String> = if names.is_empty() {
+            self.functions.keys().cloned().collect()
+        } else {
+            names.iter().map(|n| lossy(n)).collect()
+        };
+        let mut status = 0;
+        for name in wanted {
+            let Some(def) = self.functions.get(&name).cloned() else {
+                status = 1;
+                continue;
+            };
+            let text = if only_names {
+                format!("declare -f {name}\n")
+            } else {
+                let mut t = lossy(&crate::syntax::to_source(&function_as_list(&def)));
+                if !t.ends_with('\n') {
+                    t.push('\n');
+                }
+                t
+            };
+            self.write_out(text.as_bytes(), builtin);
+        }
+        status
+    }
+
+    /// `declare` without operands: every variable with the attributes
+    /// asked for, with its attributes when any were asked for.
+    fn declare_list(&mut self, builtin: &str, flags: &DeclareFlags) {
+        let all: Vec<String> = self
+            .vars
+            .sorted()
+            .into_iter()
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in all {
+            if !self.vars.get_var(&name).is_some_and(|v| flags.selects(v)) {
+                continue;
+            }
+            if flags.print
+                || flags.readonly
+                || flags.export.is_some()
+                || flags.integer
+                || flags.kind.is_some()
+            {
+                let attrs = self.attr_flags(&name);
+                self.print_var(&attrs, &name);
+            } else if let Some(array) = self.whole_value(&name).filter(|v| v.is_array()) {
+                self.write_out(
+                    format!("{name}={}\n", array_text(&array)).as_bytes(),
+                    builtin,
+                );
+            } else {
+                let v = self.vars.get(&name).unwrap_or_default().to_vec();
+                self.write_out(format!("{name}={}\n", quote(&v)).as_bytes(), builtin);
+            }
+        }
+    }
+
+    /// One operand of `declare`: `NAME`, `NAME=value`, `NAME=(…)` (its
+    /// `items`) or `NAME[SUB]=value`. `Some(status)` when it fails without
+    /// stopping the others.
+    fn declare_one(
+        &mut self,
+        builtin: &str,
+        flags: &DeclareFlags,
+        a: &[u8],
+        items: Option<Vec<crate::interp::arrays::ExpandedItem>>,
+    ) -> Result<Option<i32>, Flow> {
+        let (name, value) = Self::split_assignment(a);
+        if let Some((base, Some(sub))) = split_reference(name.as_bytes()) {
+            // `declare a[1]=x`: one element.
+            let (base, sub) = (base.to_string(), sub.to_vec());
+            if flags.print {
+                return Ok(Some(1));
+            }
+            if self.vars.in_function() && !flags.global && !self.vars.is_set(&base) {
+                self.vars.make_local(&base);
+            }
+            self.make_array(builtin, &base, flags.kind.unwrap_or(ArrayKind::Indexed))?;
+            let key = self.runtime_element(&base, &sub)?;
+            let (v, append) = value.unwrap_or_default();
+            self.assign_element(&base, key, v, append)?;
+            return Ok(None);
+        }
+        if !is_name(name.as_bytes()) {
+            return Ok(Some(self.invalid_name(builtin, &name)));
+        }
+        if flags.print {
+            if self.vars.is_set(&name) || self.whole_value(&name).is_some() {
+                let attrs = self.attr_flags(&name);
+                self.print_var(&attrs, &name);
+                return Ok(None);
+            }
+            self.error(&format!("{builtin}: {name}: not found"));
+            return Ok(Some(1));
+        }
+        if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
+            return Err(self.deny(&deny, &[a.to_vec()]));
+        }
+        if self.vars.in_function() && !flags.global {
+            self.vars.make_local(&name);
+        }
+        if flags.integer {
+            self.vars.set_default(&name, Vec::new());
+            if let Some(var) = self.vars.get_var_mut(&name) {
+                var.integer = true;
+            }
+        }
+        if let Some(kind) = flags.kind {
+            if !self.make_array(builtin, &name, kind)? {
+                return Ok(Some(1));
+            }
+        }
+        match (items, value) {
+            (Some(items), Some((_, append))) => {
+                let assoc = flags.kind == Some(ArrayKind::Assoc);
+                self.assign_array(&name, items, append, assoc)?;
+            }
+            (None, Some((v, append))) => {
+                let is_array = self
+                    .vars
+                    .get_var(&name)
+                    .is_some_and(|var| var.value.is_array());
+                if is_array && v.starts_with(b"(") && v.ends_with(b")") {
+                    // bash would parse the text as `(…)` and expand it a
+                    // second time.
+                    self.error(&format!(
+                        "{builtin}: {name}: an array value given as text built at run time is not parsed by guard-sh (write {name}=(…) in the command)"
+                    ));
+                    return Ok(Some(1));
+                }
+                self.assign_maybe_append(&name, v, append)?;
+            }
+            (_, None) => {
+                if flags.kind.is_none() {
+                    self.vars.set_default(&name, Vec::new());
+                    if self.vars.get(&name) == Some(b"")
+                        && !flags.integer
+                        && flags.export.is_none()
+                        && !flags.readonly
+                        && self
+                            .vars
+                            .get_var(&name)
+                            .is_some_and(|v| !v.value.is_array())
+                    {
+                        // `declare x` leaves x declared but unset, as bash does.
+                        self.vars.unset_internal(&name);
+                    }
+                }
+            }
+        }
+        if let Some(on) = flags.export {
+            self.vars.export(&name, on);
+        }
+        if flags.readonly {
+            if let Some(var) = self.vars.get_var_mut(&name) {
+                var.readonly = true;
+            }
+        }
+        Ok(None)
     }
 
     /// `readonly`/`export` with an array operand: `declare` with `flag`
