@@ -5,6 +5,9 @@
 
 mod dirs;
 mod format;
+mod options;
+mod positional;
+mod read;
 pub(super) mod test;
 mod vars;
 

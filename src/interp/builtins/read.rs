@@ -1,0 +1,399 @@
+//! `read` and `mapfile`/`readarray`: input split into variables and arrays.
+//! Every assignment they make goes through the policy check.
+
+use super::lossy;
+use crate::interp::vars::is_name;
+use crate::interp::{Shell, Status};
+use crate::os::Fd;
+
+/// Split a `read` line into at most `n` fields (the last takes the rest).
+fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize) -> Vec<Vec<u8>> {
+    let is_ifs = |i: usize| !quoted[i] && ifs.contains(&line[i]);
+    let is_ws = |i: usize| is_ifs(i) && matches!(line[i], b' ' | b'\t' | b'\n');
+    let mut fields = Vec::new();
+    let mut i = 0;
+    let len = line.len();
+    while i < len && is_ws(i) {
+        i += 1;
+    }
+    while i < len {
+        if fields.len() + 1 == n {
+            // The rest of the line, minus trailing IFS whitespace.
+            let mut end = len;
+            while end > i && is_ws(end - 1) {
+                end -= 1;
+            }
+            fields.push(line[i..end].to_vec());
+            return fields;
+        }
+        let start = i;
+        while i < len && !is_ifs(i) {
+            i += 1;
+        }
+        fields.push(line[start..i].to_vec());
+        // One delimiter: whitespace, optionally one non-whitespace IFS char.
+        while i < len && is_ws(i) {
+            i += 1;
+        }
+        if i < len && is_ifs(i) && !is_ws(i) {
+            i += 1;
+            while i < len && is_ws(i) {
+                i += 1;
+            }
+        }
+    }
+    fields
+}
+
+/// The value of the option letter just read at `a[k - 1]` (`args[*i]`), as
+/// bash's getopts takes it: the rest of the word (`-n1`), else the next
+/// word (`-n 1`, moving `i` on); `None` when there is neither.
+fn option_argument(args: &[Vec<u8>], i: &mut usize, a: &[u8], k: &mut usize) -> Option<Vec<u8>> {
+    if *k < a.len() {
+        let value = a[*k..].to_vec();
+        *k = a.len();
+        return Some(value);
+    }
+    let next = args.get(*i + 1)?.clone();
+    *i += 1;
+    Some(next)
+}
+
+/// What bash prints after a `read` usage error.
+const READ_USAGE: &[u8] = b"read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]\n";
+
+/// A `read -t` operand bash accepts: digits with at most one `.`.
+/// Whether `fd` has input (or its end) waiting within `seconds`.
+fn poll_readable(fd: Fd, seconds: f64) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let millis = (seconds * 1000.0).min(f64::from(i32::MAX)) as libc::c_int;
+    // SAFETY: one valid pollfd for the duration of the call.
+    unsafe { libc::poll(&mut pfd, 1, millis) > 0 }
+}
+
+fn is_timeout(text: &str) -> bool {
+    let mut parts = text.splitn(2, '.');
+    let whole = parts.next().unwrap_or_default();
+    let fraction = parts.next().unwrap_or_default();
+    !(whole.is_empty() && fraction.is_empty())
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && fraction.bytes().all(|b| b.is_ascii_digit())
+}
+
+impl Shell<'_> {
+    /// `read [-rs] [-d DELIM] [-n COUNT] [-p PROMPT] [-t TIMEOUT] [NAME…]`.
+    /// An option error reads nothing, so the input stays for the next line.
+    pub(super) fn read_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut raw = false;
+        let mut names = Vec::new();
+        let mut delim: Option<u8> = Some(b'\n');
+        let mut max: Option<usize> = None;
+        let mut exact = false;
+        let mut fd: Fd = 0;
+        let mut timeout: Option<f64> = None;
+        let mut array: Option<String> = None;
+        let mut i = 0;
+        // Options as bash's getopts reads them: clustered (`-rd ''`), a
+        // value attached (`-n1`) or in the next word; `--` ends them.
+        while i < args.len() && names.is_empty() {
+            let a = &args[i];
+            if a.as_slice() == b"--" {
+                i += 1;
+                break;
+            }
+            if !a.starts_with(b"-") || a.len() < 2 {
+                break;
+            }
+            let mut k = 1;
+            while k < a.len() {
+                let letter = a[k];
+                k += 1;
+                if matches!(letter, b'r' | b's' | b'e') {
+                    raw |= letter == b'r';
+                    continue;
+                }
+                if !matches!(
+                    letter,
+                    b'p' | b'd' | b'n' | b'N' | b't' | b'u' | b'a' | b'i'
+                ) {
+                    self.error(&format!("read: -{}: invalid option", letter as char));
+                    let _ = self.sys.write_all(2, READ_USAGE);
+                    return Ok(2);
+                }
+                let Some(value) = option_argument(args, &mut i, a, &mut k) else {
+                    self.error(&format!(
+                        "read: -{}: option requires an argument",
+                        letter as char
+                    ));
+                    let _ = self.sys.write_all(2, READ_USAGE);
+                    return Ok(2);
+                };
+                let text = lossy(&value);
+                match letter {
+                    // The prompt goes out only to a terminal.
+                    b'p' if self.sys.isatty(0) => {
+                        let _ = self.sys.write_all(2, &value);
+                    }
+                    b'd' => delim = Some(value.first().copied().unwrap_or(0)),
+                    b'n' | b'N' => match text.trim().parse::<usize>() {
+                        Ok(n) => {
+                            max = Some(n);
+                            exact = letter == b'N';
+                        }
+                        Err(_) => {
+                            self.error(&format!("read: {text}: invalid number"));
+                            return Ok(1);
+                        }
+                    },
+                    b't' => {
+                        if !is_timeout(text.trim()) {
+                            self.error(&format!("read: {text}: invalid timeout specification"));
+                            return Ok(1);
+                        }
+                        timeout = text.trim().parse::<f64>().ok();
+                    }
+                    b'u' => match text.trim().parse::<Fd>() {
+                        Ok(n) if n >= 0 && !crate::os::private_fd::is_private(n) => fd = n,
+                        _ => {
+                            self.error(&format!(
+                                "read: {text}: invalid file descriptor specification"
+                            ));
+                            return Ok(1);
+                        }
+                    },
+                    b'a' => array = Some(text.clone()),
+                    // -p off a terminal; -i: readline's initial text (no readline here).
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        names.extend(args[i..].iter().map(|a| lossy(a)));
+        if exact {
+            delim = None;
+        }
+        let reply = names.is_empty() && array.is_none();
+        if reply {
+            names.push("REPLY".into());
+        }
+        if let Some(seconds) = timeout {
+            // `-t 0`: only whether input is waiting; else wait that long.
+            let ready = poll_readable(fd, seconds);
+            if seconds == 0.0 {
+                return Ok(i32::from(!ready));
+            }
+            if !ready {
+                return Ok(142);
+            }
+        }
+        // Read one byte at a time so the rest of the input stays for the next reader.
+        let mut line = Vec::new();
+        let mut quoted_mask = Vec::new();
+        let mut eof = true;
+        let mut byte = [0u8; 1];
+        loop {
+            if max.is_some_and(|m| line.len() >= m) {
+                eof = false;
+                break;
+            }
+            match self.sys.read(fd, &mut byte) {
+                Ok(1) => {}
+                _ => break,
+            }
+            let b = byte[0];
+            if Some(b) == delim {
+                eof = false;
+                break;
+            }
+            if b == b'\\' && !raw {
+                match self.sys.read(fd, &mut byte) {
+                    Ok(1) if byte[0] == b'\n' => continue,
+                    Ok(1) => {
+                        line.push(byte[0]);
+                        quoted_mask.push(true);
+                        continue;
+                    }
+                    _ => break,
+                }
+            }
+            line.push(b);
+            quoted_mask.push(false);
+        }
+        // Without a name, or with -N, the line is taken whole (bash).
+        if reply || exact {
+            self.assign(&names[0], line)?;
+            for name in &names[1..] {
+                self.assign(name, Vec::new())?;
+            }
+            return Ok(i32::from(eof));
+        }
+        let ifs = self
+            .vars
+            .get("IFS")
+            .map_or(b" \t\n".to_vec(), <[u8]>::to_vec);
+        if let Some(array) = array {
+            if !is_name(array.as_bytes()) {
+                self.invalid_name("read", &array);
+                return Ok(1);
+            }
+            let fields = split_read(&line, &quoted_mask, &ifs, usize::MAX);
+            let items = fields.into_iter().map(|f| (None, f)).collect();
+            self.assign_array(&array, items, false, false)?;
+            return Ok(i32::from(eof));
+        }
+        let fields = split_read(&line, &quoted_mask, &ifs, names.len());
+        for (k, name) in names.iter().enumerate() {
+            let value = fields.get(k).cloned().unwrap_or_default();
+            if !is_name(name.as_bytes()) {
+                self.invalid_name("read", name);
+                return Ok(1);
+            }
+            self.assign(name, value)?;
+        }
+        Ok(i32::from(eof))
+    }
+
+    /// `mapfile`/`readarray [-d DELIM] [-n COUNT] [-O ORIGIN] [-s SKIP] [-t]
+    /// [-u FD] [ARRAY]`: lines of input into an indexed array (`MAPFILE`).
+    /// `-C`/`-c` (a callback run as shell text) are refused.
+    pub(super) fn mapfile(&mut self, builtin: &str, args: &[Vec<u8>]) -> Status {
+        let mut delim = b'\n';
+        let (mut count, mut origin, mut skip) = (0usize, None::<i64>, 0usize);
+        let mut strip = false;
+        let mut fd: Fd = 0;
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            if a.as_slice() == b"--" {
+                i += 1;
+                break;
+            }
+            if !a.starts_with(b"-") || a.len() < 2 {
+                break;
+            }
+            let mut k = 1;
+            while k < a.len() {
+                let letter = a[k];
+                k += 1;
+                if letter == b't' {
+                    strip = true;
+                    continue;
+                }
+                if !matches!(letter, b'd' | b'n' | b'O' | b's' | b'u' | b'C' | b'c') {
+                    self.error(&format!("{builtin}: -{}: invalid option", letter as char));
+                    return Ok(2);
+                }
+                let Some(value) = option_argument(args, &mut i, a, &mut k) else {
+                    self.error(&format!(
+                        "{builtin}: -{}: option requires an argument",
+                        letter as char
+                    ));
+                    return Ok(2);
+                };
+                let text = lossy(&value);
+                let number = text.trim().parse::<i64>().ok().filter(|n| *n >= 0);
+                match (letter, number) {
+                    (b'd', _) => delim = value.first().copied().unwrap_or(0),
+                    (b'n', Some(n)) => count = n as usize,
+                    (b'O', Some(n)) => origin = Some(n),
+                    (b's', Some(n)) => skip = n as usize,
+                    (b'u', Some(n)) if !crate::os::private_fd::is_private(n as Fd) => fd = n as Fd,
+                    (b'u', _) => {
+                        self.error(&format!(
+                            "{builtin}: {text}: invalid file descriptor specification"
+                        ));
+                        return Ok(1);
+                    }
+                    (b'C' | b'c', _) => {
+                        self.error(&format!(
+                            "{builtin}: -{}: callbacks are not supported by guard-sh",
+                            letter as char
+                        ));
+                        return Ok(2);
+                    }
+                    (b'O', None) => {
+                        self.error(&format!("{builtin}: {text}: invalid array origin"));
+                        return Ok(1);
+                    }
+                    _ => {
+                        self.error(&format!("{builtin}: {text}: invalid line count"));
+                        return Ok(1);
+                    }
+                }
+            }
+            i += 1;
+        }
+        let name = args.get(i).map_or("MAPFILE".to_string(), |a| lossy(a));
+        if !is_name(name.as_bytes()) {
+            self.error(&format!("{builtin}: `{name}': not a valid identifier"));
+            return Ok(1);
+        }
+        if self.is_assoc(&name) {
+            self.error(&format!("{builtin}: {name}: not an indexed array"));
+            return Ok(1);
+        }
+        // Read a byte at a time, so what follows stays for the next reader.
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        let mut line = Vec::new();
+        let mut byte = [0u8; 1];
+        let mut seen = 0usize;
+        loop {
+            if count > 0 && lines.len() >= count {
+                break;
+            }
+            let got = matches!(self.sys.read(fd, &mut byte), Ok(1));
+            if got {
+                line.push(byte[0]);
+                if byte[0] != delim {
+                    continue;
+                }
+                if strip {
+                    line.pop();
+                }
+            } else if line.is_empty() {
+                break;
+            }
+            seen += 1;
+            let done = std::mem::take(&mut line);
+            if seen > skip {
+                lines.push(done);
+            }
+            if !got {
+                break;
+            }
+        }
+        let start = origin.unwrap_or(0);
+        let items: Vec<_> = lines
+            .into_iter()
+            .enumerate()
+            .map(|(n, l)| (Some((start + n as i64).to_string().into_bytes()), l))
+            .collect();
+        // Without -O the array is emptied first.
+        self.assign_array(&name, items, origin.is_some(), false)?;
+        Ok(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_read;
+
+    fn sr(line: &str, ifs: &str, n: usize) -> Vec<String> {
+        let q = vec![false; line.len()];
+        split_read(line.as_bytes(), &q, ifs.as_bytes(), n)
+            .into_iter()
+            .map(|f| String::from_utf8_lossy(&f).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn read_splits_on_ifs_and_gives_the_rest_to_the_last_name() {
+        assert_eq!(sr("  a  b   c d  ", " \t\n", 2), ["a", "b   c d"]);
+        assert_eq!(sr("a:b::c", ":", 4), ["a", "b", "", "c"]);
+        assert_eq!(sr("x y", " ", 1), ["x y"]);
+    }
+}
