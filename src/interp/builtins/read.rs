@@ -84,105 +84,54 @@ fn is_timeout(text: &str) -> bool {
         && fraction.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// `read`'s options.
+struct ReadOptions {
+    /// `-r`: a backslash is an ordinary byte.
+    raw: bool,
+    /// `-d`: the byte that ends the record (`None` with `-N`).
+    delim: Option<u8>,
+    /// `-n`/`-N`: at most this many bytes.
+    max: Option<usize>,
+    /// `-N`: exactly `max` bytes, taken whole.
+    exact: bool,
+    /// `-u`: the descriptor read.
+    fd: Fd,
+    /// `-t`: seconds to wait for input.
+    timeout: Option<f64>,
+    /// `-a`: the array the fields go to.
+    array: Option<String>,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            raw: false,
+            delim: Some(b'\n'),
+            max: None,
+            exact: false,
+            fd: 0,
+            timeout: None,
+            array: None,
+        }
+    }
+}
+
 impl Shell<'_> {
     /// `read [-rs] [-d DELIM] [-n COUNT] [-p PROMPT] [-t TIMEOUT] [NAME…]`.
     /// An option error reads nothing, so the input stays for the next line.
     pub(super) fn read_builtin(&mut self, args: &[Vec<u8>]) -> Status {
-        let mut raw = false;
-        let mut names = Vec::new();
-        let mut delim: Option<u8> = Some(b'\n');
-        let mut max: Option<usize> = None;
-        let mut exact = false;
-        let mut fd: Fd = 0;
-        let mut timeout: Option<f64> = None;
-        let mut array: Option<String> = None;
-        let mut i = 0;
-        // Options as bash's getopts reads them: clustered (`-rd ''`), a
-        // value attached (`-n1`) or in the next word; `--` ends them.
-        while i < args.len() && names.is_empty() {
-            let a = &args[i];
-            if a.as_slice() == b"--" {
-                i += 1;
-                break;
-            }
-            if !a.starts_with(b"-") || a.len() < 2 {
-                break;
-            }
-            let mut k = 1;
-            while k < a.len() {
-                let letter = a[k];
-                k += 1;
-                if matches!(letter, b'r' | b's' | b'e') {
-                    raw |= letter == b'r';
-                    continue;
-                }
-                if !matches!(
-                    letter,
-                    b'p' | b'd' | b'n' | b'N' | b't' | b'u' | b'a' | b'i'
-                ) {
-                    self.error(&format!("read: -{}: invalid option", letter as char));
-                    let _ = self.sys.write_all(2, READ_USAGE);
-                    return Ok(2);
-                }
-                let Some(value) = option_argument(args, &mut i, a, &mut k) else {
-                    self.error(&format!(
-                        "read: -{}: option requires an argument",
-                        letter as char
-                    ));
-                    let _ = self.sys.write_all(2, READ_USAGE);
-                    return Ok(2);
-                };
-                let text = lossy(&value);
-                match letter {
-                    // The prompt goes out only to a terminal.
-                    b'p' if self.sys.isatty(0) => {
-                        let _ = self.sys.write_all(2, &value);
-                    }
-                    b'd' => delim = Some(value.first().copied().unwrap_or(0)),
-                    b'n' | b'N' => match text.trim().parse::<usize>() {
-                        Ok(n) => {
-                            max = Some(n);
-                            exact = letter == b'N';
-                        }
-                        Err(_) => {
-                            self.error(&format!("read: {text}: invalid number"));
-                            return Ok(1);
-                        }
-                    },
-                    b't' => {
-                        if !is_timeout(text.trim()) {
-                            self.error(&format!("read: {text}: invalid timeout specification"));
-                            return Ok(1);
-                        }
-                        timeout = text.trim().parse::<f64>().ok();
-                    }
-                    b'u' => match text.trim().parse::<Fd>() {
-                        Ok(n) if n >= 0 && !crate::os::private_fd::is_private(n) => fd = n,
-                        _ => {
-                            self.error(&format!(
-                                "read: {text}: invalid file descriptor specification"
-                            ));
-                            return Ok(1);
-                        }
-                    },
-                    b'a' => array = Some(text.clone()),
-                    // -p off a terminal; -i: readline's initial text (no readline here).
-                    _ => {}
-                }
-            }
-            i += 1;
-        }
-        names.extend(args[i..].iter().map(|a| lossy(a)));
-        if exact {
-            delim = None;
-        }
-        let reply = names.is_empty() && array.is_none();
+        let (opts, first_name) = match self.read_options(args) {
+            Ok(parsed) => parsed,
+            Err(status) => return Ok(status),
+        };
+        let mut names: Vec<String> = args[first_name..].iter().map(|a| lossy(a)).collect();
+        let reply = names.is_empty() && opts.array.is_none();
         if reply {
             names.push("REPLY".into());
         }
-        if let Some(seconds) = timeout {
+        if let Some(seconds) = opts.timeout {
             // `-t 0`: only whether input is waiting; else wait that long.
-            let ready = poll_readable(fd, seconds);
+            let ready = poll_readable(opts.fd, seconds);
             if seconds == 0.0 {
                 return Ok(i32::from(!ready));
             }
@@ -190,41 +139,9 @@ impl Shell<'_> {
                 return Ok(142);
             }
         }
-        // Read one byte at a time so the rest of the input stays for the next reader.
-        let mut line = Vec::new();
-        let mut quoted_mask = Vec::new();
-        let mut eof = true;
-        let mut byte = [0u8; 1];
-        loop {
-            if max.is_some_and(|m| line.len() >= m) {
-                eof = false;
-                break;
-            }
-            match self.sys.read(fd, &mut byte) {
-                Ok(1) => {}
-                _ => break,
-            }
-            let b = byte[0];
-            if Some(b) == delim {
-                eof = false;
-                break;
-            }
-            if b == b'\\' && !raw {
-                match self.sys.read(fd, &mut byte) {
-                    Ok(1) if byte[0] == b'\n' => continue,
-                    Ok(1) => {
-                        line.push(byte[0]);
-                        quoted_mask.push(true);
-                        continue;
-                    }
-                    _ => break,
-                }
-            }
-            line.push(b);
-            quoted_mask.push(false);
-        }
+        let (line, quoted_mask, eof) = self.read_record(&opts);
         // Without a name, or with -N, the line is taken whole (bash).
-        if reply || exact {
+        if reply || opts.exact {
             self.assign(&names[0], line)?;
             for name in &names[1..] {
                 self.assign(name, Vec::new())?;
@@ -235,7 +152,7 @@ impl Shell<'_> {
             .vars
             .get("IFS")
             .map_or(b" \t\n".to_vec(), <[u8]>::to_vec);
-        if let Some(array) = array {
+        if let Some(array) = opts.array {
             if !is_name(array.as_bytes()) {
                 self.invalid_name("read", &array);
                 return Ok(1);
@@ -255,6 +172,141 @@ impl Shell<'_> {
             self.assign(name, value)?;
         }
         Ok(i32::from(eof))
+    }
+
+    /// `read`'s options, read as bash's getopts reads them: clustered
+    /// (`-rd ''`), a value attached (`-n1`) or in the next word; `--` ends
+    /// them. Returns them with the index of the first name, or the status
+    /// of an error (printed). `-p` prints its prompt here, to a terminal.
+    fn read_options(&mut self, args: &[Vec<u8>]) -> Result<(ReadOptions, usize), i32> {
+        let mut opts = ReadOptions::default();
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            if a.as_slice() == b"--" {
+                i += 1;
+                break;
+            }
+            if !a.starts_with(b"-") || a.len() < 2 {
+                break;
+            }
+            let mut k = 1;
+            while k < a.len() {
+                let letter = a[k];
+                k += 1;
+                if matches!(letter, b'r' | b's' | b'e') {
+                    opts.raw |= letter == b'r';
+                    continue;
+                }
+                let usage = |shell: &mut Self, message: String| {
+                    shell.error(&message);
+                    let _ = shell.sys.write_all(2, READ_USAGE);
+                    2
+                };
+                if !matches!(
+                    letter,
+                    b'p' | b'd' | b'n' | b'N' | b't' | b'u' | b'a' | b'i'
+                ) {
+                    return Err(usage(
+                        self,
+                        format!("read: -{}: invalid option", letter as char),
+                    ));
+                }
+                let Some(value) = option_argument(args, &mut i, a, &mut k) else {
+                    return Err(usage(
+                        self,
+                        format!("read: -{}: option requires an argument", letter as char),
+                    ));
+                };
+                if let Err(message) = self.read_option(letter, &value, &mut opts) {
+                    self.error(&message);
+                    return Err(1);
+                }
+            }
+            i += 1;
+        }
+        if opts.exact {
+            opts.delim = None;
+        }
+        Ok((opts, i))
+    }
+
+    /// Apply one `read` option with its value; the error for an invalid
+    /// value.
+    fn read_option(
+        &mut self,
+        letter: u8,
+        value: &[u8],
+        opts: &mut ReadOptions,
+    ) -> Result<(), String> {
+        let text = lossy(value);
+        match letter {
+            // The prompt goes out only to a terminal.
+            b'p' if self.sys.isatty(0) => {
+                let _ = self.sys.write_all(2, value);
+            }
+            b'd' => opts.delim = Some(value.first().copied().unwrap_or(0)),
+            b'n' | b'N' => match text.trim().parse::<usize>() {
+                Ok(n) => {
+                    opts.max = Some(n);
+                    opts.exact = letter == b'N';
+                }
+                Err(_) => return Err(format!("read: {text}: invalid number")),
+            },
+            b't' => {
+                if !is_timeout(text.trim()) {
+                    return Err(format!("read: {text}: invalid timeout specification"));
+                }
+                opts.timeout = text.trim().parse::<f64>().ok();
+            }
+            b'u' => match text.trim().parse::<Fd>() {
+                Ok(n) if n >= 0 && !crate::os::private_fd::is_private(n) => opts.fd = n,
+                _ => {
+                    return Err(format!(
+                        "read: {text}: invalid file descriptor specification"
+                    ));
+                }
+            },
+            b'a' => opts.array = Some(text.clone()),
+            // -p off a terminal; -i: readline's initial text (no readline here).
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Read one record one byte at a time, so the rest of the input stays
+    /// for the next reader: the bytes, which of them a backslash quoted,
+    /// and whether input ended before the delimiter or count.
+    fn read_record(&mut self, opts: &ReadOptions) -> (Vec<u8>, Vec<bool>, bool) {
+        let mut line = Vec::new();
+        let mut quoted_mask = Vec::new();
+        let mut byte = [0u8; 1];
+        loop {
+            if opts.max.is_some_and(|m| line.len() >= m) {
+                return (line, quoted_mask, false);
+            }
+            match self.sys.read(opts.fd, &mut byte) {
+                Ok(1) => {}
+                _ => return (line, quoted_mask, true),
+            }
+            let b = byte[0];
+            if Some(b) == opts.delim {
+                return (line, quoted_mask, false);
+            }
+            if b == b'\\' && !opts.raw {
+                match self.sys.read(opts.fd, &mut byte) {
+                    Ok(1) if byte[0] == b'\n' => continue,
+                    Ok(1) => {
+                        line.push(byte[0]);
+                        quoted_mask.push(true);
+                        continue;
+                    }
+                    _ => return (line, quoted_mask, true),
+                }
+            }
+            line.push(b);
+            quoted_mask.push(false);
+        }
     }
 
     /// `mapfile`/`readarray [-d DELIM] [-n COUNT] [-O ORIGIN] [-s SKIP] [-t]
