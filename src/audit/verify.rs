@@ -641,6 +641,21 @@ struct Allowed {
     helpers: BTreeSet<String>,
 }
 
+/// What judging a session's records carries from one record to the next.
+#[derive(Default)]
+struct Judged<'a> {
+    /// What the session may spawn, from its session record.
+    allowed: Option<Allowed>,
+    /// Argvs the dynamic guard denied since the last line record, with their seq.
+    denied_argvs: Vec<(Vec<String>, u64)>,
+    /// Seq of a refused top-level line, until the next line record.
+    refused_line: Option<u64>,
+    /// Whether the last line record was a top-level line.
+    last_origin_top: bool,
+    /// A top-level line still waiting for its verdict (or syntax error).
+    unjudged_line: Option<&'a Entry>,
+}
+
 struct SessionJudge<'a> {
     id: &'a str,
     files: &'a [String],
@@ -796,167 +811,181 @@ impl<'a> SessionJudge<'a> {
     fn judge_events(&mut self) {
         let entries = self.entries;
         let order: Vec<usize> = self.unique.values().copied().collect();
-        let mut allowed: Option<Allowed> = None;
-        // Argvs the dynamic guard denied since the last line record, with their seq.
-        let mut denied_argvs: Vec<(Vec<String>, u64)> = Vec::new();
-        // Seq of a refused top-level line, until the next line record.
-        let mut refused_line: Option<u64> = None;
-        let mut last_origin_top = true;
-        // A top-level line still waiting for its verdict (or syntax error).
-        let mut unjudged_line: Option<&Entry> = None;
+        let mut state = Judged {
+            last_origin_top: true,
+            ..Judged::default()
+        };
         for i in order {
             let e = &entries[i];
-            let event: Event = match serde_json::from_value(e.value.clone()) {
-                Ok(ev) => ev,
+            match serde_json::from_value(e.value.clone()) {
+                Ok(event) => self.judge_event(&mut state, e, event),
                 Err(why) => {
                     let message = format!("seq {}: not a valid `{}` record: {why}", e.seq, e.kind);
                     self.find(FindingKind::Corrupt, Some(e), None, message);
-                    continue;
                 }
-            };
-            match event {
-                Event::Session {
-                    arm,
-                    policy_sha256,
-                    enforcement,
-                    mode,
-                    shell,
-                    bin_dir,
-                    commands,
-                    helpers,
-                    sandbox,
-                    ..
-                } => {
-                    if sandbox == "required" && enforcement == "none" {
-                        let message = format!(
-                            "seq {}: the policy requires the sandbox but enforcement is `none`",
-                            e.seq
-                        );
-                        self.find(FindingKind::SandboxMissing, Some(e), None, message);
-                    }
-                    allowed = Some(Allowed {
-                        shell,
-                        commands: commands
-                            .into_iter()
-                            .map(|(name, path)| {
-                                let link = Path::new(&bin_dir)
-                                    .join(&name)
-                                    .to_string_lossy()
-                                    .into_owned();
-                                (name, BTreeSet::from([path, link]))
-                            })
-                            .collect(),
-                        helpers: helpers.into_iter().collect(),
-                    });
-                    self.summary.arm = Some(arm);
-                    self.summary.policy_sha256 = Some(policy_sha256);
-                    self.summary.enforcement = Some(enforcement);
-                    self.summary.mode = Some(mode);
-                    self.summary.sandbox = Some(sandbox);
-                }
-                Event::Harness {
-                    arm,
-                    policy_sha256,
-                    enforcement,
-                    planted,
-                    ..
-                } => {
-                    if !planted.is_empty() {
-                        let message = format!(
-                            "seq {}: the work folder held {} when the trial started: configuration an earlier trial (or anyone) left there steers this one; start each trial in a fresh work folder (arm-build clears it)",
-                            e.seq,
-                            planted.join(", ")
-                        );
-                        self.find(FindingKind::PlantedConfig, Some(e), None, message);
-                    }
-                    self.summary.arm = Some(arm);
-                    self.summary.policy_sha256 = Some(policy_sha256);
-                    self.summary.enforcement = Some(enforcement);
-                    self.summary.mode = Some(HARNESS_MODE.to_string());
-                }
-                Event::Line { origin, .. } => {
-                    if let Some(line) = unjudged_line.take() {
-                        self.report_unjudged(line);
-                    }
-                    self.summary.lines += 1;
-                    denied_argvs.clear();
-                    refused_line = None;
-                    last_origin_top = TOP_LEVEL_ORIGINS.contains(&origin.as_str());
-                    if last_origin_top {
-                        unjudged_line = Some(e);
-                    }
-                }
-                Event::Verdict { allowed: ok, .. } => {
-                    unjudged_line = None;
-                    if !ok {
-                        self.summary.denied_lines += 1;
-                        if last_origin_top {
-                            refused_line = Some(e.seq);
-                        }
-                    }
-                }
-                Event::Denied { argv, .. } => {
-                    self.summary.denied_commands += 1;
-                    denied_argvs.push((argv, e.seq));
-                }
-                Event::Spawn { path, argv, .. } => {
-                    self.summary.spawned += 1;
-                    *self.summary.binaries.entry(path.clone()).or_default() += 1;
-                    if let Some(at) = refused_line {
-                        let message = format!(
-                            "seq {}: {path} was spawned although the line was refused at seq {at}",
-                            e.seq
-                        );
-                        self.find(FindingKind::DeniedButExecuted, Some(e), None, message);
-                    }
-                    if let Some((_, at)) = denied_argvs.iter().find(|(d, _)| *d == argv) {
-                        let message = format!(
-                            "seq {}: {path} {argv:?} was spawned although seq {at} denied that argv",
-                            e.seq
-                        );
-                        self.find(FindingKind::DeniedButExecuted, Some(e), None, message);
-                    }
-                    match &allowed {
-                        Some(a) => {
-                            if let Some(why) = judge_spawn(a, &path, &argv) {
-                                let message = format!("seq {}: spawned {path}: {why}", e.seq);
-                                self.find(FindingKind::Leak, Some(e), None, message);
-                            }
-                        }
-                        None => {
-                            let message = format!(
-                                "seq {}: spawned {path} in a session without a session record: cannot be judged",
-                                e.seq
-                            );
-                            self.find(FindingKind::Leak, Some(e), None, message);
-                        }
-                    }
-                }
-                Event::Error { .. } => unjudged_line = None,
-                Event::Unrecorded { kind, reason, .. } => {
-                    let message = format!(
-                        "seq {}: a `{kind}` record could not be written ({reason}): the session's record is incomplete",
-                        e.seq
-                    );
-                    self.find(FindingKind::Incomplete, Some(e), None, message);
-                }
-                Event::Exec { path, allowed, .. } => {
-                    if allowed {
-                        *self.summary.binaries.entry(path).or_default() += 1;
-                    } else {
-                        self.summary.denied_commands += 1;
-                    }
-                }
-                Event::Connect { allowed, .. } => {
-                    if !allowed {
-                        self.summary.denied_commands += 1;
-                    }
-                }
-                Event::Exit { .. } | Event::HarnessEnd { .. } => {}
             }
         }
-        if let Some(line) = unjudged_line {
+        if let Some(line) = state.unjudged_line {
             self.report_unjudged(line);
+        }
+    }
+
+    /// Judge one record `e` (read as `event`) against what came before it.
+    fn judge_event(&mut self, state: &mut Judged<'a>, e: &'a Entry, event: Event) {
+        match event {
+            Event::Session { .. } => state.allowed = self.session_started(e, event),
+            Event::Harness { .. } => self.harness_started(e, event),
+            Event::Line { origin, .. } => {
+                if let Some(line) = state.unjudged_line.take() {
+                    self.report_unjudged(line);
+                }
+                self.summary.lines += 1;
+                state.denied_argvs.clear();
+                state.refused_line = None;
+                state.last_origin_top = TOP_LEVEL_ORIGINS.contains(&origin.as_str());
+                if state.last_origin_top {
+                    state.unjudged_line = Some(e);
+                }
+            }
+            Event::Verdict { allowed: ok, .. } => {
+                state.unjudged_line = None;
+                if !ok {
+                    self.summary.denied_lines += 1;
+                    if state.last_origin_top {
+                        state.refused_line = Some(e.seq);
+                    }
+                }
+            }
+            Event::Denied { argv, .. } => {
+                self.summary.denied_commands += 1;
+                state.denied_argvs.push((argv, e.seq));
+            }
+            Event::Spawn { path, argv, .. } => self.judge_spawn_record(state, e, &path, &argv),
+            Event::Error { .. } => state.unjudged_line = None,
+            Event::Unrecorded { kind, reason, .. } => {
+                let message = format!(
+                    "seq {}: a `{kind}` record could not be written ({reason}): the session's record is incomplete",
+                    e.seq
+                );
+                self.find(FindingKind::Incomplete, Some(e), None, message);
+            }
+            Event::Exec { path, allowed, .. } => {
+                if allowed {
+                    *self.summary.binaries.entry(path).or_default() += 1;
+                } else {
+                    self.summary.denied_commands += 1;
+                }
+            }
+            Event::Connect { allowed, .. } => {
+                if !allowed {
+                    self.summary.denied_commands += 1;
+                }
+            }
+            Event::Exit { .. } | Event::HarnessEnd { .. } => {}
+        }
+    }
+
+    /// A session record: the summary's facts, a finding if the sandbox was
+    /// required but absent, and what the session may spawn.
+    fn session_started(&mut self, e: &Entry, event: Event) -> Option<Allowed> {
+        let Event::Session {
+            arm,
+            policy_sha256,
+            enforcement,
+            mode,
+            shell,
+            bin_dir,
+            commands,
+            helpers,
+            sandbox,
+            ..
+        } = event
+        else {
+            return None;
+        };
+        if sandbox == "required" && enforcement == "none" {
+            let message = format!(
+                "seq {}: the policy requires the sandbox but enforcement is `none`",
+                e.seq
+            );
+            self.find(FindingKind::SandboxMissing, Some(e), None, message);
+        }
+        self.summary.arm = Some(arm);
+        self.summary.policy_sha256 = Some(policy_sha256);
+        self.summary.enforcement = Some(enforcement);
+        self.summary.mode = Some(mode);
+        self.summary.sandbox = Some(sandbox);
+        Some(Allowed {
+            shell,
+            commands: commands
+                .into_iter()
+                .map(|(name, path)| {
+                    let link = Path::new(&bin_dir)
+                        .join(&name)
+                        .to_string_lossy()
+                        .into_owned();
+                    (name, BTreeSet::from([path, link]))
+                })
+                .collect(),
+            helpers: helpers.into_iter().collect(),
+        })
+    }
+
+    /// The launcher's `harness` record: the summary's facts, and a finding
+    /// if the work folder held planted configuration.
+    fn harness_started(&mut self, e: &Entry, event: Event) {
+        let Event::Harness {
+            arm,
+            policy_sha256,
+            enforcement,
+            planted,
+            ..
+        } = event
+        else {
+            return;
+        };
+        if !planted.is_empty() {
+            let message = format!(
+                "seq {}: the work folder held {} when the trial started: configuration an earlier trial (or anyone) left there steers this one; start each trial in a fresh work folder (arm-build clears it)",
+                e.seq,
+                planted.join(", ")
+            );
+            self.find(FindingKind::PlantedConfig, Some(e), None, message);
+        }
+        self.summary.arm = Some(arm);
+        self.summary.policy_sha256 = Some(policy_sha256);
+        self.summary.enforcement = Some(enforcement);
+        self.summary.mode = Some(HARNESS_MODE.to_string());
+    }
+
+    /// A spawn: counted, and a finding if its line was refused, its argv
+    /// denied since that line, or its program is not the session's to run.
+    fn judge_spawn_record(&mut self, state: &Judged<'a>, e: &Entry, path: &str, argv: &[String]) {
+        self.summary.spawned += 1;
+        *self.summary.binaries.entry(path.to_string()).or_default() += 1;
+        if let Some(at) = state.refused_line {
+            let message = format!(
+                "seq {}: {path} was spawned although the line was refused at seq {at}",
+                e.seq
+            );
+            self.find(FindingKind::DeniedButExecuted, Some(e), None, message);
+        }
+        if let Some((_, at)) = state.denied_argvs.iter().find(|(d, _)| d == argv) {
+            let message = format!(
+                "seq {}: {path} {argv:?} was spawned although seq {at} denied that argv",
+                e.seq
+            );
+            self.find(FindingKind::DeniedButExecuted, Some(e), None, message);
+        }
+        let why = match &state.allowed {
+            Some(a) => judge_spawn(a, path, argv).map(|why| format!("spawned {path}: {why}")),
+            None => Some(format!(
+                "spawned {path} in a session without a session record: cannot be judged"
+            )),
+        };
+        if let Some(why) = why {
+            let message = format!("seq {}: {why}", e.seq);
+            self.find(FindingKind::Leak, Some(e), None, message);
         }
     }
 
