@@ -201,21 +201,27 @@ fn restore_mask(old: &libc::sigset_t) {
     }
 }
 
-impl System for RealSystem {
-    fn spawn(
-        &mut self,
-        req: &SpawnRequest,
-        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
-    ) -> Result<Pid, SpawnError> {
-        // Everything the child needs is allocated before fork.
-        let path = cstring(req.path.as_os_str().as_bytes()).map_err(SpawnError::Os)?;
-        let cwd = cstring(req.cwd.as_os_str().as_bytes()).map_err(SpawnError::Os)?;
+/// A command's path, folder, argv and environment as C strings, made
+/// before `fork` so the child allocates nothing. The pointer arrays point
+/// into the strings' heap buffers, which stay put when the struct moves.
+struct ExecImage {
+    path: CString,
+    cwd: CString,
+    _argv: Vec<CString>,
+    _envp: Vec<CString>,
+    argv_ptrs: Vec<*const libc::c_char>,
+    envp_ptrs: Vec<*const libc::c_char>,
+}
+
+impl ExecImage {
+    fn new(req: &SpawnRequest) -> io::Result<ExecImage> {
+        let path = cstring(req.path.as_os_str().as_bytes())?;
+        let cwd = cstring(req.cwd.as_os_str().as_bytes())?;
         let argv: Vec<CString> = req
             .argv
             .iter()
             .map(|a| cstring(a))
-            .collect::<io::Result<_>>()
-            .map_err(SpawnError::Os)?;
+            .collect::<io::Result<_>>()?;
         let envp: Vec<CString> = req
             .envp
             .iter()
@@ -225,13 +231,110 @@ impl System for RealSystem {
                 entry.extend_from_slice(v);
                 cstring(&entry)
             })
-            .collect::<io::Result<_>>()
-            .map_err(SpawnError::Os)?;
-        let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-        argv_ptrs.push(std::ptr::null());
-        let mut envp_ptrs: Vec<*const libc::c_char> = envp.iter().map(|e| e.as_ptr()).collect();
-        envp_ptrs.push(std::ptr::null());
+            .collect::<io::Result<_>>()?;
+        let null_ended = |strings: &[CString]| {
+            let mut ptrs: Vec<*const libc::c_char> = strings.iter().map(|s| s.as_ptr()).collect();
+            ptrs.push(std::ptr::null());
+            ptrs
+        };
+        Ok(ExecImage {
+            argv_ptrs: null_ended(&argv),
+            envp_ptrs: null_ended(&envp),
+            path,
+            cwd,
+            _argv: argv,
+            _envp: envp,
+        })
+    }
+}
 
+/// The child's side of [`RealSystem::spawn`]: join the group, take the
+/// terminal, reset signals, wait for the parent's go (after it has
+/// recorded the spawn), enter the sandbox and the supervisor's filter,
+/// then exec. A failure is written to `error_w` as the errno and ends the
+/// child with 126 (127 when the program is not found).
+///
+/// # Safety
+/// Call only in the child of a `fork` of single-threaded guard-sh: only
+/// async-signal-safe calls are made, and the function never returns.
+unsafe fn exec_child(req: &SpawnRequest, image: &ExecImage, release_r: Fd, error_w: Fd) -> ! {
+    let fail = |errno: i32, status: i32| -> ! {
+        let bytes = errno.to_ne_bytes();
+        // SAFETY: writing a local buffer to our own pipe, then _exit.
+        unsafe {
+            libc::write(error_w, bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(status)
+        }
+    };
+    // SAFETY: async-signal-safe calls on the child's own state; the
+    // pointers are the C strings made before the fork.
+    unsafe {
+        join_group(req.pgroup);
+        if let Some(tty) = req.foreground_tty {
+            libc::signal(libc::SIGTTOU, libc::SIG_IGN);
+            libc::tcsetpgrp(tty, libc::getpgrp());
+        }
+        reset_signals();
+        libc::chdir(image.cwd.as_ptr());
+        let mut go = 0u8;
+        let n = libc::read(release_r, (&mut go as *mut u8).cast(), 1);
+        if n != 1 {
+            libc::_exit(126);
+        }
+        if req.sandbox.confinement.enforce().is_err() {
+            fail(*libc::__errno_location(), 126);
+        }
+        if let Some(attach) = &req.sandbox.supervise
+            && let Err(errno) = attach.enter()
+        {
+            fail(errno, 126);
+        }
+        libc::execve(
+            image.path.as_ptr(),
+            image.argv_ptrs.as_ptr(),
+            image.envp_ptrs.as_ptr(),
+        );
+        let errno = *libc::__errno_location();
+        fail(errno, if errno == libc::ENOENT { 127 } else { 126 })
+    }
+}
+
+/// The errno a child wrote to the error pipe before it ended, or `None`
+/// when the pipe closed empty (the exec succeeded).
+fn read_child_errno(error_r: Fd) -> Option<i32> {
+    let mut errno_bytes = [0u8; 4];
+    let mut got = 0usize;
+    loop {
+        // SAFETY: reading into the unfilled tail of a local buffer.
+        let n = unsafe {
+            libc::read(
+                error_r,
+                errno_bytes[got..].as_mut_ptr().cast(),
+                errno_bytes.len() - got,
+            )
+        };
+        if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+            continue;
+        }
+        if n <= 0 {
+            break;
+        }
+        got += n as usize;
+        if got == errno_bytes.len() {
+            return Some(i32::from_ne_bytes(errno_bytes));
+        }
+    }
+    None
+}
+
+impl System for RealSystem {
+    fn spawn(
+        &mut self,
+        req: &SpawnRequest,
+        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+    ) -> Result<Pid, SpawnError> {
+        // Everything the child needs is allocated before fork.
+        let image = ExecImage::new(req).map_err(SpawnError::Os)?;
         let (release_r, release_w) = pipe_cloexec().map_err(SpawnError::Os)?;
         let (error_r, error_w) = match pipe_cloexec() {
             Ok(p) => p,
@@ -260,41 +363,11 @@ impl System for RealSystem {
             return Err(SpawnError::Os(e));
         }
         if pid == 0 {
-            // SAFETY: child side; only async-signal-safe calls follow.
-            unsafe {
-                libc::close(release_w);
-                libc::close(error_r);
-                join_group(req.pgroup);
-                if let Some(tty) = req.foreground_tty {
-                    libc::signal(libc::SIGTTOU, libc::SIG_IGN);
-                    libc::tcsetpgrp(tty, libc::getpgrp());
-                }
-                reset_signals();
-                libc::chdir(cwd.as_ptr());
-                let mut go = 0u8;
-                let n = libc::read(release_r, (&mut go as *mut u8).cast(), 1);
-                if n != 1 {
-                    libc::_exit(126);
-                }
-                if req.sandbox.confinement.enforce().is_err() {
-                    let errno = *libc::__errno_location();
-                    let bytes = errno.to_ne_bytes();
-                    libc::write(error_w, bytes.as_ptr().cast(), bytes.len());
-                    libc::_exit(126);
-                }
-                if let Some(attach) = &req.sandbox.supervise
-                    && let Err(errno) = attach.enter()
-                {
-                    let bytes = errno.to_ne_bytes();
-                    libc::write(error_w, bytes.as_ptr().cast(), bytes.len());
-                    libc::_exit(126);
-                }
-                libc::execve(path.as_ptr(), argv_ptrs.as_ptr(), envp_ptrs.as_ptr());
-                let errno = *libc::__errno_location();
-                let bytes = errno.to_ne_bytes();
-                libc::write(error_w, bytes.as_ptr().cast(), bytes.len());
-                libc::_exit(if errno == libc::ENOENT { 127 } else { 126 });
-            }
+            close_fd(release_w);
+            close_fd(error_r);
+            // SAFETY: the child of a fork; `exec_child` makes only
+            // async-signal-safe calls and never returns.
+            unsafe { exec_child(req, &image, release_r, error_w) }
         }
         close_fd(release_r);
         close_fd(error_w);
@@ -328,31 +401,9 @@ impl System for RealSystem {
             libc::write(release_w, go.as_ptr().cast(), 1);
         }
         close_fd(release_w);
-        let mut errno_bytes = [0u8; 4];
-        let mut got = 0usize;
-        loop {
-            // SAFETY: reading into the unfilled tail of a local buffer.
-            let n = unsafe {
-                libc::read(
-                    error_r,
-                    errno_bytes[got..].as_mut_ptr().cast(),
-                    errno_bytes.len() - got,
-                )
-            };
-            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            if n <= 0 {
-                break;
-            }
-            got += n as usize;
-            if got == errno_bytes.len() {
-                break;
-            }
-        }
+        let errno = read_child_errno(error_r);
         close_fd(error_r);
-        if got == errno_bytes.len() {
-            let errno = i32::from_ne_bytes(errno_bytes);
+        if let Some(errno) = errno {
             let _ = self.wait(pid);
             return Err(SpawnError::Os(io::Error::from_raw_os_error(errno)));
         }
