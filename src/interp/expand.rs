@@ -72,6 +72,21 @@ fn q_of(in_dq: bool) -> Q {
     if in_dq { Q::Quoted } else { Q::Exp }
 }
 
+/// `$@`/`$*`/`${a[@]}`/`${a[*]}`: whether it joins (`*`) and the array
+/// (`None` for the positional parameters); `None` for any other parameter.
+type ListParam<'p> = Option<(bool, Option<&'p String>)>;
+
+/// The list a parameter names, if it names one.
+fn list_of(param: &Parameter) -> ListParam<'_> {
+    match param {
+        Parameter::Special(SpecialParam::AtSign) => Some((false, None)),
+        Parameter::Special(SpecialParam::Star) => Some((true, None)),
+        Parameter::Element(e) if e.index == Subscript::At => Some((false, Some(&e.name))),
+        Parameter::Element(e) if e.index == Subscript::Star => Some((true, Some(&e.name))),
+        _ => None,
+    }
+}
+
 impl Shell<'_> {
     /// Expand command words into fields (all expansions, splitting, globs).
     pub(super) fn expand_words(&mut self, words: &[Word]) -> Result<Vec<Vec<u8>>, Flow> {
@@ -397,76 +412,31 @@ impl Shell<'_> {
             let target = self.indirect_target(pe)?;
             return self.expand_param(&target, in_dq, b);
         }
-        let list = match &pe.param {
-            Parameter::Special(SpecialParam::AtSign) => Some((false, None)),
-            Parameter::Special(SpecialParam::Star) => Some((true, None)),
-            Parameter::Element(e) if e.index == Subscript::At => Some((false, Some(&e.name))),
-            Parameter::Element(e) if e.index == Subscript::Star => Some((true, Some(&e.name))),
-            _ => None,
-        };
-        match (&pe.op, list) {
-            (ParamOp::Names { star }, _) => {
-                let names = self.names_with_prefix(&pe.param.name());
-                self.push_list(&names, *star, in_dq, b);
-                return Ok(());
-            }
-            (ParamOp::Keys, Some((star, Some(name)))) => {
-                let keys = self.array_keys(name);
-                self.push_list(&keys, star, in_dq, b);
-                return Ok(());
-            }
-            (_, Some((star, array))) => {
-                let values = match array {
-                    None => Some(self.positional.clone()),
-                    Some(name) => self.array_values(name),
-                };
-                if let Some(values) = values {
-                    if let Some(out) = self.list_op(pe, array.map(String::as_str), values)? {
-                        self.push_list(&out, star, in_dq, b);
-                        return Ok(());
-                    }
-                }
-            }
-            _ => {}
+        let list = list_of(&pe.param);
+        if self.expand_whole_list(pe, list, in_dq, b)? {
+            return Ok(());
         }
-        let is_list = list.is_some();
         let value = self.param_value_of(pe)?;
         let unset = value.is_none();
         let empty = value.as_ref().is_none_or(|v| v.is_empty());
         let is_null = |colon: bool| unset || (colon && empty);
+        let q = q_of(in_dq);
         match &pe.op {
             ParamOp::Plain => {
                 let Some(v) = value else {
                     return self.unbound(pe);
                 };
-                b.push(&v, q_of(in_dq));
+                b.push(&v, q);
             }
             ParamOp::Length => {
-                if let Some((_, array)) = list {
-                    let n = match array {
-                        None => self.positional.len(),
-                        Some(name) => self.array_values(name).map_or(0, |v| v.len()),
-                    };
-                    b.push(n.to_string().as_bytes(), q_of(in_dq));
-                    return Ok(());
-                }
-                let Some(v) = value else {
-                    // Unset has length 0 (an error only under `set -u`).
-                    self.unbound(pe)?;
-                    b.push(b"0", q_of(in_dq));
-                    return Ok(());
-                };
-                let n = match std::str::from_utf8(&v) {
-                    Ok(s) if self.utf8_locale() => s.chars().count(),
-                    _ => v.len(),
-                };
-                b.push(n.to_string().as_bytes(), q_of(in_dq));
+                let n = self.param_length(pe, list, value.as_deref())?;
+                b.push(n.to_string().as_bytes(), q);
             }
             ParamOp::Default { colon, word } => {
                 if is_null(*colon) {
                     self.expand_inline(word, in_dq, b)?;
                 } else if let Some(v) = value {
-                    b.push(&v, q_of(in_dq));
+                    b.push(&v, q);
                 }
             }
             ParamOp::Alternative { colon, word } => {
@@ -474,47 +444,16 @@ impl Shell<'_> {
                     self.expand_inline(word, in_dq, b)?;
                 }
             }
-            ParamOp::Assign { colon, word } => {
-                if is_null(*colon) {
-                    let new = self.expand_string(word)?;
-                    match &pe.param {
-                        Parameter::Named(name) => self.assign(name, new.clone())?,
-                        Parameter::Element(e) if !is_list => {
-                            let key = self.subscript_key(&e.name, &e.index)?;
-                            if let Some(key) = key {
-                                self.assign_element(&e.name, key, new.clone(), false)?;
-                            }
-                        }
-                        param => {
-                            self.error(&format!(
-                                "${}: cannot assign in this way",
-                                param_text(param)
-                            ));
-                            return Err(Flow::Abort(1));
-                        }
-                    }
-                    b.push(&new, q_of(in_dq));
-                } else if let Some(v) = value {
-                    b.push(&v, q_of(in_dq));
-                }
+            ParamOp::Assign { colon, word } if is_null(*colon) => {
+                let new = self.assign_default(pe, list.is_some(), word)?;
+                b.push(&new, q);
             }
-            ParamOp::Error { colon, word } => {
-                if is_null(*colon) {
-                    let message = self.expand_string(word)?;
-                    let message = if message.is_empty() {
-                        if unset {
-                            "parameter not set".to_string()
-                        } else {
-                            "parameter null or not set".to_string()
-                        }
-                    } else {
-                        String::from_utf8_lossy(&message).into_owned()
-                    };
-                    self.error(&format!("{}: {message}", self.param_display(pe)));
-                    return Err(self.expansion_error());
-                }
+            ParamOp::Error { colon, word } if is_null(*colon) => {
+                return Err(self.null_parameter(pe, unset, word));
+            }
+            ParamOp::Assign { .. } | ParamOp::Error { .. } => {
                 if let Some(v) = value {
-                    b.push(&v, q_of(in_dq));
+                    b.push(&v, q);
                 }
             }
             ParamOp::Transform(c) if matches!(c, b'a' | b'A') => {
@@ -524,7 +463,7 @@ impl Shell<'_> {
                     _ => String::new(),
                 };
                 let text = self.describe_variable(&name, *c == b'A', value.is_some());
-                b.push(&text, q_of(in_dq));
+                b.push(&text, q);
             }
             _ => {
                 let Some(v) = value else {
@@ -534,10 +473,122 @@ impl Shell<'_> {
                     return Ok(());
                 };
                 let result = self.transform(&pe.op, v)?;
-                b.push(&result, q_of(in_dq));
+                b.push(&result, q);
             }
         }
         Ok(())
+    }
+
+    /// `${!prefix@}`, `${!a[@]}` and the operators applied to each element
+    /// of `$@` or `${a[@]}`, which expand to a list; `false` when `pe` is
+    /// not one of them (it expands to one value).
+    fn expand_whole_list(
+        &mut self,
+        pe: &ParamExpansion,
+        list: ListParam<'_>,
+        in_dq: bool,
+        b: &mut Builder,
+    ) -> Result<bool, Flow> {
+        match (&pe.op, list) {
+            (ParamOp::Names { star }, _) => {
+                let names = self.names_with_prefix(&pe.param.name());
+                self.push_list(&names, *star, in_dq, b);
+                Ok(true)
+            }
+            (ParamOp::Keys, Some((star, Some(name)))) => {
+                let keys = self.array_keys(name);
+                self.push_list(&keys, star, in_dq, b);
+                Ok(true)
+            }
+            (_, Some((star, array))) => {
+                let values = match array {
+                    None => Some(self.positional.clone()),
+                    Some(name) => self.array_values(name),
+                };
+                let Some(values) = values else {
+                    return Ok(false);
+                };
+                match self.list_op(pe, array.map(String::as_str), values)? {
+                    Some(out) => {
+                        self.push_list(&out, star, in_dq, b);
+                        Ok(true)
+                    }
+                    None => Ok(false),
+                }
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// `${#p}`: the number of elements of a list, else the characters of
+    /// the value (bytes outside a UTF-8 locale); unset is 0, an error only
+    /// under `set -u`.
+    fn param_length(
+        &mut self,
+        pe: &ParamExpansion,
+        list: ListParam<'_>,
+        value: Option<&[u8]>,
+    ) -> Result<usize, Flow> {
+        if let Some((_, array)) = list {
+            return Ok(match array {
+                None => self.positional.len(),
+                Some(name) => self.array_values(name).map_or(0, |v| v.len()),
+            });
+        }
+        let Some(v) = value else {
+            self.unbound(pe)?;
+            return Ok(0);
+        };
+        Ok(match std::str::from_utf8(v) {
+            Ok(s) if self.utf8_locale() => s.chars().count(),
+            _ => v.len(),
+        })
+    }
+
+    /// `${p=word}` on a null `p`: assign the expanded word to a variable
+    /// or an element, and return it.
+    fn assign_default(
+        &mut self,
+        pe: &ParamExpansion,
+        is_list: bool,
+        word: &Word,
+    ) -> Result<Vec<u8>, Flow> {
+        let new = self.expand_string(word)?;
+        match &pe.param {
+            Parameter::Named(name) => self.assign(name, new.clone())?,
+            Parameter::Element(e) if !is_list => {
+                let key = self.subscript_key(&e.name, &e.index)?;
+                if let Some(key) = key {
+                    self.assign_element(&e.name, key, new.clone(), false)?;
+                }
+            }
+            param => {
+                self.error(&format!(
+                    "${}: cannot assign in this way",
+                    param_text(param)
+                ));
+                return Err(Flow::Abort(1));
+            }
+        }
+        Ok(new)
+    }
+
+    /// `${p?word}` on a null `p`: print the word (or bash's default
+    /// message) and stop as an expansion error does.
+    fn null_parameter(&mut self, pe: &ParamExpansion, unset: bool, word: &Word) -> Flow {
+        let message = match self.expand_string(word) {
+            Ok(message) => message,
+            Err(flow) => return flow,
+        };
+        let message = if !message.is_empty() {
+            String::from_utf8_lossy(&message).into_owned()
+        } else if unset {
+            "parameter not set".to_string()
+        } else {
+            "parameter null or not set".to_string()
+        };
+        self.error(&format!("{}: {message}", self.param_display(pe)));
+        self.expansion_error()
     }
 
     /// The scalar value of a parameter, evaluating an element's subscript;
