@@ -116,86 +116,17 @@ impl Redactor {
         if self.is_empty() {
             return;
         }
-        let one = |s: &mut String| {
-            if let Some(r) = self.redact(s) {
-                *s = r;
-            }
-        };
-        let all = |v: &mut Vec<String>| v.iter_mut().for_each(one);
         match event {
-            Event::Session {
-                arm,
-                policy_sha256,
-                enforcement,
-                version,
-                cwd,
-                argv,
-                mode,
-                pid: _,
-                shell: _,
-                tool,
-                bin_dir,
-                commands,
-                helpers,
-                sandbox,
-                supervised: _,
-                trial,
-            } => {
-                for s in [
-                    arm,
-                    policy_sha256,
-                    enforcement,
-                    version,
-                    cwd,
-                    mode,
-                    bin_dir,
-                    sandbox,
-                ] {
-                    one(s);
-                }
-                tool.iter_mut().chain(trial.iter_mut()).for_each(one);
-                all(argv);
-                all(helpers);
-                *commands = self.redact_map(std::mem::take(commands), |v| one(v));
-            }
-            Event::Harness {
-                arm,
-                policy_sha256,
-                enforcement,
-                version,
-                cwd,
-                program,
-                argv,
-                pid: _,
-                execute,
-                left_out,
-                key_sha256,
-                planted,
-            } => {
-                for s in [
-                    arm,
-                    policy_sha256,
-                    enforcement,
-                    version,
-                    cwd,
-                    program,
-                    key_sha256,
-                ] {
-                    one(s);
-                }
-                all(argv);
-                all(execute);
-                all(planted);
-                *left_out = self.redact_map(std::mem::take(left_out), |v| all(v));
-            }
+            Event::Session { .. } => self.redact_session(event),
+            Event::Harness { .. } => self.redact_harness(event),
             Event::HarnessEnd {
                 status: _,
                 signal: _,
                 key,
-            } => one(key),
+            } => self.redact_string(key),
             Event::Line { text, origin } => {
-                one(text);
-                one(origin);
+                self.redact_string(text);
+                self.redact_string(origin);
             }
             Event::Verdict {
                 allowed: _,
@@ -207,9 +138,9 @@ impl Redactor {
                 argv,
                 env_added,
             } => {
-                one(path);
-                all(argv);
-                all(env_added);
+                self.redact_string(path);
+                self.redact_strings(argv);
+                self.redact_strings(env_added);
             }
             Event::Exec {
                 pid: _,
@@ -218,8 +149,8 @@ impl Redactor {
                 allowed: _,
                 reason,
             } => {
-                one(path);
-                one(reason);
+                self.redact_string(path);
+                self.redact_string(reason);
             }
             Event::Connect {
                 pid: _,
@@ -230,25 +161,116 @@ impl Redactor {
                 reason,
             } => {
                 for s in [call, address, reason] {
-                    one(s);
+                    self.redact_string(s);
                 }
             }
             Event::Exit { .. } => {}
             Event::Denied { rule, reason, argv } => {
-                one(rule);
-                one(reason);
-                all(argv);
+                self.redact_string(rule);
+                self.redact_string(reason);
+                self.redact_strings(argv);
             }
-            Event::Error { message } => one(message),
+            Event::Error { message } => self.redact_string(message),
             Event::Unrecorded {
                 kind,
                 bytes: _,
                 reason,
             } => {
-                one(kind);
-                one(reason);
+                self.redact_string(kind);
+                self.redact_string(reason);
             }
         }
+    }
+
+    /// [`Self::redact_event`] for a `session` record.
+    fn redact_session(&self, event: &mut Event) {
+        let Event::Session {
+            arm,
+            policy_sha256,
+            enforcement,
+            version,
+            cwd,
+            argv,
+            mode,
+            pid: _,
+            shell: _,
+            tool,
+            bin_dir,
+            commands,
+            helpers,
+            sandbox,
+            supervised: _,
+            trial,
+        } = event
+        else {
+            return;
+        };
+        for s in [
+            arm,
+            policy_sha256,
+            enforcement,
+            version,
+            cwd,
+            mode,
+            bin_dir,
+            sandbox,
+        ] {
+            self.redact_string(s);
+        }
+        tool.iter_mut()
+            .chain(trial.iter_mut())
+            .for_each(|s| self.redact_string(s));
+        self.redact_strings(argv);
+        self.redact_strings(helpers);
+        *commands = self.redact_map(std::mem::take(commands), |s| self.redact_string(s));
+    }
+
+    /// [`Self::redact_event`] for a `harness` record.
+    fn redact_harness(&self, event: &mut Event) {
+        let Event::Harness {
+            arm,
+            policy_sha256,
+            enforcement,
+            version,
+            cwd,
+            program,
+            argv,
+            pid: _,
+            execute,
+            left_out,
+            key_sha256,
+            planted,
+        } = event
+        else {
+            return;
+        };
+        for s in [
+            arm,
+            policy_sha256,
+            enforcement,
+            version,
+            cwd,
+            program,
+            key_sha256,
+        ] {
+            self.redact_string(s);
+        }
+        self.redact_strings(argv);
+        self.redact_strings(execute);
+        self.redact_strings(planted);
+        *left_out = self.redact_map(std::mem::take(left_out), |v| self.redact_strings(v));
+    }
+
+    /// Redact `s` in place.
+    fn redact_string(&self, s: &mut String) {
+        if let Some(r) = self.redact(s) {
+            *s = r;
+        }
+    }
+
+    /// Redact each string of `v` in place.
+    fn redact_strings(&self, v: &mut [String]) {
+        v.iter_mut().for_each(|s| self.redact_string(s));
     }
 
     /// `map` with its keys redacted and `value` applied to its values.
