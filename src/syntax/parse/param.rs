@@ -8,6 +8,7 @@ use super::super::ast::{
     WordPart,
 };
 use super::super::lex::{char_len, digits, name};
+use super::super::span::Span;
 use super::word::{Parts, Quoting, tilde};
 use super::{PResult, Parser, SyntaxError};
 
@@ -280,6 +281,19 @@ impl<'a> Parser<'a> {
                 at: self.span_at(inner, char_len(inner)),
             });
         };
+        let (r, op) = self.param_operator(r, quoted, extquote, open)?;
+        done(self, r, param, op, indirect)
+    }
+
+    /// The operator after the parameter in `${…}` (`-`, `:=`, `#`, `%%`,
+    /// `/`, `:off:len`, `^^`, `@Q`, …), up to (not including) the `}`.
+    fn param_operator(
+        &mut self,
+        r: &'a [u8],
+        quoted: bool,
+        extquote: bool,
+        open: Span,
+    ) -> PResult<'a, ParamOp> {
         let value = Operand {
             stop: b"",
             quoted,
@@ -343,60 +357,7 @@ impl<'a> Parser<'a> {
                     )
                 }
             }
-            [b'/', ..] => {
-                let (mode, skip) = match r.get(1) {
-                    Some(b'/') => (ReplaceMode::All, 2),
-                    Some(b'#') => (ReplaceMode::Prefix, 2),
-                    Some(b'%') => (ReplaceMode::Suffix, 2),
-                    _ => (ReplaceMode::First, 1),
-                };
-                // `${x////c}`: after `//` a `/` starts the pattern (bash).
-                let slash_first = mode == ReplaceMode::All && r.get(2) == Some(&b'/');
-                let skip = skip + usize::from(slash_first);
-                let (r, mut pat) = self.operand(
-                    &r[skip..],
-                    Operand {
-                        stop: b"/",
-                        quoted,
-                        extquote,
-                        value: false,
-                    },
-                    open,
-                )?;
-                if slash_first {
-                    match pat.parts.first_mut() {
-                        Some(WordPart::Literal(text)) => text.insert(0, b'/'),
-                        _ => pat.parts.insert(0, WordPart::Literal(b"/".to_vec())),
-                    }
-                }
-                let (r, replacement) = match r.strip_prefix(b"/") {
-                    Some(r) => self.operand(
-                        r,
-                        Operand {
-                            stop: b"",
-                            quoted,
-                            extquote,
-                            value: true,
-                        },
-                        open,
-                    )?,
-                    None => (
-                        r,
-                        Word {
-                            parts: Vec::new(),
-                            span: self.span(r, r),
-                        },
-                    ),
-                };
-                (
-                    r,
-                    ParamOp::Replace {
-                        mode,
-                        pattern: pat,
-                        replacement,
-                    },
-                )
-            }
+            [b'/', ..] => self.replace_operator(r, quoted, extquote, open)?,
             [c @ (b'^' | b','), ..] => {
                 let all = r.get(1) == Some(c);
                 let r = &r[if all { 2 } else { 1 }..];
@@ -432,7 +393,70 @@ impl<'a> Parser<'a> {
             }
             _ => (r, ParamOp::Plain),
         };
-        done(self, r, param, op, indirect)
+        Ok((r, op))
+    }
+
+    /// `${p/pattern/replacement}` and its `//`, `/#`, `/%` forms, from the
+    /// first `/`.
+    fn replace_operator(
+        &mut self,
+        r: &'a [u8],
+        quoted: bool,
+        extquote: bool,
+        open: Span,
+    ) -> PResult<'a, ParamOp> {
+        let (mode, skip) = match r.get(1) {
+            Some(b'/') => (ReplaceMode::All, 2),
+            Some(b'#') => (ReplaceMode::Prefix, 2),
+            Some(b'%') => (ReplaceMode::Suffix, 2),
+            _ => (ReplaceMode::First, 1),
+        };
+        // `${x////c}`: after `//` a `/` starts the pattern (bash).
+        let slash_first = mode == ReplaceMode::All && r.get(2) == Some(&b'/');
+        let skip = skip + usize::from(slash_first);
+        let (r, mut pat) = self.operand(
+            &r[skip..],
+            Operand {
+                stop: b"/",
+                quoted,
+                extquote,
+                value: false,
+            },
+            open,
+        )?;
+        if slash_first {
+            match pat.parts.first_mut() {
+                Some(WordPart::Literal(text)) => text.insert(0, b'/'),
+                _ => pat.parts.insert(0, WordPart::Literal(b"/".to_vec())),
+            }
+        }
+        let (r, replacement) = match r.strip_prefix(b"/") {
+            Some(r) => self.operand(
+                r,
+                Operand {
+                    stop: b"",
+                    quoted,
+                    extquote,
+                    value: true,
+                },
+                open,
+            )?,
+            None => (
+                r,
+                Word {
+                    parts: Vec::new(),
+                    span: self.span(r, r),
+                },
+            ),
+        };
+        Ok((
+            r,
+            ParamOp::Replace {
+                mode,
+                pattern: pat,
+                replacement,
+            },
+        ))
     }
 
     /// The operand word of a `${…}` operator, up to its closing `}` (or a
