@@ -7,7 +7,7 @@
 //! and `audit` (the log). `policy` is the arm data every stage reads;
 //! `armbuild` makes it; `os` holds what several stages share. Modules use
 //! only the layers below them (docs/architecture.md, checked by
-//! tests/module_layers.rs).
+//! tests/structure.rs).
 
 pub mod armbuild;
 pub mod audit;

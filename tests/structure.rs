@@ -1,4 +1,6 @@
-//! The library's top-level modules depend on each other one way only.
+//! The library's structure, checked: top-level modules depend on each
+//! other one way only, and no function is longer than
+//! [`MAX_FUNCTION_LINES`].
 //!
 //! Each module may use the modules below it in [`LAYERS`] and no other; a
 //! use of `crate::X` in code (comments aside) from a module at or below X
@@ -127,4 +129,88 @@ fn a_use_from_below_is_reported() {
         "use crate::interp::Shell;\n// crate::guard in a comment\nlet x = crate::os::Fd;",
     );
     assert_eq!(uses, vec![(1, "interp".to_string()), (3, "os".to_string())]);
+}
+
+/// The longest a function of the library may be, in lines from its `fn`
+/// line to its closing brace.
+const MAX_FUNCTION_LINES: usize = 120;
+
+/// Each function of `text` longer than `max` lines: its name, first line
+/// and length. A function ends at the first line that is its `fn` line's
+/// indentation followed by `}` (rustfmt's layout); a declaration without a
+/// body is skipped.
+fn long_functions(text: &str, max: usize) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut long = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let Some(at) = code.find("fn ") else {
+            continue;
+        };
+        let head = &code[..at];
+        let is_fn = head.split_whitespace().all(|w| {
+            w.starts_with("pub") || matches!(w, "const" | "unsafe" | "async" | "extern" | "\"C\"")
+        });
+        if !is_fn || code.starts_with("//") {
+            continue;
+        }
+        let name: String = code[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let Some(open) = (start..lines.len()).find(|&i| {
+            let l = lines[i].trim_end();
+            l.ends_with('{') || l.ends_with(';')
+        }) else {
+            continue;
+        };
+        if lines[open].trim_end().ends_with(';') {
+            continue;
+        }
+        let close = format!("{indent}}}");
+        if let Some(end) = (open + 1..lines.len()).find(|&i| lines[i] == close) {
+            let length = end - start + 1;
+            if length > max {
+                long.push((name, start + 1, length));
+            }
+        }
+    }
+    long
+}
+
+#[test]
+fn no_function_is_longer_than_the_limit() {
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    assert!(files.len() > 50, "{files:?}");
+    let mut long = Vec::new();
+    for file in files {
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for (name, line, length) in long_functions(&text, MAX_FUNCTION_LINES) {
+            long.push(format!(
+                "{}:{line}: fn {name} is {length} lines",
+                file.display()
+            ));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines (split them):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn a_long_function_is_reported() {
+    let body = "    let x = 1;\n".repeat(5);
+    let text = format!(
+        "/// doc\npub(crate) fn short() {{\n}}\n\nimpl A {{\n    fn long(&self) {{\n{body}    }}\n    fn decl(&self);\n}}\n"
+    );
+    assert_eq!(long_functions(&text, 6), vec![("long".to_string(), 6, 7)]);
+    assert!(long_functions(&text, 7).is_empty());
 }
