@@ -188,10 +188,7 @@ fn a_real_stdin_session_records_every_event_kind() {
 
     let session = &all[0];
     let policy = Policy::load(&arm.arm.policy).expect("policy");
-    assert_eq!(
-        session["policy_sha256"],
-        guard_sh::audit::policy_sha256(&policy)
-    );
+    assert_eq!(session["policy_sha256"], policy.canonical_sha256());
     assert_eq!(
         session["enforcement"], "none",
         "the test arm's sandbox is off"

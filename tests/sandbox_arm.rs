@@ -8,8 +8,8 @@
 mod sandbox_support;
 
 use guard_sh::policy::Policy;
+use guard_sh::policy::pin::verify_policy_pin;
 use guard_sh::sandbox::landlock::{Confinement, Enforcement, prepare_guard_sh};
-use guard_sh::sandbox::pin::verify_policy_pin;
 use sandbox_support::*;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -83,7 +83,7 @@ fn tee_and_mkdir_of_a_built_arm_cannot_write_its_policy_bin_folder_or_audit_log(
     let built = build_raw_api(3000);
     let policy_file = built.out.join("policy.json");
     let original = std::fs::read(&policy_file).expect("policy bytes");
-    let pin = guard_sh::sandbox::pin::policy_sha256(&original);
+    let pin = guard_sh::policy::sha256_hex(&original);
 
     let tee = run_named(&built, "tee", &[policy_file.to_str().expect("utf-8 path")]);
     assert_eq!(tee.status.code(), Some(1), "{}", stderr(&tee));

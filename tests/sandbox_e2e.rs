@@ -15,9 +15,9 @@
 mod sandbox_support;
 
 use guard_sh::audit::verify::{VerifyOptions, verify_logs};
+use guard_sh::policy::sha256_hex as policy_sha256;
 use guard_sh::policy::{CommandRule, Policy, SandboxMode};
 use guard_sh::sandbox::landlock::{Enforcement, probe};
-use guard_sh::sandbox::pin::policy_sha256;
 use sandbox_support::*;
 use std::collections::BTreeMap;
 use std::net::TcpListener;

@@ -24,7 +24,7 @@ pub enum Event {
     Session {
         arm: String,
         /// SHA-256 (hex) of the canonical policy JSON
-        /// ([`crate::audit::policy_sha256`]).
+        /// ([`crate::policy::Policy::canonical_sha256`]).
         policy_sha256: String,
         /// `landlock-abi-N` or `none`.
         enforcement: String,

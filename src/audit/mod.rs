@@ -47,7 +47,7 @@ pub mod writer;
 pub use event::Event;
 pub use location::{resolve_audit_path, resolve_audit_path_from_env};
 pub use redact::Redactor;
-pub use session::{policy_sha256, session_event};
+pub use session::session_event;
 pub use writer::FileSink;
 
 use std::path::{Path, PathBuf};

@@ -3,19 +3,7 @@
 
 use super::Event;
 use crate::policy::model::{Policy, SandboxMode};
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// SHA-256 (hex) of the policy's canonical JSON, [`Policy::to_json`]: the
-/// exact bytes arm-build writes to `policy.json`. So for an unmodified
-/// arm-build policy it equals the file's hash (`GUARD_SH_POLICY_SHA256`); for
-/// a hand-edited file it identifies the content guard-sh actually loaded.
-pub fn policy_sha256(policy: &Policy) -> String {
-    // Serializing plain structs, strings and maps cannot fail; if it ever
-    // did, an empty hash input still yields a value that matches no policy.
-    let json = policy.to_json().unwrap_or_default();
-    hex::encode(Sha256::digest(json.as_bytes()))
-}
 
 /// The first event of a session.
 ///
@@ -43,7 +31,7 @@ pub fn session_event(
         .collect();
     Event::Session {
         arm: policy.arm.clone(),
-        policy_sha256: policy_sha256(policy),
+        policy_sha256: policy.canonical_sha256(),
         enforcement: enforcement.to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         cwd: cwd.to_string(),

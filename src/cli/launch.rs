@@ -17,12 +17,12 @@
 
 use crate::armbuild::compile::find_program;
 use crate::audit::trial::{self, TrialKey};
-use crate::audit::{self, Event, FileSink, Redactor};
+use crate::audit::{Event, FileSink, Redactor};
 use crate::cli::Exit;
 use crate::policy::Policy;
+use crate::policy::pin;
 use crate::sandbox::harness::{self, HarnessPlan, HarnessSpec};
 use crate::sandbox::landlock::{self, Enforcement};
-use crate::sandbox::pin;
 use clap::Parser;
 use serde_json::{Value, json};
 use std::ffi::OsString;
@@ -230,7 +230,7 @@ fn record_harness(
     let lossy = |p: &Path| p.to_string_lossy().into_owned();
     let event = Event::Harness {
         arm: arm.policy.arm.clone(),
-        policy_sha256: audit::policy_sha256(&arm.policy),
+        policy_sha256: arm.policy.canonical_sha256(),
         enforcement: enforcement.to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         cwd: lossy(cwd),

@@ -10,6 +10,8 @@ pub mod endpoint;
 pub mod error;
 pub mod load;
 pub mod model;
+pub mod pin;
 
 pub use error::PolicyError;
+pub use load::sha256_hex;
 pub use model::*;

@@ -134,12 +134,6 @@ pub enum SandboxError {
     Ruleset(#[from] RulesetError),
     #[error("cannot enter the Landlock domain: {0}")]
     Enforce(io::Error),
-    #[error(
-        "the policy does not match GUARD_SH_POLICY_SHA256: expected {expected}, found {actual}"
-    )]
-    PinMismatch { expected: String, actual: String },
-    #[error("GUARD_SH_POLICY_SHA256 is not a SHA-256 in hex: {0:?}")]
-    BadPin(String),
 }
 
 impl SandboxError {

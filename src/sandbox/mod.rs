@@ -9,7 +9,6 @@ pub mod env;
 pub mod exec_chain;
 pub mod harness;
 pub mod landlock;
-pub mod pin;
 pub mod supervisor;
 
 use landlock::Confinement;

@@ -4,33 +4,38 @@
 //! Guarantee: with a pin set, guard-sh runs only a policy whose bytes hash to
 //! it; a malformed pin is an error, never ignored.
 
-use super::landlock::SandboxError;
-use sha2::{Digest, Sha256};
+use super::load::sha256_hex;
 
 /// Environment variable holding the expected SHA-256 (hex) of the policy file.
 pub const POLICY_PIN_ENV: &str = "GUARD_SH_POLICY_SHA256";
 
-/// The SHA-256 of `policy_bytes`, lower-case hex (as the audit log records it).
-pub fn policy_sha256(policy_bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(policy_bytes))
+/// Why a policy does not pass its pin.
+#[derive(Debug, thiserror::Error)]
+pub enum PinError {
+    #[error(
+        "the policy does not match GUARD_SH_POLICY_SHA256: expected {expected}, found {actual}"
+    )]
+    Mismatch { expected: String, actual: String },
+    #[error("GUARD_SH_POLICY_SHA256 is not a SHA-256 in hex: {0:?}")]
+    Malformed(String),
 }
 
 /// Check `policy_bytes` against `pin` (the value of `GUARD_SH_POLICY_SHA256`,
 /// hex in either case, surrounding blanks ignored). No pin: Ok. An empty or
 /// malformed pin is refused, so a typo cannot switch the check off.
-pub fn verify_policy_pin(policy_bytes: &[u8], pin: Option<&str>) -> Result<(), SandboxError> {
+pub fn verify_policy_pin(policy_bytes: &[u8], pin: Option<&str>) -> Result<(), PinError> {
     let Some(pin) = pin else {
         return Ok(());
     };
     let expected = pin.trim().to_ascii_lowercase();
     if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(SandboxError::BadPin(pin.to_string()));
+        return Err(PinError::Malformed(pin.to_string()));
     }
-    let actual = policy_sha256(policy_bytes);
+    let actual = sha256_hex(policy_bytes);
     if actual == expected {
         Ok(())
     } else {
-        Err(SandboxError::PinMismatch { expected, actual })
+        Err(PinError::Mismatch { expected, actual })
     }
 }
 
@@ -55,7 +60,7 @@ mod tests {
     fn pin_of_other_bytes_is_refused_with_both_hashes() {
         let err = verify_policy_pin(b"abd", Some(ABC)).expect_err("mismatch must be refused");
         assert!(
-            matches!(&err, SandboxError::PinMismatch { expected, .. } if expected == ABC),
+            matches!(&err, PinError::Mismatch { expected, .. } if expected == ABC),
             "{err}"
         );
     }
@@ -64,11 +69,11 @@ mod tests {
     fn empty_or_short_pin_is_refused() {
         assert!(matches!(
             verify_policy_pin(b"abc", Some("")),
-            Err(SandboxError::BadPin(_))
+            Err(PinError::Malformed(_))
         ));
         assert!(matches!(
             verify_policy_pin(b"abc", Some(&ABC[..63])),
-            Err(SandboxError::BadPin(_))
+            Err(PinError::Malformed(_))
         ));
     }
 }
