@@ -12,31 +12,16 @@ use crate::system::Pid;
 /// How many finished-job statuses are kept for `wait PID`.
 const KEPT_STATUSES: usize = 1024;
 
-/// Signals `kill` can send, by name without `SIG`.
-const KILL_SIGNALS: &[(&str, i32)] = &[
-    ("HUP", libc::SIGHUP),
-    ("INT", libc::SIGINT),
-    ("QUIT", libc::SIGQUIT),
-    ("KILL", libc::SIGKILL),
-    ("USR1", libc::SIGUSR1),
-    ("USR2", libc::SIGUSR2),
-    ("PIPE", libc::SIGPIPE),
-    ("ALRM", libc::SIGALRM),
-    ("TERM", libc::SIGTERM),
-    ("CONT", libc::SIGCONT),
-    ("STOP", libc::SIGSTOP),
-];
-
 fn kill_signal(spec: &str) -> Option<i32> {
     if let Ok(n) = spec.parse::<i32>() {
         return (0..=64).contains(&n).then_some(n);
     }
     let upper = spec.to_uppercase();
     let bare = upper.strip_prefix("SIG").unwrap_or(&upper);
-    KILL_SIGNALS
+    signals::NAMED
         .iter()
-        .find(|(n, _)| *n == bare)
-        .map(|(_, s)| *s)
+        .find(|s| s.name == bare)
+        .map(|s| s.number)
 }
 
 impl Shell<'_> {
@@ -123,8 +108,8 @@ impl Shell<'_> {
         match rest.first().map(|a| lossy(a)) {
             Some(flag) if flag == "-l" || flag == "-L" => {
                 let mut out = String::new();
-                for (name, n) in KILL_SIGNALS {
-                    out.push_str(&format!("{n:2}) SIG{name}\n"));
+                for s in signals::NAMED {
+                    out.push_str(&format!("{:2}) SIG{}\n", s.number, s.name));
                 }
                 return Ok(self.write_out(out.as_bytes(), "kill"));
             }

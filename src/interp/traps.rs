@@ -26,10 +26,7 @@ fn condition_name(spec: &[u8]) -> Option<String> {
         if n == libc::SIGCHLD {
             return Some("CHLD".into());
         }
-        return signals::TRAPPABLE
-            .iter()
-            .find(|(_, s)| *s == n)
-            .map(|(name, _)| (*name).to_string());
+        return signals::trappable_name(n).map(str::to_string);
     }
     let known = ["EXIT", "ERR"].contains(&bare)
         || STORED_ONLY.contains(&bare)
@@ -66,9 +63,9 @@ impl Shell<'_> {
     /// List the signals ignored when the shell started as `trap -- ''`
     /// (bash does); call once [`signals::install`] has found them.
     pub fn note_signals_ignored_at_entry(&mut self) {
-        for (name, n) in signals::TRAPPABLE {
-            if signals::ignored_at_entry(*n) {
-                self.traps.insert((*name).to_string(), Vec::new());
+        for (name, n) in signals::trappable() {
+            if signals::ignored_at_entry(n) {
+                self.traps.insert(name.to_string(), Vec::new());
             }
         }
     }
@@ -81,7 +78,7 @@ impl Shell<'_> {
         };
         if args.first().map(Vec::as_slice) == Some(b"-l") {
             let mut out = String::new();
-            for (name, n) in signals::TRAPPABLE {
+            for (name, n) in signals::trappable() {
                 out.push_str(&format!("{n:2}) SIG{name}\n"));
             }
             return Ok(self.write_out(out.as_bytes(), "trap"));
@@ -173,11 +170,8 @@ impl Shell<'_> {
             return Ok(());
         }
         for signal in signals::take_trapped() {
-            let name = signals::TRAPPABLE
-                .iter()
-                .find(|(_, s)| *s == signal)
-                .map(|(n, _)| (*n).to_string());
-            let action = name.and_then(|n| self.traps.get(&n).cloned());
+            let name = signals::trappable_name(signal);
+            let action = name.and_then(|n| self.traps.get(n).cloned());
             if let Some(action) = action.filter(|a| !a.is_empty()) {
                 self.run_trap_action(&action)?;
             }

@@ -18,21 +18,58 @@ static TRAPPED: AtomicU64 = AtomicU64::new(0);
 static IGNORED_AT_ENTRY: AtomicU64 = AtomicU64::new(0);
 static INTERACTIVE: AtomicBool = AtomicBool::new(false);
 
-/// The signals whose `trap` action guard-sh runs.
-pub const TRAPPABLE: &[(&str, i32)] = &[
-    ("HUP", libc::SIGHUP),
-    ("INT", libc::SIGINT),
-    ("QUIT", libc::SIGQUIT),
-    ("USR1", libc::SIGUSR1),
-    ("USR2", libc::SIGUSR2),
-    ("PIPE", libc::SIGPIPE),
-    ("ALRM", libc::SIGALRM),
-    ("TERM", libc::SIGTERM),
+/// A signal guard-sh knows by name.
+#[derive(Debug, Clone, Copy)]
+pub struct NamedSignal {
+    /// The name without `SIG`.
+    pub name: &'static str,
+    pub number: i32,
+    /// Whether guard-sh runs a `trap` action for it (KILL and STOP cannot
+    /// be caught; CONT is left to job control).
+    pub trappable: bool,
+}
+
+/// The signals `kill` sends by name, in number order; `trap -l` lists the
+/// trappable ones.
+pub const NAMED: &[NamedSignal] = &[
+    signal("HUP", libc::SIGHUP, true),
+    signal("INT", libc::SIGINT, true),
+    signal("QUIT", libc::SIGQUIT, true),
+    signal("KILL", libc::SIGKILL, false),
+    signal("USR1", libc::SIGUSR1, true),
+    signal("USR2", libc::SIGUSR2, true),
+    signal("PIPE", libc::SIGPIPE, true),
+    signal("ALRM", libc::SIGALRM, true),
+    signal("TERM", libc::SIGTERM, true),
+    signal("CONT", libc::SIGCONT, false),
+    signal("STOP", libc::SIGSTOP, false),
 ];
+
+const fn signal(name: &'static str, number: i32, trappable: bool) -> NamedSignal {
+    NamedSignal {
+        name,
+        number,
+        trappable,
+    }
+}
+
+/// The signals whose `trap` action guard-sh runs, as (name, number). It
+/// allocates nothing, so a forked child may call it.
+pub fn trappable() -> impl Iterator<Item = (&'static str, i32)> {
+    NAMED
+        .iter()
+        .filter(|s| s.trappable)
+        .map(|s| (s.name, s.number))
+}
+
+/// The name (without `SIG`) of trappable signal `number`.
+pub fn trappable_name(number: i32) -> Option<&'static str> {
+    trappable().find(|(_, s)| *s == number).map(|(n, _)| n)
+}
 
 /// The number of a trappable signal named without `SIG`.
 pub fn number(name: &str) -> Option<i32> {
-    TRAPPABLE.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+    trappable().find(|(n, _)| *n == name).map(|(_, s)| s)
 }
 
 fn bit(signal: i32) -> u64 {
@@ -156,10 +193,9 @@ const KEYBOARD_SIGNALS: [libc::c_int; 5] = [
 pub fn install(interactive: bool) {
     INTERACTIVE.store(interactive, Ordering::SeqCst);
     if !interactive {
-        let ignored = TRAPPABLE
-            .iter()
+        let ignored = trappable()
             .filter(|(_, s)| is_ignored(*s))
-            .fold(0, |mask, (_, s)| mask | bit(*s));
+            .fold(0, |mask, (_, s)| mask | bit(s));
         IGNORED_AT_ENTRY.store(ignored, Ordering::SeqCst);
     }
     for s in [libc::SIGTERM, libc::SIGHUP] {
@@ -180,9 +216,9 @@ pub fn install(interactive: bool) {
 pub fn child_defaults(was_interactive: bool) {
     let trapped = TRAPPED.swap(0, Ordering::SeqCst);
     INTERACTIVE.store(false, Ordering::SeqCst);
-    for (_, s) in TRAPPABLE {
-        if trapped & bit(*s) != 0 {
-            shell_default(*s);
+    for (_, s) in trappable() {
+        if trapped & bit(s) != 0 {
+            shell_default(s);
         }
     }
     if was_interactive {

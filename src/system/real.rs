@@ -185,8 +185,8 @@ fn block_shell_signals() -> libc::sigset_t {
         let mut block: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut block);
         libc::sigaddset(&mut block, libc::SIGCHLD);
-        for (_, s) in crate::os::signals::TRAPPABLE {
-            libc::sigaddset(&mut block, *s);
+        for (_, s) in crate::os::signals::trappable() {
+            libc::sigaddset(&mut block, s);
         }
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigprocmask(libc::SIG_BLOCK, &block, &mut old);
