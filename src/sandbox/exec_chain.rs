@@ -339,111 +339,55 @@ fn is_executable_file(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// `PT_INTERP` of an ELF file (32 or 64 bit, either byte order). `head` is
-/// the file's first bytes; the program headers and the interpreter path are
-/// taken from it when they lie inside, else read at their offsets.
+/// `PT_INTERP` of an ELF file (32 or 64 bit, either byte order), read by
+/// the `object` crate from `head`, the file's first bytes, when the program
+/// headers and the path lie inside it (one read in all), else from the file.
 fn elf_interp(f: &File, head: &[u8]) -> io::Result<Option<PathBuf>> {
-    const PT_INTERP: u32 = 3;
-    let bad = |what: &str| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("malformed ELF file: {what}"),
-        )
-    };
-    if head.len() < 52 {
-        return Err(bad("header too short"));
+    interp_in(head)
+        .or_else(|_| interp_in(&object::ReadCache::new(f)))
+        .map_err(|what| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("malformed ELF file: {what}"),
+            )
+        })
+}
+
+/// The interpreter named in the ELF file `data`, by its class.
+fn interp_in<'data, R: object::ReadRef<'data>>(data: R) -> Result<Option<PathBuf>, String> {
+    let class = data.read_bytes_at(4, 1).map_err(|()| "header too short")?;
+    match class[0] {
+        object::elf::ELFCLASS32 => {
+            interp_of::<object::elf::FileHeader32<object::Endianness>, R>(data)
+        }
+        object::elf::ELFCLASS64 => {
+            interp_of::<object::elf::FileHeader64<object::Endianness>, R>(data)
+        }
+        _ => Err("unknown class".into()),
     }
-    // A 64-bit header cut short reads as zeros past the end, as it did
-    // when the header was read into a zeroed buffer.
-    let mut ident = [0u8; 64];
-    let known = head.len().min(ident.len());
-    ident[..known].copy_from_slice(&head[..known]);
-    let wide = match ident[4] {
-        1 => false,
-        2 => true,
-        _ => return Err(bad("unknown class")),
-    };
-    let big = match ident[5] {
-        1 => false,
-        2 => true,
-        _ => return Err(bad("unknown byte order")),
-    };
-    let num = |bytes: &[u8]| -> u64 {
-        let mut v: u64 = 0;
-        for i in 0..bytes.len() {
-            let b = if big {
-                bytes[i]
-            } else {
-                bytes[bytes.len() - 1 - i]
-            };
-            v = (v << 8) | u64::from(b);
-        }
-        v
-    };
-    // Offsets of e_phoff, e_phentsize, e_phnum per class (ELF spec, "ELF Header").
-    let (phoff, phentsize, phnum) = if wide {
-        (
-            num(&ident[32..40]),
-            num(&ident[54..56]),
-            num(&ident[56..58]),
-        )
-    } else {
-        (
-            num(&ident[28..32]),
-            num(&ident[42..44]),
-            num(&ident[44..46]),
-        )
-    };
-    let min_entry = if wide { 56 } else { 32 };
-    if phnum == 0 {
-        return Ok(None);
-    }
-    if phentsize < min_entry || phnum > 0xffff {
-        return Err(bad("program header size"));
-    }
-    let entry_len = usize::try_from(phentsize).map_err(|_| bad("program header size"))?;
-    // The bytes at `offset..offset+len`: from `head` when inside it, else
-    // one read at that offset (short only at the end of the file).
-    let bytes_at = |offset: u64, len: usize| -> io::Result<Vec<u8>> {
-        let inside = usize::try_from(offset)
-            .ok()
-            .and_then(|start| Some(start..start.checked_add(len)?))
-            .and_then(|range| head.get(range));
-        match inside {
-            Some(bytes) => Ok(bytes.to_vec()),
-            None => {
-                let mut buf = vec![0u8; len];
-                let n = read_at_up_to(f, &mut buf, offset)?;
-                buf.truncate(n);
-                Ok(buf)
-            }
-        }
-    };
-    for i in 0..phnum {
-        let entry = bytes_at(phoff.saturating_add(i * phentsize), entry_len)?;
-        if entry.len() < entry_len {
-            return Err(bad("truncated program headers"));
-        }
-        if num(&entry[0..4]) as u32 != PT_INTERP {
-            continue;
-        }
-        let (offset, size) = if wide {
-            (num(&entry[8..16]), num(&entry[32..40]))
-        } else {
-            (num(&entry[4..8]), num(&entry[16..20]))
-        };
+}
+
+fn interp_of<'data, H, R>(data: R) -> Result<Option<PathBuf>, String>
+where
+    H: object::read::elf::FileHeader<Endian = object::Endianness>,
+    R: object::ReadRef<'data>,
+{
+    use object::read::elf::ProgramHeader;
+    use std::os::unix::ffi::OsStrExt;
+    let header = H::parse(data).map_err(|e| e.to_string())?;
+    let endian = header.endian().map_err(|e| e.to_string())?;
+    let headers = header
+        .program_headers(endian, data)
+        .map_err(|e| e.to_string())?;
+    for ph in headers {
         // Linux refuses interpreters longer than PATH_MAX.
-        if !(2..=4096).contains(&size) {
-            return Err(bad("interpreter path length"));
+        let size: u64 = ph.p_filesz(endian).into();
+        if ph.p_type(endian) == object::elf::PT_INTERP && !(2..=4096).contains(&size) {
+            return Err("interpreter path length".into());
         }
-        let mut path = bytes_at(offset, size as usize)?;
-        if path.len() < size as usize {
-            return Err(bad("truncated interpreter path"));
+        if let Some(path) = ph.interpreter(endian, data).map_err(|e| e.to_string())? {
+            return Ok(Some(PathBuf::from(std::ffi::OsStr::from_bytes(path))));
         }
-        let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
-        path.truncate(end);
-        use std::os::unix::ffi::OsStringExt;
-        return Ok(Some(PathBuf::from(std::ffi::OsString::from_vec(path))));
     }
     Ok(None)
 }
@@ -554,6 +498,43 @@ mod tests {
     }
 
     #[test]
+    fn a_big_endian_32_bit_file_gives_its_interpreter() -> io::Result<()> {
+        let mut file = vec![0u8; 52];
+        file[..4].copy_from_slice(b"\x7fELF");
+        file[4] = 1; // 32-bit
+        file[5] = 2; // big-endian
+        file[6] = 1; // version
+        file[28..32].copy_from_slice(&52u32.to_be_bytes()); // e_phoff
+        file[42..44].copy_from_slice(&32u16.to_be_bytes()); // e_phentsize
+        file[44..46].copy_from_slice(&1u16.to_be_bytes()); // e_phnum
+        let path = b"/lib/ld-be.so\0";
+        let mut interp = vec![0u8; 32];
+        interp[0..4].copy_from_slice(&3u32.to_be_bytes()); // PT_INTERP
+        interp[4..8].copy_from_slice(&(52u32 + 32).to_be_bytes()); // p_offset
+        interp[16..20].copy_from_slice(&(path.len() as u32).to_be_bytes()); // p_filesz
+        file.extend_from_slice(&interp);
+        file.extend_from_slice(path);
+        let dir = tempfile::tempdir()?;
+        let elf = dir.path().join("be32");
+        std::fs::write(&elf, &file)?;
+        assert_eq!(
+            read_format(&elf)?,
+            Format::Elf {
+                interp: Some("/lib/ld-be.so".into())
+            }
+        );
+        // A path without its terminating NUL is refused, as the kernel
+        // does; so is one cut short by the end of the file.
+        let last = file.len() - 1;
+        file[last] = b'x';
+        std::fs::write(&elf, &file)?;
+        assert!(read_format(&elf).is_err());
+        std::fs::write(&elf, &file[..last])?;
+        assert!(read_format(&elf).is_err());
+        Ok(())
+    }
+
+    #[test]
     fn program_headers_beyond_the_first_read_are_read_at_their_offset() -> io::Result<()> {
         assert_crafted_loader_found((HEAD_SIZE as u64) * 2 + 8)
     }
@@ -573,8 +554,9 @@ mod tests {
         std::fs::write(&elf, bytes)?;
         let err = read_format(&elf).expect_err("truncated");
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        let text = err.to_string();
         assert!(
-            err.to_string().contains("truncated program headers"),
+            text.contains("malformed ELF file") && text.contains("program header"),
             "{err}"
         );
         Ok(())
