@@ -4,6 +4,7 @@
 //! arm-build writes (every window of the token's length is hashed). Events:
 //! a typical line, its verdict, a spawn and an exit.
 
+#![allow(missing_docs)] // criterion_group! makes an undocumented public function
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
 use criterion::{Criterion, criterion_group, criterion_main};

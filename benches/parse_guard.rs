@@ -2,6 +2,7 @@
 //! guard corpus), plus the large inputs that must stay linear: a 1 MB line
 //! and a 10 000-command script.
 
+#![allow(missing_docs)] // criterion_group! makes an undocumented public function
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

@@ -11,6 +11,7 @@
 //! `cargo bench --bench sandbox -- NOMATCH` prints the interleaved figures
 //! and skips the criterion groups.
 
+#![allow(missing_docs)] // criterion_group! makes an undocumented public function
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
 use criterion::{Criterion, SamplingMode, criterion_group};

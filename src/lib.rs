@@ -9,13 +9,19 @@
 //! only the layers below them (docs/architecture.md, checked by
 //! tests/structure.rs).
 
+#[allow(missing_docs)] // not yet documented item by item
 pub mod armbuild;
+#[allow(missing_docs)] // not yet documented item by item
 pub mod audit;
 pub mod cli;
 pub mod guard;
+#[allow(missing_docs)] // not yet documented item by item
 pub mod interp;
 pub mod os;
+#[allow(missing_docs)] // not yet documented item by item
 pub mod policy;
 pub mod sandbox;
+#[allow(missing_docs)] // not yet documented item by item
 pub mod syntax;
+#[allow(missing_docs)] // not yet documented item by item
 pub mod system;

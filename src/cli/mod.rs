@@ -15,11 +15,14 @@ use std::process::ExitCode;
 /// already on stderr, the message to print there.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Exit {
+    /// The process's exit status.
     pub status: u8,
+    /// What to print on stderr after the program's name, if anything.
     pub message: Option<String>,
 }
 
 impl Exit {
+    /// An exit with `status` and `message` to print.
     pub fn new(status: u8, message: impl Into<String>) -> Self {
         Exit {
             status,

@@ -27,24 +27,35 @@ use std::rc::Rc;
 pub struct Invocation {
     /// `-c` was given; the string is `command`.
     pub dash_c: bool,
+    /// The `-c` string.
     pub command: Option<Vec<u8>>,
     /// `$0` (NAME after a `-c` string, or the script path).
     pub name: Option<Vec<u8>>,
     /// A script to run (no `-c`).
     pub script: Option<Vec<u8>>,
+    /// The positional parameters (`$1`…).
     pub args: Vec<Vec<u8>>,
+    /// `-l`/`--login`.
     pub login: bool,
+    /// `-i`: interactive even without a terminal.
     pub interactive: bool,
+    /// `-s`: commands from standard input, the operands are arguments.
     pub read_stdin: bool,
     /// `-e`, `+x`, …: (letter, on).
     pub letters: Vec<(char, bool)>,
     /// `-o NAME` / `+o NAME`.
     pub options: Vec<(String, bool)>,
+    /// `--policy FILE`.
     pub policy: Option<PathBuf>,
+    /// `--arm NAME` (refused: arms are compiled by arm-build).
     pub arm: Option<String>,
+    /// `--audit FILE`.
     pub audit: Option<PathBuf>,
+    /// `--explain`: print the verdict, run nothing.
     pub explain: bool,
+    /// `--version`.
     pub version: bool,
+    /// `--help`.
     pub help: bool,
 }
 

@@ -177,6 +177,7 @@ pub struct StaticPaths {
 pub struct ProtectedPaths(Vec<Vec<u8>>);
 
 impl ProtectedPaths {
+    /// The policy's protected paths, as named and as resolved now.
     pub fn new(policy: &Policy) -> ProtectedPaths {
         let mut protected: Vec<Vec<u8>> = protected_reals(policy)
             .into_iter()
@@ -190,6 +191,7 @@ impl ProtectedPaths {
 }
 
 impl StaticPaths {
+    /// Paths judged from the current folder.
     pub fn new(protected: std::rc::Rc<ProtectedPaths>) -> StaticPaths {
         let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
         StaticPaths::at(&cwd, protected)

@@ -94,13 +94,17 @@ impl std::fmt::Display for Rule {
 /// understands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Deny {
+    /// The rule that refused.
     pub rule: Rule,
+    /// The sentence shown to the agent and logged.
     pub reason: String,
+    /// Where in the line, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
 }
 
 impl Deny {
+    /// A refusal by `rule`, with no position yet.
     pub fn new(rule: Rule, reason: impl Into<String>) -> Deny {
         Deny {
             rule,
@@ -109,6 +113,7 @@ impl Deny {
         }
     }
 
+    /// The refusal placed at `span`.
     pub fn at(mut self, span: Span) -> Deny {
         self.span = Some(span);
         self
@@ -148,19 +153,24 @@ pub enum ReachedKind {
 pub struct Reached {
     /// The command name as written (lossy UTF-8); for run-time names, the source text.
     pub name: String,
+    /// What it is.
     pub kind: ReachedKind,
+    /// Whether the policy permits it.
     pub allowed: bool,
     /// Why it is allowed or denied.
     pub reason: String,
     /// The rule that decided.
     pub rule: Rule,
+    /// Where in the line.
     pub span: Span,
 }
 
 /// The static verdict on one line: allowed only if every reached item is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Verdict {
+    /// Whether the line may run.
     pub allowed: bool,
+    /// Everything the line can reach, in order.
     pub commands: Vec<Reached>,
 }
 

@@ -71,6 +71,7 @@ fn id_of(meta: &std::fs::Metadata) -> FileId {
 }
 
 impl RealPaths {
+    /// An empty memory.
     pub fn new() -> RealPaths {
         RealPaths::default()
     }

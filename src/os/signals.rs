@@ -23,6 +23,7 @@ static INTERACTIVE: AtomicBool = AtomicBool::new(false);
 pub struct NamedSignal {
     /// The name without `SIG`.
     pub name: &'static str,
+    /// Its number on this system.
     pub number: i32,
     /// Whether guard-sh runs a `trap` action for it (KILL and STOP cannot
     /// be caught; CONT is left to job control).

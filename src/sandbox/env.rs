@@ -16,7 +16,9 @@ use std::os::unix::ffi::OsStrExt;
 /// One shell variable as the environment builder sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellVar<'a> {
+    /// The variable's name.
     pub name: &'a str,
+    /// Its value.
     pub value: &'a [u8],
     /// Exported (by the agent, or inherited at start-up).
     pub exported: bool,
@@ -28,7 +30,9 @@ pub struct ShellVar<'a> {
 /// (for the audit record).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChildEnv {
+    /// `NAME`, value pairs, in the order the child gets them.
     pub vars: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Names not inherited from guard-sh's own environment.
     pub added: Vec<String>,
 }
 

@@ -52,10 +52,15 @@ const DEFAULT_SEARCH_PATH: [&str; 2] = ["/bin", "/usr/bin"];
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Format {
     /// An ELF file; `interp` is its `PT_INTERP` (None: statically linked).
-    Elf { interp: Option<PathBuf> },
+    Elf {
+        /// The loader the kernel runs first.
+        interp: Option<PathBuf>,
+    },
     /// A `#!` script: `interpreter` and the optional single argument.
     Script {
+        /// The program after `#!`.
         interpreter: PathBuf,
+        /// The one argument after it, if any.
         arg: Option<String>,
     },
     /// Anything else (the kernel refuses it with `ENOEXEC`).

@@ -97,7 +97,10 @@ const WRITE_RIGHTS: BitFlags<AccessFs> = make_bitflags!(AccessFs::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Enforcement {
     /// Landlock with this ABI version (capped at the newest the crate knows).
-    Landlock { abi: u32 },
+    Landlock {
+        /// The ABI version in force.
+        abi: u32,
+    },
     /// No kernel confinement.
     None,
 }
@@ -117,21 +120,36 @@ pub enum SandboxError {
     #[error(
         "the policy requires the Landlock sandbox (ABI >= {REQUIRED_ABI}), but this system offers {found}"
     )]
-    Unavailable { found: Enforcement },
+    /// The policy requires Landlock and the kernel lacks it.
+    Unavailable {
+        /// What the kernel offers.
+        found: Enforcement,
+    },
     #[error(
         "protected path {} overlaps writable root {}: Landlock cannot exclude a path from a writable folder, \
          so the policy must keep them apart",
         protected.display(),
         writable.display()
     )]
+    /// A protected path lies inside a writable root.
     ProtectedWritable {
+        /// The protected path.
         protected: PathBuf,
+        /// The writable root holding it.
         writable: PathBuf,
     },
+    /// A path of a rule cannot be opened.
     #[error("cannot open {} for the sandbox: {source}", path.display())]
-    Open { path: PathBuf, source: io::Error },
+    Open {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The kernel refused the ruleset or a rule.
     #[error("cannot build the Landlock ruleset: {0}")]
     Ruleset(#[from] RulesetError),
+    /// The kernel refused to enter the domain.
     #[error("cannot enter the Landlock domain: {0}")]
     Enforce(io::Error),
 }

@@ -18,6 +18,7 @@ use landlock::Confinement;
 /// entered by the child between fork and exec.
 #[derive(Debug, Clone)]
 pub struct SandboxSpec {
+    /// The Landlock domain (or none) the child enters.
     pub confinement: Confinement,
     /// Hand the tree's `execve`s to the supervisor ([`supervisor`]).
     pub supervise: Option<supervisor::Attach>,

@@ -221,6 +221,7 @@ pub struct Attach {
 }
 
 impl Attach {
+    /// What a child of `supervisor` needs to be supervised under `plan`.
     pub fn new(supervisor: &Supervisor, plan: &ExecPlan) -> Attach {
         Attach {
             socket: supervisor.socket,
