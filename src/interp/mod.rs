@@ -102,44 +102,44 @@ impl Outcome {
 
 /// The interpreter's whole state.
 pub struct Shell<'a> {
-    pub policy: Rc<Policy>,
-    pub sys: &'a mut dyn System,
-    pub audit: &'a mut dyn AuditSink,
-    pub vars: Vars,
-    pub functions: BTreeMap<String, Rc<FunctionDef>>,
-    pub positional: Vec<Vec<u8>>,
-    pub arg0: Vec<u8>,
+    policy: Rc<Policy>,
+    sys: &'a mut dyn System,
+    audit: &'a mut dyn AuditSink,
+    vars: Vars,
+    functions: BTreeMap<String, Rc<FunctionDef>>,
+    pub(crate) positional: Vec<Vec<u8>>,
+    pub(crate) arg0: Vec<u8>,
     /// `$?`
-    pub status: i32,
-    pub opts: Options,
-    pub aliases: BTreeMap<String, Vec<u8>>,
-    pub traps: BTreeMap<String, Vec<u8>>,
-    pub last_bg: Option<Pid>,
+    pub(crate) status: i32,
+    pub(crate) opts: Options,
+    aliases: BTreeMap<String, Vec<u8>>,
+    traps: BTreeMap<String, Vec<u8>>,
+    last_bg: Option<Pid>,
     /// Background jobs and process substitutions not yet reaped.
-    pub jobs: Vec<Pid>,
+    jobs: Vec<Pid>,
     /// Statuses of background jobs that ended before `wait` asked for them.
-    pub done_jobs: BTreeMap<Pid, i32>,
+    done_jobs: BTreeMap<Pid, i32>,
     /// A trap action is running (ERR does not fire inside one).
-    pub in_trap: bool,
-    pub pipestatus: Vec<i32>,
-    pub interactive: bool,
+    in_trap: bool,
+    pipestatus: Vec<i32>,
+    pub(crate) interactive: bool,
     /// This process is a forked copy of the shell.
-    pub in_child: bool,
-    pub loop_depth: u32,
-    pub func_depth: u32,
+    in_child: bool,
+    loop_depth: u32,
+    func_depth: u32,
     /// Names of the functions being run, innermost last (`$FUNCNAME`).
-    pub func_names: Vec<String>,
+    func_names: Vec<String>,
     /// `pushd`'s folders below the working one, top first.
-    pub dir_stack: Vec<std::path::PathBuf>,
+    dir_stack: Vec<std::path::PathBuf>,
     /// When the shell started (`$SECONDS`).
-    pub started: std::time::Instant,
+    started: std::time::Instant,
     /// `$LINENO`: the line of the simple command being run, counted in
     /// the text being run (`line_starts`: offsets where its lines 2, 3, …
     /// start) after `line_base` lines read before it (standard input).
-    pub lineno: usize,
-    pub line_base: usize,
+    lineno: usize,
+    line_base: usize,
     /// Complete commands read from the input so far (a prompt's `\#`).
-    pub commands_read: usize,
+    commands_read: usize,
     line_starts: std::rc::Rc<Vec<usize>>,
     /// Each function's lines: those of the text it was defined in, which
     /// its body's offsets refer to.
@@ -147,7 +147,7 @@ pub struct Shell<'a> {
     /// Inside `eval` text, whose offsets are not the script's: `$LINENO`
     /// stays the line of the `eval`.
     lineno_frozen: u32,
-    pub source_depth: u32,
+    source_depth: u32,
     /// Array subscripts being evaluated inside one another (a value that
     /// names an element of itself is stopped).
     subscript_depth: u32,
@@ -165,40 +165,40 @@ pub struct Shell<'a> {
     /// their place in its argv: their elements, expanded.
     compound_args: Vec<(usize, Vec<arrays::ExpandedItem>)>,
     /// `$$`: the top-level shell's pid, also in subshells.
-    pub shell_pid: Pid,
+    shell_pid: Pid,
     /// Descriptors to close after the current command (process substitution).
-    pub pending_close: Vec<Fd>,
+    pending_close: Vec<Fd>,
     /// Depth of conditions (`if`, `while`, `&&`, `!`) where `set -e` is off.
-    pub errexit_off: u32,
+    errexit_off: u32,
     /// Written by a forked copy that hit a denial, read by the top level:
     /// a denial anywhere aborts the whole line.
-    pub abort_pipe: Option<(Fd, Fd)>,
+    pub(crate) abort_pipe: Option<(Fd, Fd)>,
     /// Every spawned command's `execve`s go to this supervisor, if set.
-    pub supervisor: Option<crate::sandbox::supervisor::Supervisor>,
+    supervisor: Option<crate::sandbox::supervisor::Supervisor>,
     /// Starts the supervisor when the shell first forks or spawns (a line
     /// of builtins costs no extra process); taken when used.
-    pub supervisor_start: Option<SupervisorStart<'a>>,
+    pub(crate) supervisor_start: Option<SupervisorStart<'a>>,
     /// The logical working folder (`$PWD`).
-    pub cwd: PathBuf,
+    cwd: PathBuf,
     /// `eval`/`source` nesting, bounded.
-    pub nesting: u32,
+    nesting: u32,
     /// The shell name for messages.
-    pub name: String,
+    name: String,
     /// Last command substitution status, for `x=$(false)`.
-    pub subst_status: Option<i32>,
+    subst_status: Option<i32>,
     /// Started with `-c` (shows in `$-`).
-    pub command_mode: bool,
+    pub(crate) command_mode: bool,
     /// The shell's own process group (job control).
-    pub shell_pgid: Pid,
+    shell_pgid: Pid,
     /// Set by `exec` without a command: its redirections stay.
-    pub keep_redirects: bool,
+    keep_redirects: bool,
     /// Position inside a bundled option word, for `getopts`.
-    pub getopts_pos: usize,
+    getopts_pos: usize,
     /// Makes a fresh audit sink in a forked copy of the shell (a new
     /// session in the same log), so the parent's hash chain stays intact.
-    pub audit_reopen: Option<AuditReopen<'a>>,
+    pub(crate) audit_reopen: Option<AuditReopen<'a>>,
     /// The sink of a forked copy, when `audit_reopen` made one.
-    pub child_audit: Option<Box<dyn AuditSink>>,
+    child_audit: Option<Box<dyn AuditSink>>,
 }
 
 /// Starts the exec supervisor; `Err` says why it could not (the shell then
