@@ -5,7 +5,7 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Output, Stdio};

@@ -7,7 +7,7 @@
 use guard_sh::guard::{self, ReachedKind};
 use guard_sh::policy::Policy;
 
-mod arm_support;
+use crate::arm_support;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

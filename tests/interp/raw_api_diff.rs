@@ -8,7 +8,7 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

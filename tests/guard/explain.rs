@@ -9,7 +9,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-mod arm_support;
+use crate::arm_support;
 use std::process::{Command, Output, Stdio};
 
 struct Fixture {

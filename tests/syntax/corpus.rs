@@ -17,7 +17,7 @@ use guard_sh::syntax::sexp::to_sexp;
 use guard_sh::syntax::{parse, to_source, without_spans};
 use serde::Deserialize;
 
-mod syntax_support;
+use crate::syntax_support;
 use syntax_support::bash_accepts;
 
 #[derive(Deserialize)]

@@ -7,7 +7,7 @@
 
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
-mod common;
+use crate::common;
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use std::io::{Read, Write};

@@ -9,7 +9,7 @@ use guard_sh::syntax::sexp::to_sexp;
 use guard_sh::syntax::{parse, to_source, without_spans};
 use proptest::prelude::*;
 
-mod syntax_support;
+use crate::syntax_support;
 use syntax_support::{bash_accepts, shellish};
 
 /// Literal text safe in any word position (no reserved words, no `{`/`}`).

@@ -7,7 +7,7 @@
 
 use guard_sh::guard;
 
-mod arm_support;
+use crate::arm_support;
 
 fn verdict(line: &str) -> guard::Verdict {
     let dir = tempfile::tempdir().unwrap();

@@ -8,7 +8,7 @@ use guard_sh::policy::{POLICY_FORMAT, Policy};
 use guard_sh::syntax::{self, to_source, without_spans};
 use proptest::prelude::*;
 
-mod syntax_support;
+use crate::syntax_support;
 use syntax_support::shellish;
 
 /// A small policy for the guard side of the properties.

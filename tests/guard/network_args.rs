@@ -7,7 +7,7 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-mod common;
+use crate::common;
 
 use std::net::{TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
