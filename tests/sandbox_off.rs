@@ -1,7 +1,8 @@
 //! `GUARD_SH_LANDLOCK=off`: the behaviour of a machine without Landlock.
 //! The same stubs the confined suites refuse run unconfined here, probe says
 //! `none`, and `required` refuses. One test, because the override is read
-//! once per process and must be set before anything probes.
+//! once per process and must be set before anything probes. So it is a
+//! test binary of its own, not a module of `tests/sandbox/`.
 
 mod sandbox_support;
 

@@ -35,7 +35,7 @@
 //! dynamically linked program fails with `EACCES`. Shared libraries are not
 //! checked: the loader `openat`s them read-only and `mmap`s them
 //! `PROT_EXEC`, which Landlock does not mediate, so `libc.so.6` needs no rule
-//! (`tests/sandbox_exec.rs` asserts both facts against the kernel).
+//! (`tests/sandbox/exec.rs` asserts both facts against the kernel).
 //!
 //! # Writable roots and protected paths
 //! Landlock can only add rights beneath a folder; it cannot take a subfolder

@@ -11,8 +11,7 @@
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-mod audit_support;
-mod common;
+use crate::audit_support;
 
 use audit_support::*;
 use std::io::Write;

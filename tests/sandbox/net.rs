@@ -3,7 +3,7 @@
 
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
-mod sandbox_support;
+use crate::sandbox_support;
 
 use sandbox_support::*;
 use std::net::TcpListener;

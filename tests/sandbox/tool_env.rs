@@ -6,8 +6,8 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-mod common;
-mod sandbox_support;
+use crate::common;
+use crate::sandbox_support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -14,8 +14,8 @@
 #![cfg(target_arch = "x86_64")]
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-mod common;
-mod sandbox_support;
+use crate::common;
+use crate::sandbox_support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
-mod sandbox_support;
+use crate::sandbox_support;
 
 use guard_sh::sandbox::landlock::{Enforcement, restrict_guard_sh};
 use sandbox_support::*;

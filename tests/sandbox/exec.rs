@@ -4,7 +4,7 @@
 //! This suite needs a Landlock kernel (ABI >= 4); `sandbox_off.rs` covers a
 //! machine without it.
 
-mod sandbox_support;
+use crate::sandbox_support;
 
 use guard_sh::sandbox::exec_chain;
 use guard_sh::sandbox::landlock::{Enforcement, REQUIRED_ABI, probe};

@@ -1,7 +1,7 @@
 //! Landlock write confinement against the real kernel: writable roots,
 //! protected paths, devices, and the prepare-time refusal of overlaps.
 
-mod sandbox_support;
+use crate::sandbox_support;
 
 use guard_sh::policy::SandboxMode;
 use guard_sh::sandbox::landlock::{Confinement, Enforcement, SandboxError};

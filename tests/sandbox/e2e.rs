@@ -12,7 +12,7 @@
 
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
-mod sandbox_support;
+use crate::sandbox_support;
 
 use guard_sh::audit::verify::{VerifyOptions, verify_logs};
 use guard_sh::policy::sha256_hex as policy_sha256;

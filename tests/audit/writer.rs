@@ -88,7 +88,12 @@ fn concurrent_sessions_never_interleave() {
     let children: Vec<_> = (0..8)
         .map(|_| {
             Command::new(&exe)
-                .args(["--ignored", "--exact", "audit_writer_child", "--quiet"])
+                .args([
+                    "--ignored",
+                    "--exact",
+                    "writer::audit_writer_child",
+                    "--quiet",
+                ])
                 .env("AUDIT_CHILD_LOG", &log)
                 .env("AUDIT_CHILD_GO", &go)
                 .spawn()

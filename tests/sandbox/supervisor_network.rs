@@ -13,8 +13,8 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-mod common;
-mod sandbox_support;
+use crate::common;
+use crate::sandbox_support;
 
 use serde_json::Value;
 use std::io::{Read, Write};

@@ -13,8 +13,8 @@
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-mod common;
-mod sandbox_support;
+use crate::common;
+use crate::sandbox_support;
 
 use guard_sh::policy::Policy;
 use proptest::prelude::*;

@@ -4,8 +4,7 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-mod audit_support;
-mod common;
+use crate::audit_support;
 
 use audit_support::*;
 use guard_sh::policy::Policy;

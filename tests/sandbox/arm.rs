@@ -5,7 +5,7 @@
 
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
-mod sandbox_support;
+use crate::sandbox_support;
 
 use guard_sh::policy::Policy;
 use guard_sh::policy::pin::verify_policy_pin;
