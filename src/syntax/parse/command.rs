@@ -170,8 +170,7 @@ impl<'a> Parser<'a> {
                 // bash reads `name[…]` up to the matching `]` as one word,
                 // blanks and operators included; the word parser would
                 // stop at the first of them.
-                let one_word = scan.is_some_and(|s| !s.operator && !s.blank);
-                if one_word && closes_bracket(r) {
+                if closes_in_word(r) {
                     return Ok((i, None));
                 }
                 return Err(SyntaxError::Unsupported {
@@ -276,10 +275,7 @@ impl<'a> Parser<'a> {
                 // token, across blanks, operators and lines (`([x y] z)` has
                 // two elements), where the word parser would stop: refused
                 // unless the bracket closes within the word (`[a-z]*`).
-                Some(b'[')
-                    if !bracket_scan(rest).is_some_and(|s| !s.operator && !s.blank)
-                        || !closes_bracket(rest) =>
-                {
+                Some(b'[') if !closes_in_word(rest) => {
                     return Err(SyntaxError::Unsupported {
                         feature: "an array element whose `[` is not closed in the same word (bash reads to the matching `]` across blanks, operators and lines)",
                         at: self.span_at(rest, 1),
@@ -443,6 +439,16 @@ fn end_of_ansi_c(i: &[u8], open: usize) -> Option<usize> {
             _ => k += 1,
         }
     }
+}
+
+/// Whether the `[` at the start of `i` is closed inside the word the word
+/// parser reads, where bash's scan would close it too: bash's scan finds
+/// its `]` with no blank or operator before it ([`bracket_scan`]), and the
+/// first `]` not hidden in quotes or a substitution is inside the word
+/// ([`closes_bracket`]). Where the two readings could differ the line is
+/// refused.
+fn closes_in_word(i: &[u8]) -> bool {
+    bracket_scan(i).is_some_and(|s| !s.operator && !s.blank) && closes_bracket(i)
 }
 
 /// Whether `tok` (starting at `[`) holds a `]` that bash's subscript scan
