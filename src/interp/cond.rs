@@ -49,7 +49,7 @@ impl Shell<'_> {
                         self.error("[[: -o: shell option tests are not supported by guard-sh");
                         Err(Failed::Status(2))
                     }
-                    _ => self.judged(test::unary(op.as_bytes(), &value)),
+                    _ => self.judged(test::unary(&*self.sys, op.as_bytes(), &value)),
                 }
             }
             CondExpr::Binary { op, left, right } => self.binary(op, left, right),
@@ -79,7 +79,7 @@ impl Shell<'_> {
             }
             _ => {
                 let other = self.expand_string(right)?;
-                self.judged(test::binary(&value, op.as_bytes(), &other))
+                self.judged(test::binary(&*self.sys, &value, op.as_bytes(), &other))
             }
         }
     }

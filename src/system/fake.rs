@@ -6,7 +6,8 @@
 //! descriptor is kept per open file, so tests can read what `echo` wrote.
 
 use super::{
-    ExitStatus, Fd, Forked, OpenMode, Pid, ProcessGroup, SpawnError, SpawnRequest, System,
+    Access, ExitStatus, Fd, FileInfo, Forked, OpenMode, Pid, ProcessGroup, SpawnError,
+    SpawnRequest, System,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::io;
@@ -54,6 +55,10 @@ pub struct FakeSystem {
     next_pipe: u32,
     pub cwd: PathBuf,
     mask: u32,
+    /// The files `file_info` knows, by path as asked (no links followed).
+    pub files: BTreeMap<PathBuf, FileInfo>,
+    /// The effective user and group ids.
+    pub ids: (u32, u32),
 }
 
 impl Default for FakeSystem {
@@ -84,6 +89,8 @@ impl FakeSystem {
             next_pipe: 0,
             cwd: PathBuf::from("/"),
             mask: 0o022,
+            files: BTreeMap::new(),
+            ids: (1000, 1000),
         }
     }
 
@@ -272,5 +279,31 @@ impl System for FakeSystem {
 
     fn umask(&mut self, mask: u32) -> u32 {
         std::mem::replace(&mut self.mask, mask)
+    }
+
+    fn file_info(&self, path: &Path, _follow: bool) -> io::Result<FileInfo> {
+        self.files
+            .get(path)
+            .copied()
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
+    }
+
+    /// The owner's bits for the owner, the others' bits for everyone else
+    /// (groups are not modelled).
+    fn may_access(&self, path: &Path, access: Access) -> bool {
+        let Some(info) = self.files.get(path) else {
+            return false;
+        };
+        let shift = if info.uid == self.ids.0 { 6 } else { 0 };
+        let bit = match access {
+            Access::Read => 4,
+            Access::Write => 2,
+            Access::Execute => 1,
+        };
+        info.mode >> shift & bit != 0
+    }
+
+    fn effective_ids(&self) -> (u32, u32) {
+        self.ids
     }
 }

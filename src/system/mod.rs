@@ -140,4 +140,61 @@ pub trait System {
     fn tcsetpgrp(&mut self, fd: Fd, pgid: Pid) -> io::Result<()>;
     /// Set the file-creation mask; returns the previous one.
     fn umask(&mut self, mask: u32) -> u32;
+    /// What `stat` (`lstat` when `follow` is false) says of `path`.
+    fn file_info(&self, path: &Path, follow: bool) -> io::Result<FileInfo>;
+    /// Whether the effective user and group may `access` `path`.
+    fn may_access(&self, path: &Path, access: Access) -> bool;
+    /// The effective user and group ids.
+    fn effective_ids(&self) -> (u32, u32);
+}
+
+/// The file facts the `test` builtin and `[[ ]]` ask about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileInfo {
+    /// What kind of file it is.
+    pub kind: FileKind,
+    /// The permission, set-id and sticky bits (`st_mode & 0o7777`).
+    pub mode: u32,
+    /// The owner.
+    pub uid: u32,
+    /// The group.
+    pub gid: u32,
+    /// The size in bytes.
+    pub size: u64,
+    /// The device and inode, which say whether two names are one file.
+    pub id: (u64, u64),
+    /// Last modification, (seconds, nanoseconds).
+    pub modified: (i64, i64),
+    /// Last access, (seconds, nanoseconds).
+    pub accessed: (i64, i64),
+}
+
+/// The kinds of file `test` tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A regular file.
+    File,
+    /// A folder.
+    Dir,
+    /// A symbolic link (seen only without following it).
+    Symlink,
+    /// A named pipe.
+    Fifo,
+    /// A socket.
+    Socket,
+    /// A block device.
+    Block,
+    /// A character device.
+    Char,
+}
+
+/// What [`System::may_access`] asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reading.
+    Read,
+    /// Writing.
+    Write,
+    /// Executing (searching, for a folder).
+    Execute,
 }

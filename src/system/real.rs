@@ -6,7 +6,8 @@
 //! never execs. After fork the child makes only async-signal-safe calls.
 
 use super::{
-    ExitStatus, Fd, Forked, OpenMode, Pid, ProcessGroup, SpawnError, SpawnRequest, System,
+    Access, ExitStatus, Fd, FileInfo, FileKind, Forked, OpenMode, Pid, ProcessGroup, SpawnError,
+    SpawnRequest, System,
 };
 use crate::os::private_fd;
 use std::ffi::CString;
@@ -604,6 +605,60 @@ impl System for RealSystem {
     fn umask(&mut self, mask: u32) -> u32 {
         // SAFETY: umask has no preconditions.
         unsafe { libc::umask(mask as libc::mode_t) as u32 }
+    }
+
+    fn file_info(&self, path: &Path, follow: bool) -> io::Result<FileInfo> {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let m = if follow {
+            std::fs::metadata(path)?
+        } else {
+            std::fs::symlink_metadata(path)?
+        };
+        let t = m.file_type();
+        let kind = if t.is_dir() {
+            FileKind::Dir
+        } else if t.is_symlink() {
+            FileKind::Symlink
+        } else if t.is_fifo() {
+            FileKind::Fifo
+        } else if t.is_socket() {
+            FileKind::Socket
+        } else if t.is_block_device() {
+            FileKind::Block
+        } else if t.is_char_device() {
+            FileKind::Char
+        } else {
+            FileKind::File
+        };
+        Ok(FileInfo {
+            kind,
+            mode: m.mode() & 0o7777,
+            uid: m.uid(),
+            gid: m.gid(),
+            size: m.size(),
+            id: (m.dev(), m.ino()),
+            modified: (m.mtime(), m.mtime_nsec()),
+            accessed: (m.atime(), m.atime_nsec()),
+        })
+    }
+
+    fn may_access(&self, path: &Path, access: Access) -> bool {
+        let Ok(c) = cstring(path.as_os_str().as_bytes()) else {
+            return false;
+        };
+        let mode = match access {
+            Access::Read => libc::R_OK,
+            Access::Write => libc::W_OK,
+            Access::Execute => libc::X_OK,
+        };
+        // SAFETY: a valid C string; faccessat with AT_EACCESS checks the
+        // effective ids.
+        unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), mode, libc::AT_EACCESS) == 0 }
+    }
+
+    fn effective_ids(&self) -> (u32, u32) {
+        // SAFETY: geteuid and getegid have no preconditions.
+        unsafe { (libc::geteuid(), libc::getegid()) }
     }
 }
 

@@ -281,7 +281,11 @@ impl Shell<'_> {
             }
         }
         let is_set = |name: &[u8]| set.get(name).copied().unwrap_or(false);
-        match test::evaluate(&refs, &is_set) {
+        let ask = test::Ask {
+            is_set: &is_set,
+            sys: &*self.sys,
+        };
+        match test::evaluate(&refs, &ask) {
             Ok(true) => Ok(0),
             Ok(false) => Ok(1),
             Err(message) => {

@@ -2,15 +2,23 @@
 //! `!`/parentheses grammar; file, string and integer tests.
 
 use crate::interp::lossy;
+use crate::system::{Access, FileKind, System};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 
 type R = Result<bool, String>;
 
-/// Whether a shell variable is set (`-v NAME`).
-pub type IsSet<'a> = &'a dyn Fn(&[u8]) -> bool;
+/// What `test` asks of the shell: whether a variable is set (`-v NAME`),
+/// and the file system, through [`System`].
+pub struct Ask<'a> {
+    /// Whether the variable named is set.
+    pub is_set: &'a dyn Fn(&[u8]) -> bool,
+    /// Where files are looked up.
+    pub sys: &'a dyn System,
+}
+
+type IsSet<'a> = &'a Ask<'a>;
 
 /// Evaluate test arguments (without the closing `]`).
 pub fn evaluate(args: &[&[u8]], is_set: IsSet<'_>) -> R {
@@ -44,7 +52,7 @@ fn two(args: &[&[u8]], is_set: IsSet<'_>) -> R {
 
 fn three(args: &[&[u8]], is_set: IsSet<'_>) -> R {
     if is_binary(args[1]) {
-        return binary(args[0], args[1], args[2]);
+        return binary(is_set.sys, args[0], args[1], args[2]);
     }
     if args[1] == b"-a" {
         return Ok(!args[0].is_empty() && !args[2].is_empty());
@@ -117,7 +125,7 @@ impl<'a> P<'a> {
             if is_binary(op) && self.i + 2 < self.args.len() {
                 let b = self.args[self.i + 2];
                 self.i += 3;
-                return binary(a, op, b);
+                return binary(self.is_set.sys, a, op, b);
             }
         }
         if is_unary(a) && self.i + 1 < self.args.len() {
@@ -184,56 +192,47 @@ fn path(b: &[u8]) -> &Path {
     Path::new(OsStr::from_bytes(b))
 }
 
-fn access(b: &[u8], mode: libc::c_int) -> bool {
-    let Ok(c) = std::ffi::CString::new(b) else {
-        return false;
-    };
-    // SAFETY: a valid C string; faccessat with AT_EACCESS checks the effective ids.
-    unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), mode, libc::AT_EACCESS) == 0 }
-}
-
 /// [`unary`], with `-v NAME` answered by `is_set`.
 fn unary_with(op: &[u8], arg: &[u8], is_set: IsSet<'_>) -> R {
     if op == b"-v" {
-        return Ok(is_set(arg));
+        return Ok((is_set.is_set)(arg));
     }
-    unary(op, arg)
+    unary(is_set.sys, op, arg)
 }
 
-pub(crate) fn unary(op: &[u8], arg: &[u8]) -> R {
-    let meta = || std::fs::metadata(path(arg));
+pub(crate) fn unary(sys: &dyn System, op: &[u8], arg: &[u8]) -> R {
+    let meta = || sys.file_info(path(arg), true);
+    let kind = |k: FileKind| meta().is_ok_and(|m| m.kind == k);
+    let mode = |bits: u32| meta().is_ok_and(|m| m.mode & bits != 0);
     Ok(match op {
         b"-z" => arg.is_empty(),
         b"-n" => !arg.is_empty(),
         b"-e" | b"-a" => meta().is_ok(),
-        b"-f" => meta().is_ok_and(|m| m.is_file()),
-        b"-d" => meta().is_ok_and(|m| m.is_dir()),
-        b"-s" => meta().is_ok_and(|m| m.len() > 0),
-        b"-L" | b"-h" => {
-            std::fs::symlink_metadata(path(arg)).is_ok_and(|m| m.file_type().is_symlink())
-        }
-        b"-p" => meta().is_ok_and(|m| m.file_type().is_fifo()),
-        b"-S" => meta().is_ok_and(|m| m.file_type().is_socket()),
-        b"-b" => meta().is_ok_and(|m| m.file_type().is_block_device()),
-        b"-c" => meta().is_ok_and(|m| m.file_type().is_char_device()),
-        b"-g" => meta().is_ok_and(|m| m.permissions().mode() & 0o2000 != 0),
-        b"-u" => meta().is_ok_and(|m| m.permissions().mode() & 0o4000 != 0),
-        b"-k" => meta().is_ok_and(|m| m.permissions().mode() & 0o1000 != 0),
-        // SAFETY: geteuid/getegid have no preconditions.
-        b"-O" => meta().is_ok_and(|m| m.uid() == unsafe { libc::geteuid() }),
-        // SAFETY: as above.
-        b"-G" => meta().is_ok_and(|m| m.gid() == unsafe { libc::getegid() }),
-        b"-N" => meta().is_ok_and(|m| m.mtime() > m.atime()),
-        b"-r" => access(arg, libc::R_OK),
-        b"-w" => access(arg, libc::W_OK),
-        b"-x" => access(arg, libc::X_OK),
+        b"-f" => kind(FileKind::File),
+        b"-d" => kind(FileKind::Dir),
+        b"-s" => meta().is_ok_and(|m| m.size > 0),
+        b"-L" | b"-h" => sys
+            .file_info(path(arg), false)
+            .is_ok_and(|m| m.kind == FileKind::Symlink),
+        b"-p" => kind(FileKind::Fifo),
+        b"-S" => kind(FileKind::Socket),
+        b"-b" => kind(FileKind::Block),
+        b"-c" => kind(FileKind::Char),
+        b"-g" => mode(0o2000),
+        b"-u" => mode(0o4000),
+        b"-k" => mode(0o1000),
+        b"-O" => meta().is_ok_and(|m| m.uid == sys.effective_ids().0),
+        b"-G" => meta().is_ok_and(|m| m.gid == sys.effective_ids().1),
+        b"-N" => meta().is_ok_and(|m| m.modified.0 > m.accessed.0),
+        b"-r" => sys.may_access(path(arg), Access::Read),
+        b"-w" => sys.may_access(path(arg), Access::Write),
+        b"-x" => sys.may_access(path(arg), Access::Execute),
         b"-t" => {
             let fd: i32 = lossy(arg)
                 .trim()
                 .parse()
                 .map_err(|_| format!("{}: integer expression expected", lossy(arg)))?;
-            // SAFETY: isatty on a descriptor number.
-            unsafe { libc::isatty(fd) == 1 }
+            sys.isatty(fd)
         }
         _ => return Err(format!("{}: unary operator expected", lossy(op))),
     })
@@ -246,12 +245,8 @@ fn int(b: &[u8]) -> Result<i64, String> {
         .map_err(|_| format!("{s}: integer expression expected"))
 }
 
-pub(crate) fn binary(a: &[u8], op: &[u8], b: &[u8]) -> R {
-    let mtime = |p: &[u8]| {
-        std::fs::metadata(path(p))
-            .ok()
-            .map(|m| (m.mtime(), m.mtime_nsec()))
-    };
+pub(crate) fn binary(sys: &dyn System, a: &[u8], op: &[u8], b: &[u8]) -> R {
+    let mtime = |p: &[u8]| sys.file_info(path(p), true).ok().map(|m| m.modified);
     Ok(match op {
         b"=" | b"==" => a == b,
         b"!=" => a != b,
@@ -273,8 +268,8 @@ pub(crate) fn binary(a: &[u8], op: &[u8], b: &[u8]) -> R {
             (None, Some(_)) => true,
             _ => false,
         },
-        b"-ef" => match (std::fs::metadata(path(a)), std::fs::metadata(path(b))) {
-            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        b"-ef" => match (sys.file_info(path(a), true), sys.file_info(path(b), true)) {
+            (Ok(x), Ok(y)) => x.id == y.id,
             _ => false,
         },
         _ => return Err(format!("{}: binary operator expected", lossy(op))),
@@ -288,7 +283,84 @@ mod tests {
     fn t(args: &[&str]) -> R {
         let v: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         let is_set = |name: &[u8]| name == b"set";
-        evaluate(&v, &is_set)
+        let sys = crate::system::fake::FakeSystem::new();
+        evaluate(
+            &v,
+            &Ask {
+                is_set: &is_set,
+                sys: &sys,
+            },
+        )
+    }
+
+    /// `test ARGS` against a fake file system holding `files`.
+    fn t_in(files: &[(&str, FileKind, u32, u32, i64)], args: &[&str]) -> R {
+        let mut sys = crate::system::fake::FakeSystem::new();
+        for (n, &(name, kind, mode, uid, modified)) in files.iter().enumerate() {
+            let info = crate::system::FileInfo {
+                kind,
+                mode,
+                uid,
+                gid: uid,
+                size: if kind == FileKind::File { 3 } else { 0 },
+                id: (1, n as u64),
+                modified: (modified, 0),
+                accessed: (0, 0),
+            };
+            sys.files.insert(name.into(), info);
+        }
+        let v: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        let is_set = |_: &[u8]| false;
+        evaluate(
+            &v,
+            &Ask {
+                is_set: &is_set,
+                sys: &sys,
+            },
+        )
+    }
+
+    #[test]
+    fn file_operators_ask_the_system() {
+        use FileKind::*;
+        let files = [
+            ("/f", File, 0o644, 1000, 5),
+            ("/old", File, 0o4600, 0, 1),
+            ("/d", Dir, 0o755, 1000, 0),
+            ("/l", Symlink, 0o777, 1000, 0),
+            ("/p", Fifo, 0o600, 1000, 0),
+        ];
+        let cases: &[(&[&str], bool)] = &[
+            (&["-e", "/f"], true),
+            (&["-e", "/none"], false),
+            (&["-f", "/f"], true),
+            (&["-f", "/d"], false),
+            (&["-d", "/d"], true),
+            (&["-s", "/f"], true),
+            (&["-s", "/d"], false),
+            (&["-L", "/l"], true),
+            (&["-h", "/f"], false),
+            (&["-p", "/p"], true),
+            (&["-r", "/f"], true),
+            (&["-w", "/f"], true),
+            (&["-x", "/f"], false),
+            (&["-x", "/d"], true),
+            (&["-r", "/old"], false),
+            (&["-u", "/old"], true),
+            (&["-u", "/f"], false),
+            (&["-O", "/f"], true),
+            (&["-O", "/old"], false),
+            (&["/f", "-nt", "/old"], true),
+            (&["/old", "-ot", "/f"], true),
+            (&["/f", "-nt", "/none"], true),
+            (&["/f", "-ef", "/f"], true),
+            (&["/f", "-ef", "/old"], false),
+            (&["!", "-e", "/none"], true),
+            (&["-f", "/f", "-a", "-d", "/d"], true),
+        ];
+        for (args, want) in cases {
+            assert_eq!(t_in(&files, args), Ok(*want), "test {args:?}");
+        }
     }
 
     #[test]
