@@ -1111,7 +1111,7 @@ impl Shell<'_> {
             out.push(field.bytes);
             return Ok(());
         }
-        let matches = pattern::glob(&pat, self.opts.dotglob);
+        let matches = pattern::glob(&*self.sys, &pat, self.opts.dotglob);
         if matches.is_empty() {
             if self.opts.failglob {
                 self.error(&format!(

@@ -2,6 +2,7 @@
 //! negation and character classes; quoted characters match themselves.
 //! Used by `case`, `${x#p}`-style operators and pathname expansion.
 
+use crate::system::{FileKind, System};
 use std::path::Path;
 
 /// One pattern byte and whether it was quoted (then it is literal).
@@ -219,10 +220,10 @@ pub fn literal(pat: &[PatByte]) -> Vec<u8> {
     pat.iter().map(|p| p.0).collect()
 }
 
-/// Pathname expansion of `pat` relative to the process's working folder.
-/// Sorted bytewise; empty when nothing matches.
-pub fn glob(pat: &[PatByte], dotglob: bool) -> Vec<Vec<u8>> {
-    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+/// Pathname expansion of `pat` relative to the working folder, reading
+/// folders through `sys`. Sorted bytewise; empty when nothing matches.
+pub fn glob(sys: &dyn System, pat: &[PatByte], dotglob: bool) -> Vec<Vec<u8>> {
+    use std::os::unix::ffi::OsStrExt;
     let components: Vec<&[PatByte]> = pat.split(|p| p.0 == b'/').collect();
     let absolute = pat.first().is_some_and(|p| p.0 == b'/');
     let mut paths: Vec<Vec<u8>> = vec![if absolute { b"/".to_vec() } else { Vec::new() }];
@@ -256,14 +257,13 @@ pub fn glob(pat: &[PatByte], dotglob: bool) -> Vec<Vec<u8>> {
                 continue;
             }
             let dir: &[u8] = if base.is_empty() { b"." } else { base };
-            let Ok(entries) = std::fs::read_dir(Path::new(std::ffi::OsStr::from_bytes(dir))) else {
+            let Ok(entries) = sys.dir_names(Path::new(std::ffi::OsStr::from_bytes(dir))) else {
                 continue;
             };
             let tokens = compile(comp);
             let leading_dot = comp.first().is_some_and(|p| p.0 == b'.');
             let mut names: Vec<Vec<u8>> = entries
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().into_vec())
+                .into_iter()
                 .filter(|name| {
                     (!name.starts_with(b".") || leading_dot || dotglob)
                         && name != b"."
@@ -275,8 +275,8 @@ pub fn glob(pat: &[PatByte], dotglob: bool) -> Vec<Vec<u8>> {
             if index != last {
                 names.retain(|n| {
                     let p = join(n);
-                    std::fs::metadata(Path::new(std::ffi::OsStr::from_bytes(&p)))
-                        .is_ok_and(|m| m.is_dir())
+                    sys.file_info(Path::new(std::ffi::OsStr::from_bytes(&p)), true)
+                        .is_ok_and(|m| m.kind == FileKind::Dir)
                 });
             }
             next.extend(names.iter().map(|n| join(n)));
@@ -285,7 +285,9 @@ pub fn glob(pat: &[PatByte], dotglob: bool) -> Vec<Vec<u8>> {
     }
     paths.retain(|p| {
         !p.is_empty()
-            && std::fs::symlink_metadata(Path::new(std::ffi::OsStr::from_bytes(p))).is_ok()
+            && sys
+                .file_info(Path::new(std::ffi::OsStr::from_bytes(p)), false)
+                .is_ok()
     });
     if !has_magic(pat) {
         return paths;
@@ -296,6 +298,62 @@ pub fn glob(pat: &[PatByte], dotglob: bool) -> Vec<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
+    use crate::system::fake::FakeSystem;
+    use crate::system::{FileInfo, FileKind};
+
+    /// A fake system whose working folder `/w` holds `a.txt`, `b.txt`,
+    /// `.hidden` and `sub/c.txt`.
+    fn tree() -> FakeSystem {
+        let mut sys = FakeSystem::new();
+        sys.cwd = "/w".into();
+        let entries = [
+            ("/w", FileKind::Dir),
+            ("/w/a.txt", FileKind::File),
+            ("/w/b.txt", FileKind::File),
+            ("/w/.hidden", FileKind::File),
+            ("/w/sub", FileKind::Dir),
+            ("/w/sub/c.txt", FileKind::File),
+        ];
+        for (n, (path, kind)) in entries.into_iter().enumerate() {
+            let info = FileInfo {
+                kind,
+                mode: 0o755,
+                uid: 1000,
+                gid: 1000,
+                size: 0,
+                id: (1, n as u64),
+                modified: (0, 0),
+                accessed: (0, 0),
+            };
+            sys.files.insert(path.into(), info);
+        }
+        sys
+    }
+
+    #[test]
+    fn glob_reads_folders_through_the_system() {
+        let sys = tree();
+        let cases: &[(&str, bool, &[&str])] = &[
+            ("*.txt", false, &["a.txt", "b.txt"]),
+            ("*", false, &["a.txt", "b.txt", "sub"]),
+            ("*", true, &[".hidden", "a.txt", "b.txt", "sub"]),
+            (".*", false, &[".hidden"]),
+            ("*/c.txt", false, &["sub/c.txt"]),
+            ("*/", false, &["sub/"]),
+            ("/w/?.txt", false, &["/w/a.txt", "/w/b.txt"]),
+            ("none*", false, &[]),
+            ("a.txt/*", false, &[]),
+        ];
+        for (pattern, dotglob, want) in cases {
+            let got = glob(&sys, &unquoted(pattern.as_bytes()), *dotglob);
+            let got: Vec<String> = got
+                .iter()
+                .map(|p| String::from_utf8_lossy(p).into())
+                .collect();
+            assert_eq!(got, *want, "glob {pattern:?} (dotglob {dotglob})");
+        }
+    }
+
     use super::*;
 
     fn m(p: &str, s: &str) -> bool {

@@ -6,7 +6,7 @@
 //! descriptor is kept per open file, so tests can read what `echo` wrote.
 
 use super::{
-    Access, ExitStatus, Fd, FileInfo, Forked, OpenMode, Pid, ProcessGroup, SpawnError,
+    Access, ExitStatus, Fd, FileInfo, FileKind, Forked, OpenMode, Pid, ProcessGroup, SpawnError,
     SpawnRequest, System,
 };
 use std::collections::{BTreeMap, HashMap};
@@ -55,7 +55,8 @@ pub struct FakeSystem {
     next_pipe: u32,
     pub cwd: PathBuf,
     mask: u32,
-    /// The files `file_info` knows, by path as asked (no links followed).
+    /// The files `file_info` knows, by absolute path (a relative one is
+    /// taken from `cwd`; links are not modelled).
     pub files: BTreeMap<PathBuf, FileInfo>,
     /// The effective user and group ids.
     pub ids: (u32, u32),
@@ -283,7 +284,7 @@ impl System for FakeSystem {
 
     fn file_info(&self, path: &Path, _follow: bool) -> io::Result<FileInfo> {
         self.files
-            .get(path)
+            .get(&self.cwd.join(path))
             .copied()
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
     }
@@ -291,7 +292,7 @@ impl System for FakeSystem {
     /// The owner's bits for the owner, the others' bits for everyone else
     /// (groups are not modelled).
     fn may_access(&self, path: &Path, access: Access) -> bool {
-        let Some(info) = self.files.get(path) else {
+        let Some(info) = self.files.get(&self.cwd.join(path)) else {
             return false;
         };
         let shift = if info.uid == self.ids.0 { 6 } else { 0 };
@@ -305,5 +306,29 @@ impl System for FakeSystem {
 
     fn effective_ids(&self) -> (u32, u32) {
         self.ids
+    }
+
+    /// The files of the table directly inside `dir` (a relative `dir`
+    /// is taken from `cwd`).
+    fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>> {
+        use std::os::unix::ffi::OsStrExt;
+        let dir: PathBuf = self
+            .cwd
+            .join(dir)
+            .components()
+            .filter(|c| *c != std::path::Component::CurDir)
+            .collect();
+        match self.files.get(&dir) {
+            Some(info) if info.kind == FileKind::Dir => {}
+            Some(_) => return Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
+            None => return Err(io::Error::from_raw_os_error(libc::ENOENT)),
+        }
+        Ok(self
+            .files
+            .keys()
+            .filter(|p| p.parent() == Some(dir.as_path()))
+            .filter_map(|p| p.file_name())
+            .map(|n| n.as_bytes().to_vec())
+            .collect())
     }
 }

@@ -146,6 +146,8 @@ pub trait System {
     fn may_access(&self, path: &Path, access: Access) -> bool;
     /// The effective user and group ids.
     fn effective_ids(&self) -> (u32, u32);
+    /// The names in folder `dir` (without `.` and `..`), in no order.
+    fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>>;
 }
 
 /// The file facts the `test` builtin and `[[ ]]` ask about.

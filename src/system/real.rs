@@ -660,6 +660,14 @@ impl System for RealSystem {
         // SAFETY: geteuid and getegid have no preconditions.
         unsafe { (libc::geteuid(), libc::getegid()) }
     }
+
+    fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>> {
+        use std::os::unix::ffi::OsStringExt;
+        Ok(std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().into_vec())
+            .collect())
+    }
 }
 
 /// `O_TRUNC`'s effect, applied after the open: a regular file is emptied;
