@@ -287,8 +287,12 @@ impl<'a> Shell<'a> {
         let pwd_ok = self
             .vars
             .get("PWD")
-            .and_then(|p| std::fs::canonicalize(std::ffi::OsStr::from_bytes(p)).ok())
-            .zip(std::fs::canonicalize(&self.cwd).ok())
+            .and_then(|p| {
+                self.sys
+                    .real_path(std::path::Path::new(std::ffi::OsStr::from_bytes(p)))
+                    .ok()
+            })
+            .zip(self.sys.real_path(&self.cwd).ok())
             .is_some_and(|(a, b)| a == b);
         if pwd_ok {
             if let Some(p) = self.vars.get("PWD") {

@@ -126,7 +126,10 @@ impl Shell<'_> {
         }
         let mode = match mode {
             OpenMode::Write { .. } if self.opts.noclobber => {
-                let regular = std::fs::metadata(&absolute).is_ok_and(|m| m.is_file());
+                let regular = self
+                    .sys
+                    .file_info(&absolute, true)
+                    .is_ok_and(|m| m.kind == crate::system::FileKind::File);
                 if regular {
                     return Err(self.fail(format!("{text}: cannot overwrite existing file")));
                 }

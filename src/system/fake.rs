@@ -95,6 +95,23 @@ impl FakeSystem {
         }
     }
 
+    /// Put a file of `kind` with permission bits `mode`, owned by the
+    /// effective user, at `path` in the file table.
+    pub fn add_file(&mut self, path: impl Into<PathBuf>, kind: FileKind, mode: u32) {
+        let id = (0, self.files.len() as u64 + 1);
+        let info = FileInfo {
+            kind,
+            mode,
+            uid: self.ids.0,
+            gid: self.ids.1,
+            size: 0,
+            id,
+            modified: (0, 0),
+            accessed: (0, 0),
+        };
+        self.files.insert(path.into(), info);
+    }
+
     /// Everything written to `label` so far, as text.
     pub fn output(&self, label: &str) -> String {
         self.written
@@ -306,6 +323,26 @@ impl System for FakeSystem {
 
     fn effective_ids(&self) -> (u32, u32) {
         self.ids
+    }
+
+    /// `path` from `cwd`, `.` and `..` resolved by name (links are not
+    /// modelled), if the table holds it.
+    fn real_path(&self, path: &Path) -> io::Result<PathBuf> {
+        let mut real = PathBuf::from("/");
+        for c in self.cwd.join(path).components() {
+            match c {
+                std::path::Component::ParentDir => {
+                    real.pop();
+                }
+                std::path::Component::Normal(n) => real.push(n),
+                _ => {}
+            }
+        }
+        if self.files.contains_key(&real) {
+            Ok(real)
+        } else {
+            Err(io::Error::from_raw_os_error(libc::ENOENT))
+        }
     }
 
     /// The files of the table directly inside `dir` (a relative `dir`

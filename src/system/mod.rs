@@ -148,6 +148,8 @@ pub trait System {
     fn effective_ids(&self) -> (u32, u32);
     /// The names in folder `dir` (without `.` and `..`), in no order.
     fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>>;
+    /// `path` with every link resolved (`realpath`).
+    fn real_path(&self, path: &Path) -> io::Result<PathBuf>;
 }
 
 /// The file facts the `test` builtin and `[[ ]]` ask about.

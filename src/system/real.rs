@@ -661,6 +661,10 @@ impl System for RealSystem {
         unsafe { (libc::geteuid(), libc::getegid()) }
     }
 
+    fn real_path(&self, path: &Path) -> io::Result<std::path::PathBuf> {
+        std::fs::canonicalize(path)
+    }
+
     fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>> {
         use std::os::unix::ffi::OsStringExt;
         Ok(std::fs::read_dir(dir)?

@@ -9,6 +9,7 @@ use crate::common;
 use guard_sh::audit::{Event, MemorySink};
 use guard_sh::interp::{Outcome, Shell};
 use guard_sh::policy::Policy;
+use guard_sh::system::FileKind;
 use guard_sh::system::fake::FakeSystem;
 use std::path::Path;
 use std::rc::Rc;
@@ -18,6 +19,13 @@ fn policy_with_tool() -> (common::TestArm, Rc<Policy>) {
     let arm = common::test_arm(&[("tool", stub)], Some("tool"));
     let policy = Policy::load(&arm.policy).expect("policy");
     (arm, Rc::new(policy))
+}
+
+/// A fake system whose file table holds the arm's tool, executable.
+fn fake_with_tool(arm: &common::TestArm) -> FakeSystem {
+    let mut sys = FakeSystem::new();
+    sys.add_file(arm.bin.join("tool"), FileKind::File, 0o755);
+    sys
 }
 
 fn env(pairs: &[(&str, &str)]) -> Vec<(Vec<u8>, Vec<u8>)> {
@@ -30,7 +38,7 @@ fn env(pairs: &[(&str, &str)]) -> Vec<(Vec<u8>, Vec<u8>)> {
 #[test]
 fn spawn_records_final_argv_cwd_and_redirected_stdout() {
     let (arm, policy) = policy_with_tool();
-    let mut sys = FakeSystem::new();
+    let mut sys = fake_with_tool(&arm);
     let mut audit = MemorySink::default();
     let out_file = arm.dir.path().join("out.txt");
     {
@@ -65,8 +73,8 @@ fn spawn_records_final_argv_cwd_and_redirected_stdout() {
 
 #[test]
 fn loader_variables_from_the_environment_never_reach_a_child() {
-    let (_arm, policy) = policy_with_tool();
-    let mut sys = FakeSystem::new();
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
     let mut audit = MemorySink::default();
     {
         let inherited = env(&[
@@ -91,8 +99,8 @@ fn loader_variables_from_the_environment_never_reach_a_child() {
 
 #[test]
 fn exporting_node_options_is_refused_and_nothing_spawns() {
-    let (_arm, policy) = policy_with_tool();
-    let mut sys = FakeSystem::new();
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
     let mut audit = MemorySink::default();
     {
         let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, vec![]);
@@ -118,8 +126,8 @@ fn exporting_node_options_is_refused_and_nothing_spawns() {
 
 #[test]
 fn prefix_assignment_reaches_only_that_child() {
-    let (_arm, policy) = policy_with_tool();
-    let mut sys = FakeSystem::new();
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
     let mut audit = MemorySink::default();
     {
         let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, vec![]);
@@ -131,8 +139,8 @@ fn prefix_assignment_reaches_only_that_child() {
 
 #[test]
 fn a_run_time_foreign_name_is_denied_with_126_and_recorded() {
-    let (_arm, policy) = policy_with_tool();
-    let mut sys = FakeSystem::new();
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
     let mut audit = MemorySink::default();
     {
         let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, vec![]);
@@ -161,8 +169,8 @@ fn a_failing_audit_record_stops_the_spawn() {
             }
         }
     }
-    let (_arm, policy) = policy_with_tool();
-    let mut sys = FakeSystem::new();
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
     let mut audit = Failing;
     {
         let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, vec![]);
@@ -177,4 +185,16 @@ fn a_failing_audit_record_stops_the_spawn() {
             .contains("audit log unavailable: disk full")
     );
     let _ = Path::new("/");
+}
+
+#[test]
+fn a_tool_absent_from_the_file_system_is_not_spawned() {
+    let (_arm, policy) = policy_with_tool();
+    let mut sys = FakeSystem::new();
+    let mut audit = MemorySink::default();
+    {
+        let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, Vec::new());
+        assert_eq!(sh.run_text(b"tool a", "command"), Outcome::Continue(127));
+    }
+    assert!(sys.spawns.is_empty(), "{:?}", sys.spawns);
 }

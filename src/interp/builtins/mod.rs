@@ -298,7 +298,7 @@ impl Shell<'_> {
     fn pwd(&mut self, args: &[Vec<u8>]) -> Status {
         let physical = args.iter().any(|a| a == b"-P");
         let text = if physical {
-            match std::fs::canonicalize(&self.cwd) {
+            match self.sys.real_path(&self.cwd) {
                 Ok(p) => p,
                 Err(e) => {
                     self.error(&format!("pwd: {}", super::redirect::describe_io(&e)));
@@ -374,7 +374,7 @@ impl Shell<'_> {
             self.cwd.join(path)
         };
         // As bash: each folder a `..` leaves must exist (`cd nope/..` fails).
-        if !dotdot_parents_exist(&joined) {
+        if !dotdot_parents_exist(&*self.sys, &joined) {
             self.error(&format!(
                 "{who}: {}: No such file or directory",
                 lossy(target)
@@ -383,7 +383,7 @@ impl Shell<'_> {
         }
         let logical = crate::guard::lexical(&joined);
         let new = if physical {
-            std::fs::canonicalize(&joined).unwrap_or(logical.clone())
+            self.sys.real_path(&joined).unwrap_or(logical.clone())
         } else {
             logical
         };
@@ -747,12 +747,15 @@ fn quote_always(v: &[u8]) -> String {
 /// Lexical `.`/`..` removal for logical `cd`.
 /// Whether every folder that a `..` of `path` leaves (read lexically, as
 /// [`normalize`] does) exists.
-fn dotdot_parents_exist(path: &Path) -> bool {
+fn dotdot_parents_exist(sys: &dyn crate::system::System, path: &Path) -> bool {
     let mut out = PathBuf::from("/");
     for c in path.components() {
         match c {
             Component::ParentDir => {
-                if !out.is_dir() {
+                let is_dir = sys
+                    .file_info(&out, true)
+                    .is_ok_and(|m| m.kind == crate::system::FileKind::Dir);
+                if !is_dir {
                     return false;
                 }
                 out.pop();

@@ -56,7 +56,7 @@ impl Shell<'_> {
         };
         let name = lossy(&argv[0]);
         let path = policy.bin_dir.join(std::ffi::OsStr::from_bytes(&argv[0]));
-        if !is_executable(&path) {
+        if !is_executable(&*self.sys, &path) {
             self.error(&format!("{name}: command not found"));
             return Ok(Started::Done(127));
         }
@@ -164,7 +164,7 @@ impl Shell<'_> {
     }
 }
 
-fn is_executable(path: &std::path::Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+fn is_executable(sys: &dyn crate::system::System, path: &std::path::Path) -> bool {
+    sys.file_info(path, true)
+        .is_ok_and(|m| m.kind == crate::system::FileKind::File && m.mode & 0o111 != 0)
 }
