@@ -45,18 +45,117 @@ fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize) -> Vec<Vec<u8>
     fields
 }
 
-/// The value of the option letter just read at `a[k - 1]` (`args[*i]`), as
-/// bash's getopts takes it: the rest of the word (`-n1`), else the next
-/// word (`-n 1`, moving `i` on); `None` when there is neither.
-fn option_argument(args: &[Vec<u8>], i: &mut usize, a: &[u8], k: &mut usize) -> Option<Vec<u8>> {
-    if *k < a.len() {
-        let value = a[*k..].to_vec();
-        *k = a.len();
-        return Some(value);
+/// One option of a builtin's command line.
+#[derive(Debug, PartialEq, Eq)]
+enum Opt {
+    /// A letter that takes no value.
+    Flag(u8),
+    /// A letter and its value.
+    Value(u8, Vec<u8>),
+}
+
+/// Why a builtin's options stop being read.
+#[derive(Debug, PartialEq, Eq)]
+enum OptError {
+    /// A letter the builtin does not know.
+    Invalid(u8),
+    /// A letter that takes a value, at the end of the line.
+    MissingValue(u8),
+}
+
+impl std::fmt::Display for OptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OptError::Invalid(l) => write!(f, "-{}: invalid option", *l as char),
+            OptError::MissingValue(l) => {
+                write!(f, "-{}: option requires an argument", *l as char)
+            }
+        }
     }
-    let next = args.get(*i + 1)?.clone();
-    *i += 1;
-    Some(next)
+}
+
+/// A builtin's options, one at a time, as bash's getopts reads them:
+/// clustered (`-rd ''`), a value attached (`-n1`) or in the next word
+/// (`-n 1`); `--` or the first word not starting with `-` ends them.
+/// Reading stops at the first error.
+struct Options<'a> {
+    args: &'a [Vec<u8>],
+    /// Letters without a value.
+    flags: &'static [u8],
+    /// Letters with one.
+    valued: &'static [u8],
+    /// The word being read, and the place in it (0: not yet started).
+    i: usize,
+    k: usize,
+    done: bool,
+}
+
+impl<'a> Options<'a> {
+    fn new(args: &'a [Vec<u8>], flags: &'static [u8], valued: &'static [u8]) -> Self {
+        Options {
+            args,
+            flags,
+            valued,
+            i: 0,
+            k: 0,
+            done: false,
+        }
+    }
+
+    /// The index of the first operand, once the options are read.
+    fn operands(&self) -> usize {
+        self.i
+    }
+}
+
+impl Iterator for Options<'_> {
+    type Item = Result<Opt, OptError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let Some(word) = self.args.get(self.i) else {
+                break;
+            };
+            if self.k == 0 {
+                if word.as_slice() == b"--" {
+                    self.i += 1;
+                    break;
+                }
+                if !word.starts_with(b"-") || word.len() < 2 {
+                    break;
+                }
+                self.k = 1;
+            }
+            let Some(&letter) = word.get(self.k) else {
+                self.i += 1;
+                self.k = 0;
+                continue;
+            };
+            self.k += 1;
+            if self.flags.contains(&letter) {
+                return Some(Ok(Opt::Flag(letter)));
+            }
+            if !self.valued.contains(&letter) {
+                self.done = true;
+                return Some(Err(OptError::Invalid(letter)));
+            }
+            if self.k < word.len() {
+                let value = word[self.k..].to_vec();
+                self.i += 1;
+                self.k = 0;
+                return Some(Ok(Opt::Value(letter, value)));
+            }
+            let Some(value) = self.args.get(self.i + 1) else {
+                self.done = true;
+                return Some(Err(OptError::MissingValue(letter)));
+            };
+            self.i += 2;
+            self.k = 0;
+            return Some(Ok(Opt::Value(letter, value.clone())));
+        }
+        self.done = true;
+        None
+    }
 }
 
 /// What bash prints after a `read` usage error.
@@ -180,55 +279,27 @@ impl Shell<'_> {
     /// of an error (printed). `-p` prints its prompt here, to a terminal.
     fn read_options(&mut self, args: &[Vec<u8>]) -> Result<(ReadOptions, usize), i32> {
         let mut opts = ReadOptions::default();
-        let mut i = 0;
-        while i < args.len() {
-            let a = &args[i];
-            if a.as_slice() == b"--" {
-                i += 1;
-                break;
-            }
-            if !a.starts_with(b"-") || a.len() < 2 {
-                break;
-            }
-            let mut k = 1;
-            while k < a.len() {
-                let letter = a[k];
-                k += 1;
-                if matches!(letter, b'r' | b's' | b'e') {
-                    opts.raw |= letter == b'r';
-                    continue;
+        let mut options = Options::new(args, b"rse", b"pdnNtuai");
+        for opt in options.by_ref() {
+            match opt {
+                Ok(Opt::Flag(letter)) => opts.raw |= letter == b'r',
+                Ok(Opt::Value(letter, value)) => {
+                    if let Err(message) = self.read_option(letter, &value, &mut opts) {
+                        self.error(&message);
+                        return Err(1);
+                    }
                 }
-                let usage = |shell: &mut Self, message: String| {
-                    shell.error(&message);
-                    let _ = shell.sys.write_all(2, READ_USAGE);
-                    2
-                };
-                if !matches!(
-                    letter,
-                    b'p' | b'd' | b'n' | b'N' | b't' | b'u' | b'a' | b'i'
-                ) {
-                    return Err(usage(
-                        self,
-                        format!("read: -{}: invalid option", letter as char),
-                    ));
-                }
-                let Some(value) = option_argument(args, &mut i, a, &mut k) else {
-                    return Err(usage(
-                        self,
-                        format!("read: -{}: option requires an argument", letter as char),
-                    ));
-                };
-                if let Err(message) = self.read_option(letter, &value, &mut opts) {
-                    self.error(&message);
-                    return Err(1);
+                Err(e) => {
+                    self.error(&format!("read: {e}"));
+                    let _ = self.sys.write_all(2, READ_USAGE);
+                    return Err(2);
                 }
             }
-            i += 1;
         }
         if opts.exact {
             opts.delim = None;
         }
-        Ok((opts, i))
+        Ok((opts, options.operands()))
     }
 
     /// Apply one `read` option with its value; the error for an invalid
@@ -317,68 +388,51 @@ impl Shell<'_> {
         let (mut count, mut origin, mut skip) = (0usize, None::<i64>, 0usize);
         let mut strip = false;
         let mut fd: Fd = 0;
-        let mut i = 0;
-        while i < args.len() {
-            let a = &args[i];
-            if a.as_slice() == b"--" {
-                i += 1;
-                break;
-            }
-            if !a.starts_with(b"-") || a.len() < 2 {
-                break;
-            }
-            let mut k = 1;
-            while k < a.len() {
-                let letter = a[k];
-                k += 1;
-                if letter == b't' {
+        let mut options = Options::new(args, b"t", b"dnOsuCc");
+        for opt in options.by_ref() {
+            let (letter, value) = match opt {
+                Ok(Opt::Flag(_)) => {
                     strip = true;
                     continue;
                 }
-                if !matches!(letter, b'd' | b'n' | b'O' | b's' | b'u' | b'C' | b'c') {
-                    self.error(&format!("{builtin}: -{}: invalid option", letter as char));
+                Ok(Opt::Value(letter, value)) => (letter, value),
+                Err(e) => {
+                    self.error(&format!("{builtin}: {e}"));
                     return Ok(2);
                 }
-                let Some(value) = option_argument(args, &mut i, a, &mut k) else {
+            };
+            let text = lossy(&value);
+            let number = text.trim().parse::<i64>().ok().filter(|n| *n >= 0);
+            match (letter, number) {
+                (b'd', _) => delim = value.first().copied().unwrap_or(0),
+                (b'n', Some(n)) => count = n as usize,
+                (b'O', Some(n)) => origin = Some(n),
+                (b's', Some(n)) => skip = n as usize,
+                (b'u', Some(n)) if !crate::os::private_fd::is_private(n as Fd) => fd = n as Fd,
+                (b'u', _) => {
                     self.error(&format!(
-                        "{builtin}: -{}: option requires an argument",
+                        "{builtin}: {text}: invalid file descriptor specification"
+                    ));
+                    return Ok(1);
+                }
+                (b'C' | b'c', _) => {
+                    self.error(&format!(
+                        "{builtin}: -{}: callbacks are not supported by guard-sh",
                         letter as char
                     ));
                     return Ok(2);
-                };
-                let text = lossy(&value);
-                let number = text.trim().parse::<i64>().ok().filter(|n| *n >= 0);
-                match (letter, number) {
-                    (b'd', _) => delim = value.first().copied().unwrap_or(0),
-                    (b'n', Some(n)) => count = n as usize,
-                    (b'O', Some(n)) => origin = Some(n),
-                    (b's', Some(n)) => skip = n as usize,
-                    (b'u', Some(n)) if !crate::os::private_fd::is_private(n as Fd) => fd = n as Fd,
-                    (b'u', _) => {
-                        self.error(&format!(
-                            "{builtin}: {text}: invalid file descriptor specification"
-                        ));
-                        return Ok(1);
-                    }
-                    (b'C' | b'c', _) => {
-                        self.error(&format!(
-                            "{builtin}: -{}: callbacks are not supported by guard-sh",
-                            letter as char
-                        ));
-                        return Ok(2);
-                    }
-                    (b'O', None) => {
-                        self.error(&format!("{builtin}: {text}: invalid array origin"));
-                        return Ok(1);
-                    }
-                    _ => {
-                        self.error(&format!("{builtin}: {text}: invalid line count"));
-                        return Ok(1);
-                    }
+                }
+                (b'O', None) => {
+                    self.error(&format!("{builtin}: {text}: invalid array origin"));
+                    return Ok(1);
+                }
+                _ => {
+                    self.error(&format!("{builtin}: {text}: invalid line count"));
+                    return Ok(1);
                 }
             }
-            i += 1;
         }
+        let i = options.operands();
         let name = args.get(i).map_or("MAPFILE".to_string(), |a| lossy(a));
         if !is_name(name.as_bytes()) {
             self.error(&format!("{builtin}: `{name}': not a valid identifier"));
@@ -432,7 +486,37 @@ impl Shell<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::split_read;
+    use super::{Opt, OptError, Options, split_read};
+
+    /// The options `read` would see in `words`, and where its operands start.
+    fn options(words: &[&str]) -> (Vec<Result<Opt, OptError>>, usize) {
+        let args: Vec<Vec<u8>> = words.iter().map(|w| w.as_bytes().to_vec()).collect();
+        let mut options = Options::new(&args, b"rse", b"pdnNtuai");
+        let read: Vec<_> = options.by_ref().collect();
+        (read, options.operands())
+    }
+
+    #[test]
+    fn options_are_read_as_getopts_reads_them() {
+        use Opt::*;
+        let v = |l: u8, s: &str| Ok(Value(l, s.as_bytes().to_vec()));
+        assert_eq!(
+            options(&["-rd", "", "x"]),
+            (vec![Ok(Flag(b'r')), v(b'd', "")], 2)
+        );
+        assert_eq!(options(&["-n1", "--", "-x"]), (vec![v(b'n', "1")], 2));
+        assert_eq!(
+            options(&["-r", "-n", "3", "name"]),
+            (vec![Ok(Flag(b'r')), v(b'n', "3")], 3)
+        );
+        assert_eq!(options(&["-", "x"]), (vec![], 0));
+        assert_eq!(options(&["x", "-r"]), (vec![], 0));
+        assert_eq!(
+            options(&["-rq", "x"]).0,
+            vec![Ok(Flag(b'r')), Err(OptError::Invalid(b'q'))]
+        );
+        assert_eq!(options(&["-n"]).0, vec![Err(OptError::MissingValue(b'n'))]);
+    }
 
     fn sr(line: &str, ifs: &str, n: usize) -> Vec<String> {
         let q = vec![false; line.len()];
