@@ -4,6 +4,7 @@
 //! once per process and must be set before anything probes. So it is a
 //! test binary of its own, not a module of `tests/sandbox/`.
 
+mod common;
 mod sandbox_support;
 
 use guard_sh::policy::SandboxMode;

@@ -7,7 +7,6 @@
 pub use crate::common::*;
 
 use serde_json::Value;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -52,14 +51,6 @@ impl Default for AuditArm {
     fn default() -> Self {
         AuditArm::new()
     }
-}
-
-/// An executable script `dir/name`.
-pub fn write_stub(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, body).expect("write stub");
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod stub");
-    path
 }
 
 /// Every record of a log, parsed; panics on a line that is not JSON or a

@@ -149,6 +149,16 @@ pub fn build_arm(arm: &str, host: &str, root: &Path) -> PathBuf {
     out
 }
 
+/// An executable script `dir/name` holding `body` (its first line the
+/// `#!`): the one stub writer of the suites.
+pub fn write_stub(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, body).expect("write stub");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod stub");
+    path
+}
+
 /// `ROOT/stubs/NAME` for each name, a copy of `/usr/bin/true` (a compiled
 /// program, so no shell is in the arm's reach).
 pub fn true_stubs(root: &Path, names: &[&str]) {

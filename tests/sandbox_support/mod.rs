@@ -6,7 +6,6 @@
 use guard_sh::policy::{CommandKind, CommandRule, EnvPolicy, Policy, SandboxMode, SandboxPolicy};
 use guard_sh::sandbox::landlock::Confinement;
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -38,11 +37,7 @@ impl Arm {
 
     /// An executable script `tools/NAME` with `body` (its first line is the `#!`).
     pub fn stub(&self, name: &str, body: &str) -> PathBuf {
-        let path = self.path("tools").join(name);
-        std::fs::write(&path, body).expect("write stub");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-            .expect("chmod stub");
-        path
+        crate::common::write_stub(&self.path("tools"), name, body)
     }
 
     /// A best-effort policy: writable `work/`, protected policy, bin folder
