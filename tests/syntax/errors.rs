@@ -1,5 +1,7 @@
 //! Syntax errors, rendered with their position; limits (nesting depth,
-//! huge lines); and the byte-level rules (NUL, invalid UTF-8).
+//! huge lines); and the byte-level rules (NUL, invalid UTF-8). A message
+//! pinned in the corpus (`tests/corpus/syntax/errors.yaml`) is not pinned
+//! again here.
 
 #![allow(clippy::expect_used, clippy::panic)] // test code reports failures by panicking
 
@@ -30,10 +32,6 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 #[test]
 fn unterminated_single_quote_points_at_the_quote() {
     assert_eq!(error_of("echo 'abc"), "1:6: unterminated single quote");
-    assert_eq!(
-        error_of("echo ok\necho x'y"),
-        "2:7: unterminated single quote"
-    );
 }
 
 #[test]
@@ -48,7 +46,6 @@ fn unterminated_double_quote_points_at_the_quote() {
 #[test]
 fn unterminated_substitutions_point_at_their_opening() {
     assert_eq!(error_of("echo $(ls"), "1:6: unterminated `$(`");
-    assert_eq!(error_of("echo ${x"), "1:6: unterminated `${`");
     assert_eq!(error_of("echo ${x:-abc"), "1:6: unterminated `${`");
     assert_eq!(error_of("echo `ls"), "1:6: unterminated backtick");
     assert_eq!(error_of("echo $((1 + 2"), "1:6: unterminated `$((`");
@@ -74,16 +71,9 @@ fn unterminated_here_document_names_its_delimiter() {
 
 #[test]
 fn unbalanced_closers_are_unexpected() {
-    assert_eq!(error_of("fi"), "1:1: unexpected `fi`");
     assert_eq!(error_of("echo a; done"), "1:9: unexpected `done`");
-    assert_eq!(
-        error_of("if true; then echo; done"),
-        "1:21: unexpected `done`"
-    );
-    assert_eq!(error_of("esac"), "1:1: unexpected `esac`");
     assert_eq!(error_of("echo a; }"), "1:9: unexpected `}`");
     assert_eq!(error_of("echo a )"), "1:8: unexpected `)`");
-    assert_eq!(error_of("while true; do echo; fi"), "1:22: unexpected `fi`");
 }
 
 #[test]
@@ -177,7 +167,6 @@ fn unsupported_features_are_named() {
 
 #[test]
 fn bad_substitutions_are_errors() {
-    assert_eq!(error_of("echo ${}"), "1:8: bad substitution");
     assert_eq!(error_of("echo ${x y}"), "1:9: bad substitution");
 }
 
