@@ -234,6 +234,7 @@ pub fn run_with(argv: Vec<OsString>) -> Result<ExitCode, Exit> {
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
         trial: None,
+        supervise: policy.shell && Supervisor::wanted(),
     };
     let OpenAudit {
         mut sink,
@@ -289,6 +290,9 @@ struct SessionFacts {
     argv: Vec<String>,
     cwd: String,
     trial: Option<String>,
+    /// Whether commands run under the exec supervisor: read once, so the
+    /// session record says what the shell then does.
+    supervise: bool,
 }
 
 impl SessionFacts {
@@ -362,7 +366,7 @@ fn open_audit(
     };
     let mut session = facts.event(mode);
     if let Event::Session { supervised, .. } = &mut session {
-        *supervised = policy.shell && Supervisor::wanted();
+        *supervised = facts.supervise;
     }
     sink.record(session).map_err(|e| unavailable(&e))?;
     // Forked copies of the shell record through duplicates of this
@@ -388,7 +392,7 @@ fn connect_audit(
     redactor: Redactor,
     facts: &Rc<SessionFacts>,
 ) {
-    if facts.policy.shell && Supervisor::wanted() {
+    if facts.supervise {
         let (sink, redactor, facts) = (Rc::clone(&fork_base), redactor.clone(), Rc::clone(facts));
         shell.supervisor_start = Some(Box::new(move || {
             let own = sink.fork_session(redactor).map_err(|e| e.to_string())?;
