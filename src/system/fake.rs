@@ -112,6 +112,17 @@ impl FakeSystem {
         self.files.insert(path.into(), info);
     }
 
+    /// `path` as the table names it: from `cwd`, `.` and `..` applied by
+    /// name.
+    fn resolve(&self, path: &Path) -> PathBuf {
+        crate::guard::lexical(&self.cwd.join(path))
+    }
+
+    /// The table's entry for `path`.
+    fn file(&self, path: &Path) -> Option<&FileInfo> {
+        self.files.get(&self.resolve(path))
+    }
+
     /// Everything written to `label` so far, as text.
     pub fn output(&self, label: &str) -> String {
         self.written
@@ -300,8 +311,7 @@ impl System for FakeSystem {
     }
 
     fn file_info(&self, path: &Path, _follow: bool) -> io::Result<FileInfo> {
-        self.files
-            .get(&self.cwd.join(path))
+        self.file(path)
             .copied()
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
     }
@@ -309,7 +319,7 @@ impl System for FakeSystem {
     /// The owner's bits for the owner, the others' bits for everyone else
     /// (groups are not modelled).
     fn may_access(&self, path: &Path, access: Access) -> bool {
-        let Some(info) = self.files.get(&self.cwd.join(path)) else {
+        let Some(info) = self.file(path) else {
             return false;
         };
         let shift = if info.uid == self.ids.0 { 6 } else { 0 };
@@ -328,16 +338,7 @@ impl System for FakeSystem {
     /// `path` from `cwd`, `.` and `..` resolved by name (links are not
     /// modelled), if the table holds it.
     fn real_path(&self, path: &Path) -> io::Result<PathBuf> {
-        let mut real = PathBuf::from("/");
-        for c in self.cwd.join(path).components() {
-            match c {
-                std::path::Component::ParentDir => {
-                    real.pop();
-                }
-                std::path::Component::Normal(n) => real.push(n),
-                _ => {}
-            }
-        }
+        let real = self.resolve(path);
         if self.files.contains_key(&real) {
             Ok(real)
         } else {
@@ -349,12 +350,7 @@ impl System for FakeSystem {
     /// is taken from `cwd`).
     fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>> {
         use std::os::unix::ffi::OsStrExt;
-        let dir: PathBuf = self
-            .cwd
-            .join(dir)
-            .components()
-            .filter(|c| *c != std::path::Component::CurDir)
-            .collect();
+        let dir = self.resolve(dir);
         match self.files.get(&dir) {
             Some(info) if info.kind == FileKind::Dir => {}
             Some(_) => return Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
