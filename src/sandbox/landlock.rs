@@ -263,20 +263,34 @@ impl Confinement {
         exe: &Path,
         cwd: &Path,
     ) -> Result<Confinement, SandboxError> {
+        if effective_abi(policy.sandbox.mode)?.is_none() {
+            return Ok(Confinement::none());
+        }
+        let files = CommandFiles::resolve(rule, exe, cwd)?;
+        Confinement::for_files(policy, rule, &files, cwd)
+    }
+
+    /// [`Confinement::for_command`] with the command's files already
+    /// resolved (the exec plan is made from the same ones).
+    pub fn for_files(
+        policy: &Policy,
+        rule: &CommandRule,
+        files: &CommandFiles,
+        cwd: &Path,
+    ) -> Result<Confinement, SandboxError> {
         let Some(abi) = effective_abi(policy.sandbox.mode)? else {
             return Ok(Confinement::none());
         };
-        let mut grants = Grants::default();
-        let mut resolver = Resolver::new();
-        grants
-            .execute
-            .extend(start_chain(rule, exe, cwd, &mut resolver)?);
-        grants.add_rule(rule, cwd, &mut resolver);
+        let mut grants = Grants {
+            execute: files.execute.clone(),
+            ..Grants::default()
+        };
+        grants.add_rights(rule, cwd);
         grants.add_writable(&policy.sandbox.writable, cwd);
         check_protected(policy, &grants.write, cwd)?;
         grants.add_devices();
         grants.read = Some(readable_roots()?);
-        Confinement::build(abi, &grants, &resolver)
+        Confinement::build(abi, &grants, &files.resolver)
     }
 
     /// What this confinement enforces.
@@ -601,6 +615,35 @@ fn add_path(
     add_beneath(ruleset.as_raw_fd(), fd.as_raw_fd(), rights.bits()).map_err(open_error)
 }
 
+/// What one command may execute: its program's start-up chain and each
+/// helper's (a helper folder whole), resolved once and shared by the
+/// command's Landlock domain and its exec plan, with the descriptors the
+/// domain's rules are made on.
+#[derive(Debug)]
+pub struct CommandFiles {
+    /// Canonical paths, and helper folders (everything beneath).
+    pub execute: BTreeSet<PathBuf>,
+    resolver: Resolver,
+}
+
+impl CommandFiles {
+    /// Resolve what running `exe` under `rule` may execute. Errors when
+    /// `exe` (or an interpreter of it that exists) cannot be read.
+    pub fn resolve(rule: &CommandRule, exe: &Path, cwd: &Path) -> Result<Self, SandboxError> {
+        let mut resolver = Resolver::new();
+        let mut execute: BTreeSet<PathBuf> = start_chain(rule, exe, cwd, &mut resolver)?
+            .into_iter()
+            .collect();
+        execute.extend(helper_execute_set(rule, cwd, &mut resolver));
+        Ok(CommandFiles { execute, resolver })
+    }
+
+    /// The ELF loaders of the files read: allowed as `PT_INTERP` only.
+    pub fn loaders(&self) -> BTreeSet<PathBuf> {
+        self.resolver.elf_interpreters()
+    }
+}
+
 /// `exe` and what the kernel runs to start it (its ELF loader, its `#!`
 /// interpreters), as `resolver` finds them on the rule's `PATH`.
 pub(super) fn start_chain(
@@ -642,6 +685,11 @@ impl Grants {
     /// folders and its ports.
     fn add_rule(&mut self, rule: &CommandRule, cwd: &Path, resolver: &mut Resolver) {
         self.execute.extend(helper_execute_set(rule, cwd, resolver));
+        self.add_rights(rule, cwd);
+    }
+
+    /// A rule's writable folders and its ports.
+    fn add_rights(&mut self, rule: &CommandRule, cwd: &Path) {
         self.add_writable(&rule.writable, cwd);
         self.connect.extend(rule.connect_ports.iter().copied());
     }

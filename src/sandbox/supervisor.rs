@@ -27,8 +27,7 @@
 //! holds the plan, so what such a race could reach is the loader, which the
 //! programs of the harmless set and the tools' helpers do not race.
 
-use super::exec_chain::Resolver;
-use super::landlock::SandboxError;
+use super::landlock::{CommandFiles, SandboxError};
 use crate::audit::{AuditSink, Event, FileSink};
 use crate::os::Fd;
 use crate::policy::CommandRule;
@@ -65,27 +64,22 @@ impl ExecPlan {
         exe: &Path,
         cwd: &Path,
     ) -> Result<ExecPlan, SandboxError> {
-        let mut resolver = Resolver::new();
-        let mut allowed: BTreeSet<PathBuf> =
-            super::landlock::start_chain(rule, exe, cwd, &mut resolver)?
-                .into_iter()
-                .collect();
-        allowed.extend(super::landlock::helper_execute_set(
-            rule,
-            cwd,
-            &mut resolver,
-        ));
-        let loaders = resolver.elf_interpreters();
+        let files = CommandFiles::resolve(rule, exe, cwd)?;
+        Ok(ExecPlan::for_files(rule, exe, &files))
+    }
+
+    /// [`ExecPlan::for_command`] with the command's files already resolved.
+    pub fn for_files(rule: &CommandRule, exe: &Path, files: &CommandFiles) -> ExecPlan {
         let mut plan = ExecPlan {
             first: exe.to_path_buf(),
-            allowed,
-            loaders,
+            allowed: files.execute.clone(),
+            loaders: files.loaders(),
             ..ExecPlan::default()
         };
         for endpoint in &rule.connect_hosts {
             plan.add_endpoint(endpoint);
         }
-        Ok(plan)
+        plan
     }
 
     /// Allow `HOST:PORT`: an address, `localhost`, or a name from

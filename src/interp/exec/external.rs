@@ -8,6 +8,8 @@ use crate::interp::lossy;
 use crate::interp::{Flow, Shell};
 use crate::sandbox::SandboxSpec;
 use crate::sandbox::env::{ShellVar, build_child_env};
+use crate::sandbox::landlock::{Confinement, SandboxError};
+use crate::sandbox::supervisor::{Attach, ExecPlan};
 use crate::system::{ProcessGroup, SpawnError, SpawnRequest};
 use std::os::unix::ffi::OsStrExt;
 use std::time::Instant;
@@ -86,32 +88,15 @@ impl Shell<'_> {
             });
         }
         let env = build_child_env(&policy, rule, shell_vars);
-        let confinement = match crate::sandbox::landlock::Confinement::for_command(
-            &policy, rule, &path, &self.cwd,
-        ) {
-            Ok(c) => c,
+        self.ensure_supervisor()?;
+        let (confinement, supervise) = match self.command_sandbox(&policy, rule, &path) {
+            Ok(prepared) => prepared,
             Err(e) => {
                 self.error(&format!("{name}: sandbox: {e}"));
                 let _ = self.sink().record(Event::Error {
                     message: format!("{name}: sandbox: {e}"),
                 });
                 return Ok(Started::Done(126));
-            }
-        };
-        self.ensure_supervisor()?;
-        let supervise = match &self.supervisor {
-            None => None,
-            Some(supervisor) => {
-                match crate::sandbox::supervisor::ExecPlan::for_command(rule, &path, &self.cwd) {
-                    Ok(plan) => Some(crate::sandbox::supervisor::Attach::new(supervisor, &plan)),
-                    Err(e) => {
-                        self.error(&format!("{name}: supervisor: {e}"));
-                        let _ = self.sink().record(Event::Error {
-                            message: format!("{name}: supervisor: {e}"),
-                        });
-                        return Ok(Started::Done(126));
-                    }
-                }
             }
         };
         let req = SpawnRequest {
@@ -161,6 +146,31 @@ impl Shell<'_> {
                 }))
             }
         }
+    }
+}
+
+impl Shell<'_> {
+    /// The Landlock domain and the exec plan of running `path` under
+    /// `rule`, from one resolution of what it may execute (none when
+    /// neither is in force).
+    fn command_sandbox(
+        &self,
+        policy: &crate::policy::Policy,
+        rule: &crate::policy::CommandRule,
+        path: &std::path::Path,
+    ) -> Result<(Confinement, Option<Attach>), SandboxError> {
+        use crate::sandbox::landlock::CommandFiles;
+        let landlock = crate::sandbox::landlock::effective_abi(policy.sandbox.mode)?.is_some();
+        if !landlock && self.supervisor.is_none() {
+            return Ok((Confinement::none(), None));
+        }
+        let files = CommandFiles::resolve(rule, path, &self.cwd)?;
+        let confinement = Confinement::for_files(policy, rule, &files, &self.cwd)?;
+        let supervise = self
+            .supervisor
+            .as_ref()
+            .map(|s| Attach::new(s, &ExecPlan::for_files(rule, path, &files)));
+        Ok((confinement, supervise))
     }
 }
 
