@@ -476,6 +476,8 @@ impl Compiler {
                     layout.home.clone(),
                     layout.harness_home.clone(),
                 ],
+                // Filled by `build` once the arm's links exist.
+                execute: None,
             },
             audit: AuditPolicy {
                 path: Some(layout.audit_log.clone()),

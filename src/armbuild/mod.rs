@@ -142,7 +142,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         out_dir: out.clone(),
         search_path: None,
     };
-    let compiled = compile_arm(&arms_dir, &opts.arm, &inputs)?;
+    let mut compiled = compile_arm(&arms_dir, &opts.arm, &inputs)?;
     let l = compiled.layout.clone();
     let guard = if compiled.arm.shell {
         Some(choose_guard(opts.guard_sh.as_deref())?)
@@ -168,6 +168,13 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         .flat_map(|c| c.writable.iter().cloned())
         .collect();
     lay_out(&out, &compiled, &links, &writable, opts.keep_work)?;
+    // Resolved now that the helpers' links exist, from the folder the
+    // agent starts in.
+    compiled.policy.sandbox.execute = Some(
+        crate::sandbox::landlock::guard_sh_execute_set(&compiled.policy, &l.work)
+            .into_iter()
+            .collect(),
+    );
 
     let policy_json = compiled
         .policy

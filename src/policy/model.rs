@@ -161,6 +161,14 @@ pub struct SandboxPolicy {
     /// audit log). Redirections into them are refused by guard-sh itself.
     #[serde(default)]
     pub protected: Vec<PathBuf>,
+    /// Every file (or helper folder) any command may execute, with its
+    /// start-up chain, as `arm-build` resolved it: guard-sh's own Landlock
+    /// domain grants exactly these instead of reading every program's
+    /// header at each start. Each command's own domain is still resolved
+    /// from the files as they are when it starts. Absent: guard-sh
+    /// resolves the set itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execute: Option<Vec<PathBuf>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]

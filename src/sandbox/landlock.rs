@@ -138,6 +138,16 @@ pub enum SandboxError {
         /// The writable root holding it.
         writable: PathBuf,
     },
+    /// A command needs to execute a file outside the policy's stored
+    /// execute set: the file changed after `arm-build` resolved the set.
+    #[error(
+        "{} is not in the policy's execute set (it changed after the arm was built); rebuild the arm with arm-build",
+        path.display()
+    )]
+    NotInExecuteSet {
+        /// The file (or folder) the command needs.
+        path: PathBuf,
+    },
     /// A path of a rule cannot be opened.
     #[error("cannot open {} for the sandbox: {source}", path.display())]
     Open {
@@ -281,6 +291,15 @@ impl Confinement {
         let Some(abi) = effective_abi(policy.sandbox.mode)? else {
             return Ok(Confinement::none());
         };
+        if let Some(stored) = &policy.sandbox.execute
+            && let Some(missing) = files.execute.iter().find(|f| !covers(stored, f))
+        {
+            // guard-sh's own domain, made from the stored set, would refuse
+            // it anyway; say why instead of a bare EACCES.
+            return Err(SandboxError::NotInExecuteSet {
+                path: missing.clone(),
+            });
+        }
         let mut grants = Grants {
             execute: files.execute.clone(),
             ..Grants::default()
@@ -601,10 +620,15 @@ fn add_path(
                 Err(_) if !path.exists() => return Ok(()),
                 Err(e) => return Err(open_error(io::Error::other(e.to_string()))),
             };
-            let mode = nix::sys::stat::fstat(path_fd.as_fd())
-                .map_err(|e| open_error(e.into()))?
-                .st_mode;
-            (path_fd.as_fd(), mode & libc::S_IFMT == libc::S_IFDIR)
+            // Rights a file can carry too (execute) are the same either way.
+            if file_rights.contains(rights) {
+                (path_fd.as_fd(), false)
+            } else {
+                let mode = nix::sys::stat::fstat(path_fd.as_fd())
+                    .map_err(|e| open_error(e.into()))?
+                    .st_mode;
+                (path_fd.as_fd(), mode & libc::S_IFMT == libc::S_IFDIR)
+            }
         }
     };
     let rights = if is_dir { rights } else { rights & file_rights };
@@ -644,6 +668,11 @@ impl CommandFiles {
     }
 }
 
+/// Whether `path` is one of `granted` or beneath one of them (a folder).
+fn covers(granted: &[PathBuf], path: &Path) -> bool {
+    granted.iter().any(|g| path.starts_with(g))
+}
+
 /// `exe` and what the kernel runs to start it (its ELF loader, its `#!`
 /// interpreters), as `resolver` finds them on the rule's `PATH`.
 pub(super) fn start_chain(
@@ -681,13 +710,6 @@ pub(super) fn helper_execute_set(
 }
 
 impl Grants {
-    /// A rule's helpers (each with its own start-up chain), its writable
-    /// folders and its ports.
-    fn add_rule(&mut self, rule: &CommandRule, cwd: &Path, resolver: &mut Resolver) {
-        self.execute.extend(helper_execute_set(rule, cwd, resolver));
-        self.add_rights(rule, cwd);
-    }
-
     /// A rule's writable folders and its ports.
     fn add_rights(&mut self, rule: &CommandRule, cwd: &Path) {
         self.add_writable(&rule.writable, cwd);
@@ -748,19 +770,39 @@ pub fn prepare_guard_sh(policy: &Policy, cwd: &Path) -> Result<Confinement, Sand
         return Ok(Confinement::none());
     };
     let mut grants = Grants::default();
-    // One resolver for every rule: the tools share their loader and often
-    // their helpers, and each distinct file is read once.
     let mut resolver = Resolver::new();
+    grants.execute = match &policy.sandbox.execute {
+        Some(stored) => stored.iter().cloned().collect(),
+        None => execute_set(policy, cwd, &mut resolver),
+    };
     for rule in policy.commands.values() {
-        if let Ok(chain) = resolver.resolve(&rule.path, cwd, &rule.path_env) {
-            grants.execute.extend(chain);
-        }
-        grants.add_rule(rule, cwd, &mut resolver);
+        grants.add_rights(rule, cwd);
     }
     grants.add_writable(&policy.sandbox.writable, cwd);
     check_protected(policy, &grants.write, cwd)?;
     grants.add_devices();
     Confinement::build(abi, &grants, &resolver)
+}
+
+/// Everything any command of `policy` may execute: each program with its
+/// start-up chain, each helper with its own (a helper folder whole). What
+/// `arm-build` stores as the policy's `sandbox.execute`.
+pub fn guard_sh_execute_set(policy: &Policy, cwd: &Path) -> BTreeSet<PathBuf> {
+    execute_set(policy, cwd, &mut Resolver::new())
+}
+
+/// [`guard_sh_execute_set`] through `resolver`, which then holds the files
+/// it read (one resolver for every rule: the tools share their loader and
+/// often their helpers, and each distinct file is read once).
+fn execute_set(policy: &Policy, cwd: &Path, resolver: &mut Resolver) -> BTreeSet<PathBuf> {
+    let mut execute = BTreeSet::new();
+    for rule in policy.commands.values() {
+        if let Ok(chain) = resolver.resolve(&rule.path, cwd, &rule.path_env) {
+            execute.extend(chain);
+        }
+        execute.extend(helper_execute_set(rule, cwd, resolver));
+    }
+    execute
 }
 
 #[cfg(test)]

@@ -949,3 +949,34 @@ fn a_copy_outside_the_checkout_builds_the_arms_compiled_in() {
         "the skill body is missing"
     );
 }
+
+#[test]
+fn policy_stores_every_program_with_its_start_up_chain_as_the_execute_set() {
+    let f = Fixture::new();
+    let out = f.out("tea");
+    f.build("tea", &out, &[]);
+    let policy = read_json(&out.join("policy.json"));
+    let execute: BTreeSet<PathBuf> = policy["sandbox"]["execute"]
+        .as_array()
+        .expect("sandbox.execute is stored")
+        .iter()
+        .map(|p| PathBuf::from(s(p)))
+        .collect();
+    // Each program the agent can name, as the kernel will find it.
+    for name in names_in(&out.join("bin")) {
+        let real = std::fs::canonicalize(out.join("bin").join(&name)).expect("bin link");
+        assert!(execute.contains(&real), "{name} -> {}", real.display());
+    }
+    // The stubs' `#!/bin/sh` interpreter and the utilities' ELF loader.
+    let sh = std::fs::canonicalize("/bin/sh").expect("/bin/sh");
+    assert!(execute.contains(&sh), "{execute:?}");
+    assert!(
+        execute.iter().any(|p| p
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("ld-linux"))),
+        "{execute:?}"
+    );
+    for p in &execute {
+        assert!(p.is_absolute() && p.exists(), "{}", p.display());
+    }
+}

@@ -224,3 +224,39 @@ fn fds_on(path: &std::path::Path) -> std::collections::BTreeSet<i32> {
         .filter_map(|e| e.file_name().to_str()?.parse().ok())
         .collect()
 }
+
+/// With a stored execute set (what `arm-build` writes), guard-sh's own
+/// domain grants exactly it: the kernel refuses the tool when the set is
+/// empty and runs it when the set holds its chain.
+#[test]
+fn guard_sh_own_domain_grants_exactly_the_stored_execute_set() {
+    use guard_sh::sandbox::landlock::guard_sh_execute_set;
+    let arm = Arm::new();
+    let tool = arm.stub("tool", "#!/bin/sh\necho tool-ran\n");
+    let r = rule(&tool, &[], &[], &[]);
+    let resolved = arm.policy(commands(&r));
+    let run_tool = |policy: guard_sh::policy::Policy| {
+        let tool = tool.clone();
+        in_confined_thread(policy, arm.path("work"), move || {
+            Command::new(&tool)
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .map_err(|e| e.raw_os_error())
+        })
+    };
+
+    let mut empty = resolved.clone();
+    empty.sandbox.execute = Some(Vec::new());
+    let (enforcement, refused) = run_tool(empty);
+    assert!(matches!(enforcement, Enforcement::Landlock { .. }));
+    assert_eq!(refused, Err(Some(libc::EACCES)));
+
+    let mut stored = resolved.clone();
+    stored.sandbox.execute = Some(
+        guard_sh_execute_set(&resolved, &arm.path("work"))
+            .into_iter()
+            .collect(),
+    );
+    let (_, ran) = run_tool(stored);
+    assert_eq!(ran, Ok("tool-ran\n".to_string()));
+}

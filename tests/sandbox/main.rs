@@ -14,6 +14,7 @@ mod sandbox_support;
 mod arm;
 mod e2e;
 mod exec;
+mod execute_set;
 mod guard_sh_domain;
 mod net;
 mod supervisor_exec;

@@ -63,6 +63,8 @@ impl Arm {
                     self.path("arm/bin"),
                     self.path("arm/audit.log"),
                 ],
+                // guard-sh resolves it, as for a policy written by hand.
+                execute: None,
             },
             audit: Default::default(),
         }
