@@ -168,23 +168,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         .flat_map(|c| c.writable.iter().cloned())
         .collect();
     lay_out(&out, &compiled, &links, &writable, opts.keep_work)?;
-    // Resolved now that the helpers' links exist, from the folder the
-    // agent starts in.
-    compiled.policy.sandbox.execute = Some(
-        crate::sandbox::landlock::guard_sh_execute_set(&compiled.policy, &l.work)
-            .into_iter()
-            .collect(),
-    );
-
-    let policy_json = compiled
-        .policy
-        .to_json()
-        .map_err(|e| BuildError::Serialize {
-            what: "policy",
-            message: e.to_string(),
-        })?;
-    layout::write_file(&l.policy, &policy_json, 0o600)?;
-    let policy_sha = Policy::sha256_of_file(&l.policy)?;
+    let policy_sha = write_policy(&mut compiled.policy, &l)?;
     let path_text = |p: &Path| p.to_string_lossy().into_owned();
     let shell_env: Option<BTreeMap<String, String>> = shell.as_ref().map(|(_, path)| {
         let mut env = compiled.shell_env.clone();
@@ -253,6 +237,23 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     })?;
     layout::write_file(&l.definition, &(text + "\n"), 0o600)?;
     Ok(definition)
+}
+
+/// Store the execute set in `policy` (resolved now that the helpers'
+/// links exist, from the folder the agent starts in), write it, and return
+/// the written file's SHA-256, the pin.
+fn write_policy(policy: &mut Policy, l: &Layout) -> Result<String, BuildError> {
+    policy.sandbox.execute = Some(
+        crate::sandbox::landlock::guard_sh_execute_set(policy, &l.work)
+            .into_iter()
+            .collect(),
+    );
+    let policy_json = policy.to_json().map_err(|e| BuildError::Serialize {
+        what: "policy",
+        message: e.to_string(),
+    })?;
+    layout::write_file(&l.policy, &policy_json, 0o600)?;
+    Ok(Policy::sha256_of_file(&l.policy)?)
 }
 
 /// The path the harnesses run as `SHELL` for `guard` (see [`shell_path`])
