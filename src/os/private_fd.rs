@@ -56,6 +56,43 @@ pub fn save(fd: Fd) -> io::Result<Fd> {
     duplicate_as(fd, Owner::Saved)
 }
 
+/// [`save`] each of `fds`, then close them. Opened one after another they
+/// mostly hold consecutive numbers, so they are closed with one
+/// `close_range` per run of numbers, not one `close` each (guard-sh saves
+/// some seventy at the first command). On error nothing stays open.
+pub fn save_all(fds: Vec<std::os::fd::OwnedFd>) -> io::Result<Vec<Fd>> {
+    use std::os::fd::IntoRawFd;
+    let originals: Vec<Fd> = fds.into_iter().map(IntoRawFd::into_raw_fd).collect();
+    let saved: io::Result<Vec<Fd>> = originals.iter().map(|&fd| save(fd)).collect();
+    close_all(originals);
+    saved
+}
+
+/// Close every descriptor of `fds` (owned by the caller), one
+/// `close_range` per run of consecutive numbers.
+fn close_all(mut fds: Vec<Fd>) {
+    fds.sort_unstable();
+    let mut rest = fds.as_slice();
+    while let Some(&first) = rest.first() {
+        let run = rest
+            .iter()
+            .zip(first..)
+            .take_while(|(fd, expected)| **fd == *expected)
+            .count();
+        let last = first + run as Fd - 1;
+        // SAFETY: closing descriptors the caller owns and hands over.
+        let r = unsafe { libc::syscall(libc::SYS_close_range, first as u32, last as u32, 0u32) };
+        if r != 0 {
+            // Kernels before 5.9 have no close_range.
+            for fd in first..=last {
+                // SAFETY: as above.
+                unsafe { libc::close(fd) };
+            }
+        }
+        rest = &rest[run..];
+    }
+}
+
 fn duplicate_as(fd: Fd, owner: Owner) -> io::Result<Fd> {
     // SAFETY: F_DUPFD_CLOEXEC on a descriptor number; the result is checked.
     let mut copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, PRIVATE_FD_FLOOR) };

@@ -71,6 +71,7 @@ use std::fmt;
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -469,18 +470,21 @@ fn readable_roots() -> Result<&'static [ReadRoot], SandboxError> {
                 .filter(|(_, kind)| *kind != libc::DT_LNK)
                 .map(|(name, _)| Path::new("/proc").join(name)),
         );
-        let mut roots = Vec::with_capacity(paths.len());
-        for path in paths {
-            // A root that vanished (or that this user cannot reach) grants nothing.
-            let Ok(file) = PathFd::new(&path) else {
-                continue;
-            };
-            // A private copy; `file` closes the original when dropped.
-            let private = crate::os::private_fd::save(file.as_fd().as_raw_fd())
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            roots.push(ReadRoot { fd: private });
-        }
-        Ok(roots)
+        // A root that vanished (or that this user cannot reach) grants nothing.
+        let opened: Vec<OwnedFd> = paths
+            .iter()
+            .filter_map(|path| {
+                std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_PATH)
+                    .open(path)
+                    .ok()
+            })
+            .map(OwnedFd::from)
+            .collect();
+        // Private copies; the originals are closed.
+        let saved = crate::os::private_fd::save_all(opened).map_err(|e| format!("/: {e}"))?;
+        Ok(saved.into_iter().map(|fd| ReadRoot { fd }).collect())
     });
     match opened {
         Ok(roots) => Ok(roots),

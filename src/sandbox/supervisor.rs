@@ -582,11 +582,14 @@ impl Serve {
 
     /// Take a listener and its plan from a child of guard-sh.
     fn accept(&mut self, control: Fd) {
-        let mut buf = vec![0u8; 256 * 1024];
+        // Room for the largest plan, left unwritten: the kernel touches only
+        // the pages the message fills (zeroing 256 KiB first cost a page
+        // fault per page on every command's way to its first exec).
+        let mut buf: Vec<u8> = Vec::with_capacity(256 * 1024);
         let mut control_buf = [0u64; 4];
         let mut iov = libc::iovec {
             iov_base: buf.as_mut_ptr().cast(),
-            iov_len: buf.len(),
+            iov_len: buf.capacity(),
         };
         // SAFETY: a zeroed msghdr pointing at live locals; the received
         // descriptor is read out of the control buffer as the kernel wrote it.
@@ -625,7 +628,10 @@ impl Serve {
             }
             return;
         }
-        let plan = ExecPlan::decode(&buf[..n as usize]);
+        // SAFETY: recvmsg wrote `n` bytes (at most the capacity) at the
+        // start of `buf`.
+        unsafe { buf.set_len(n as usize) };
+        let plan = ExecPlan::decode(&buf);
         self.watched.push(Watched {
             listener: fd,
             plan,
@@ -882,13 +888,21 @@ fn read_string(pid: i32, address: u64) -> io::Result<Vec<u8>> {
 
 /// The parent of `pid`, from `/proc/PID/stat` (0 if unknown).
 fn parent_of(pid: i32) -> i32 {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
-            let rest = &s[s.rfind(')')? + 1..];
-            rest.split_whitespace().nth(1)?.parse().ok()
-        })
+    use std::io::Read;
+    // `pid (comm) state ppid …`: the parent is within the first 128 bytes
+    // (a pid has at most 10 digits, comm at most 64 bytes), so one read.
+    let mut head = [0u8; 128];
+    let Ok(n) =
+        std::fs::File::open(format!("/proc/{pid}/stat")).and_then(|mut f| f.read(&mut head))
+    else {
+        return 0;
+    };
+    let head = &head[..n];
+    // comm may hold spaces and parentheses: the state follows the last `)`.
+    head.iter()
+        .rposition(|&b| b == b')')
+        .and_then(|close| std::str::from_utf8(&head[close + 1..]).ok())
+        .and_then(|rest| rest.split_whitespace().nth(1)?.parse().ok())
         .unwrap_or(0)
 }
 
@@ -896,6 +910,14 @@ fn parent_of(pid: i32) -> i32 {
 mod tests {
     #![allow(clippy::panic)] // test code reports failures by panicking
     use super::*;
+
+    #[test]
+    fn the_parent_is_read_from_proc_stat() {
+        // SAFETY: getppid and getpid have no preconditions.
+        let (pid, ppid) = unsafe { (libc::getpid(), libc::getppid()) };
+        assert_eq!(parent_of(pid), ppid);
+        assert_eq!(parent_of(i32::MAX), 0);
+    }
 
     #[test]
     fn a_plan_survives_its_encoding_and_refuses_loaders_and_strangers() {
