@@ -394,8 +394,8 @@ pub struct Supervisor {
 
 impl Supervisor {
     /// Fork the supervisor process, which records through `sink` (a
-    /// session of its own, opened with `session`). Call at start-up, while
-    /// guard-sh is single-threaded and before it confines itself.
+    /// session of its own, opened with `session`). guard-sh calls it at its
+    /// first fork or spawn, single-threaded and inside its own domain.
     pub fn start(mut sink: FileSink, session: Event) -> io::Result<Supervisor> {
         sink.append(session)
             .map_err(|e| io::Error::other(e.to_string()))?;
