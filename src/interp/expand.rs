@@ -9,6 +9,8 @@ use super::brace::{self, Item};
 use super::pattern::{self, PatByte};
 use super::{Flow, Shell};
 use crate::syntax::ast::*;
+use crate::system::System;
+use std::path::Path;
 
 /// Where a byte of an expanded word came from: it decides splitting and globbing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -280,10 +282,10 @@ impl Shell<'_> {
                 .vars
                 .get("HOME")
                 .map(<[u8]>::to_vec)
-                .unwrap_or_else(|| home_of(None).unwrap_or_else(|| b"~".to_vec())),
+                .unwrap_or_else(|| home_of(&*self.sys, None).unwrap_or_else(|| b"~".to_vec())),
             Some(b"+") => self.vars.get("PWD").unwrap_or(b"~+").to_vec(),
             Some(b"-") => self.vars.get("OLDPWD").unwrap_or(b"~-").to_vec(),
-            Some(name) => home_of(Some(name)).unwrap_or_else(|| {
+            Some(name) => home_of(&*self.sys, Some(name)).unwrap_or_else(|| {
                 let mut t = b"~".to_vec();
                 t.extend_from_slice(name);
                 t
@@ -327,8 +329,7 @@ impl Shell<'_> {
             }
             "RANDOM" => {
                 let mut bytes = [0u8; 2];
-                let _ = std::fs::File::open("/dev/urandom")
-                    .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+                self.sys.random_bytes(&mut bytes);
                 return Some(
                     (u16::from_ne_bytes(bytes) & 0x7fff)
                         .to_string()
@@ -341,18 +342,9 @@ impl Shell<'_> {
             "SECONDS" => return Some(self.started.elapsed().as_secs().to_string().into_bytes()),
             // bash's array's first element: the function being run.
             "FUNCNAME" => return self.func_names.last().map(|n| n.as_bytes().to_vec()),
-            "PPID" => {
-                // SAFETY: getppid has no preconditions.
-                return Some(unsafe { libc::getppid() }.to_string().into_bytes());
-            }
-            "UID" => {
-                // SAFETY: getuid has no preconditions.
-                return Some(unsafe { libc::getuid() }.to_string().into_bytes());
-            }
-            "EUID" => {
-                // SAFETY: geteuid has no preconditions.
-                return Some(unsafe { libc::geteuid() }.to_string().into_bytes());
-            }
+            "PPID" => return Some(self.sys.parent_pid().to_string().into_bytes()),
+            "UID" => return Some(self.sys.real_user_id().to_string().into_bytes()),
+            "EUID" => return Some(self.sys.effective_ids().0.to_string().into_bytes()),
             "BASHPID" => return Some(self.sys.getpid().to_string().into_bytes()),
             _ => {}
         }
@@ -1254,17 +1246,17 @@ fn single_quote(v: &[u8]) -> Vec<u8> {
 }
 
 /// A user's home folder (`None`: the current user's); see [`passwd_entry`].
-fn home_of(user: Option<&[u8]>) -> Option<Vec<u8>> {
-    passwd_entry(user).map(|(_, dir)| dir)
+fn home_of(sys: &dyn System, user: Option<&[u8]>) -> Option<Vec<u8>> {
+    passwd_entry(sys, user).map(|(_, dir)| dir)
 }
 
 /// A user's name and home folder (`None`: the current user's), read from
 /// `/etc/passwd` itself rather than through NSS: a statically linked
 /// guard-sh cannot load NSS modules (`getpwnam` crashed it), and the users
 /// an agent's `~name` or a prompt's `\u` can mean live in that file.
-pub(super) fn passwd_entry(user: Option<&[u8]>) -> Option<(Vec<u8>, Vec<u8>)> {
-    let passwd = std::fs::read("/etc/passwd").ok()?;
-    let uid = nix::unistd::getuid().as_raw().to_string();
+pub(super) fn passwd_entry(sys: &dyn System, user: Option<&[u8]>) -> Option<(Vec<u8>, Vec<u8>)> {
+    let passwd = sys.read_file(Path::new("/etc/passwd")).ok()?;
+    let uid = sys.real_user_id().to_string();
     passwd.split(|&b| b == b'\n').find_map(|entry| {
         let fields: Vec<&[u8]> = entry.split(|&b| b == b':').collect();
         let [name, _, entry_uid, _, _, dir, ..] = fields[..] else {

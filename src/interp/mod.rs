@@ -222,7 +222,7 @@ impl<'a> Shell<'a> {
         environ: Vec<(Vec<u8>, Vec<u8>)>,
     ) -> Self {
         let shell_pid = sys.getpid();
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let cwd = sys.current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         let mut shell = Shell {
             policy,
             sys,

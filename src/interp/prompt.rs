@@ -222,7 +222,7 @@ impl Shell<'_> {
                 .any(|w| w[0] == b'\\' && escapes.contains(&w[1]))
         };
         let user = if asks(b"u") {
-            super::expand::passwd_entry(None)
+            super::expand::passwd_entry(&*self.sys, None)
                 .map(|(name, _)| name)
                 .or_else(|| self.vars.get("USER").map(<[u8]>::to_vec))
                 .unwrap_or_default()

@@ -4,29 +4,11 @@
 //! when empty) or, for `time -p`, POSIX's format.
 
 use crate::syntax::ast::TimeFormat;
+use crate::system::System;
 use std::time::Instant;
 
 /// bash's default `TIMEFORMAT`.
 const DEFAULT_FORMAT: &[u8] = b"\nreal\t%3lR\nuser\t%3lU\nsys\t%3lS";
-
-/// Seconds of CPU used by this process and its reaped children.
-fn cpu_seconds() -> (f64, f64) {
-    let mut user = 0.0;
-    let mut system = 0.0;
-    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
-        let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
-        // SAFETY: getrusage fills `usage` when it returns 0.
-        if unsafe { libc::getrusage(who, usage.as_mut_ptr()) } != 0 {
-            continue;
-        }
-        // SAFETY: initialized by the successful call above.
-        let usage = unsafe { usage.assume_init() };
-        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-        user += secs(usage.ru_utime);
-        system += secs(usage.ru_stime);
-    }
-    (user, system)
-}
 
 /// When a timed pipeline started.
 pub struct Clock {
@@ -42,15 +24,17 @@ pub struct Spent {
 }
 
 impl Clock {
-    pub fn start() -> Clock {
+    /// Now, by the wall clock and by `sys`'s CPU count.
+    pub fn start(sys: &dyn System) -> Clock {
         Clock {
             wall: Instant::now(),
-            cpu: cpu_seconds(),
+            cpu: sys.cpu_seconds(),
         }
     }
 
-    pub fn spent(&self) -> Spent {
-        let (user, system) = cpu_seconds();
+    /// What passed since [`Clock::start`].
+    pub fn spent(&self, sys: &dyn System) -> Spent {
+        let (user, system) = sys.cpu_seconds();
         Spent {
             real: self.wall.elapsed().as_secs_f64(),
             user: (user - self.cpu.0).max(0.0),

@@ -60,6 +60,17 @@ pub struct FakeSystem {
     pub files: BTreeMap<PathBuf, FileInfo>,
     /// The effective user and group ids.
     pub ids: (u32, u32),
+    /// What `read_file` returns, by path as the table names it.
+    pub contents: BTreeMap<PathBuf, Vec<u8>>,
+    /// The parent's process id.
+    pub ppid: Pid,
+    /// The real user id (the effective one is `ids.0`).
+    pub uid: u32,
+    /// The next `random_bytes` fill: each byte one more than the last.
+    next_random: u8,
+    /// The user and system CPU seconds each `cpu_seconds` call adds.
+    pub cpu_per_call: (f64, f64),
+    cpu_calls: std::cell::Cell<u32>,
 }
 
 impl Default for FakeSystem {
@@ -92,7 +103,23 @@ impl FakeSystem {
             mask: 0o022,
             files: BTreeMap::new(),
             ids: (1000, 1000),
+            contents: BTreeMap::new(),
+            ppid: 998,
+            uid: 1000,
+            next_random: 0,
+            cpu_per_call: (0.0, 0.0),
+            cpu_calls: std::cell::Cell::new(0),
         }
+    }
+
+    /// Put a regular file holding `text` at `path` (mode 0644).
+    pub fn add_text(&mut self, path: impl Into<PathBuf>, text: &[u8]) {
+        let path = self.resolve(&path.into());
+        self.add_file(path.clone(), FileKind::File, 0o644);
+        if let Some(info) = self.files.get_mut(&path) {
+            info.size = text.len() as u64;
+        }
+        self.contents.insert(path, text.to_vec());
     }
 
     /// Put a file of `kind` with permission bits `mode`, owned by the
@@ -344,6 +371,45 @@ impl System for FakeSystem {
         } else {
             Err(io::Error::from_raw_os_error(libc::ENOENT))
         }
+    }
+
+    fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
+        let path = self.resolve(path);
+        match (self.contents.get(&path), self.files.get(&path)) {
+            (Some(text), _) => Ok(text.clone()),
+            (None, Some(info)) if info.kind == FileKind::Dir => {
+                Err(io::Error::from_raw_os_error(libc::EISDIR))
+            }
+            (None, Some(_)) => Ok(Vec::new()),
+            (None, None) => Err(io::Error::from_raw_os_error(libc::ENOENT)),
+        }
+    }
+
+    fn current_dir(&self) -> io::Result<PathBuf> {
+        Ok(self.cwd.clone())
+    }
+
+    fn parent_pid(&self) -> Pid {
+        self.ppid
+    }
+
+    fn real_user_id(&self) -> u32 {
+        self.uid
+    }
+
+    fn random_bytes(&mut self, buf: &mut [u8]) {
+        for b in buf {
+            *b = self.next_random;
+            self.next_random = self.next_random.wrapping_add(1);
+        }
+    }
+
+    /// `cpu_per_call` times the calls so far, this one included.
+    fn cpu_seconds(&self) -> (f64, f64) {
+        let calls = self.cpu_calls.get() + 1;
+        self.cpu_calls.set(calls);
+        let (user, system) = self.cpu_per_call;
+        (user * f64::from(calls), system * f64::from(calls))
     }
 
     /// The files of the table directly inside `dir` (a relative `dir`

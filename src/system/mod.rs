@@ -150,6 +150,19 @@ pub trait System {
     fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>>;
     /// `path` with every link resolved (`realpath`).
     fn real_path(&self, path: &Path) -> io::Result<PathBuf>;
+    /// The whole content of the file at `path` (`source`, `/etc/passwd`).
+    fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// The working folder the process started in (`getcwd`).
+    fn current_dir(&self) -> io::Result<PathBuf>;
+    /// The parent's process id (`$PPID`).
+    fn parent_pid(&self) -> Pid;
+    /// The real user id (`$UID`; the effective one is [`System::effective_ids`]).
+    fn real_user_id(&self) -> u32;
+    /// Fill `buf` with unpredictable bytes (`$RANDOM`).
+    fn random_bytes(&mut self, buf: &mut [u8]);
+    /// User and system CPU seconds of this process and of its reaped
+    /// children, summed (`time`).
+    fn cpu_seconds(&self) -> (f64, f64);
 }
 
 /// The file facts the `test` builtin and `[[ ]]` ask about.

@@ -672,6 +672,59 @@ impl System for RealSystem {
             .map(|e| e.file_name().into_vec())
             .collect())
     }
+
+    fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+
+    fn current_dir(&self) -> io::Result<std::path::PathBuf> {
+        std::env::current_dir()
+    }
+
+    fn parent_pid(&self) -> Pid {
+        // SAFETY: getppid has no preconditions.
+        unsafe { libc::getppid() }
+    }
+
+    fn real_user_id(&self) -> u32 {
+        // SAFETY: getuid has no preconditions.
+        unsafe { libc::getuid() }
+    }
+
+    fn random_bytes(&mut self, buf: &mut [u8]) {
+        // GRND_INSECURE: never blocks, even before the pool is seeded; a
+        // shell's $RANDOM is not a key.
+        let mut filled = 0;
+        while filled < buf.len() {
+            let rest = &mut buf[filled..];
+            // SAFETY: the kernel writes at most `rest.len()` bytes into `rest`.
+            let n = unsafe {
+                libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), libc::GRND_INSECURE)
+            };
+            if n <= 0 {
+                return;
+            }
+            filled += n as usize;
+        }
+    }
+
+    fn cpu_seconds(&self) -> (f64, f64) {
+        let mut user = 0.0;
+        let mut system = 0.0;
+        for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+            let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+            // SAFETY: getrusage fills `usage` when it returns 0.
+            if unsafe { libc::getrusage(who, usage.as_mut_ptr()) } != 0 {
+                continue;
+            }
+            // SAFETY: initialized by the successful call above.
+            let usage = unsafe { usage.assume_init() };
+            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+            user += secs(usage.ru_utime);
+            system += secs(usage.ru_stime);
+        }
+        (user, system)
+    }
 }
 
 /// `O_TRUNC`'s effect, applied after the open: a regular file is emptied;

@@ -39,6 +39,8 @@ fn env(pairs: &[(&str, &str)]) -> Vec<(Vec<u8>, Vec<u8>)> {
 fn spawn_records_final_argv_cwd_and_redirected_stdout() {
     let (arm, policy) = policy_with_tool();
     let mut sys = fake_with_tool(&arm);
+    // The shell starts in the system's working folder.
+    sys.cwd = arm.dir.path().join("work");
     let mut audit = MemorySink::default();
     let out_file = arm.dir.path().join("out.txt");
     {
@@ -64,7 +66,7 @@ fn spawn_records_final_argv_cwd_and_redirected_stdout() {
     );
     assert_eq!(spawn.fds.get(&0).map(String::as_str), Some("stdin"));
     assert_eq!(spawn.fds.get(&2).map(String::as_str), Some("stderr"));
-    assert_eq!(spawn.cwd, std::env::current_dir().expect("cwd"));
+    assert_eq!(spawn.cwd, arm.dir.path().join("work"));
     assert_eq!(spawn.env("HOME"), Some("/home/a"));
     // After the command the shell's own stdout is back.
     let kinds: Vec<&str> = audit.events.iter().map(Event::kind).collect();
@@ -197,4 +199,71 @@ fn a_tool_absent_from_the_file_system_is_not_spawned() {
         assert_eq!(sh.run_text(b"tool a", "command"), Outcome::Continue(127));
     }
     assert!(sys.spawns.is_empty(), "{:?}", sys.spawns);
+}
+
+/// Run `lines`, one after another, in a shell on `sys`; returns what it
+/// wrote to stdout and stderr.
+fn run_on(sys: &mut FakeSystem, policy: Rc<Policy>, lines: &[&str]) -> (String, String) {
+    let mut audit = MemorySink::default();
+    {
+        let mut sh = Shell::new(policy, sys, &mut audit, env(&[]));
+        for line in lines {
+            sh.run_text(line.as_bytes(), "command");
+        }
+    }
+    (sys.output("stdout"), sys.output("stderr"))
+}
+
+#[test]
+fn source_reads_its_file_through_the_system() {
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
+    sys.cwd = "/w".into();
+    sys.add_text("/w/lib.sh", b"x=from-lib\ngreet() { echo \"hi $1\"; }\n");
+    // A function the file defines is known to the guard from the next line on.
+    let (out, err) = run_on(
+        &mut sys,
+        policy,
+        &["source lib.sh; echo $x", "greet you; . ./none.sh"],
+    );
+    assert_eq!(out, "from-lib\nhi you\n", "{err}");
+    assert!(err.contains("none.sh: No such file or directory"), "{err}");
+}
+
+#[test]
+fn a_users_home_and_the_process_ids_come_from_the_system() {
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
+    sys.add_text(
+        "/etc/passwd",
+        b"root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n",
+    );
+    (sys.ppid, sys.uid, sys.ids) = (4242, 1000, (0, 0));
+    let (out, err) = run_on(
+        &mut sys,
+        policy,
+        &["echo ~alice ~root ~nobody; unset HOME; echo ~; echo $PPID $UID $EUID"],
+    );
+    assert_eq!(
+        out, "/home/alice /root ~nobody\n/home/alice\n4242 1000 0\n",
+        "{err}"
+    );
+}
+
+#[test]
+fn random_and_time_take_their_numbers_from_the_system() {
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
+    sys.cpu_per_call = (1.5, 0.25);
+    // The fake's bytes count up from 0: 0x0100 and 0x0302, native order.
+    let first = u16::from_ne_bytes([0, 1]) & 0x7fff;
+    let second = u16::from_ne_bytes([2, 3]) & 0x7fff;
+    let (out, err) = run_on(
+        &mut sys,
+        policy,
+        &["echo $RANDOM $RANDOM; TIMEFORMAT='%U %S'; time :"],
+    );
+    assert_eq!(out, format!("{first} {second}\n"), "{err}");
+    // The fake's count moves by (1.5, 0.25) between `time`'s two looks.
+    assert_eq!(err, "1.500 0.250\n");
 }

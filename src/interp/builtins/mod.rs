@@ -421,7 +421,7 @@ impl Shell<'_> {
         } else {
             self.cwd.join(path)
         };
-        let text = match std::fs::read(&path) {
+        let text = match self.sys.read_file(&path) {
             Ok(t) => t,
             Err(e) => {
                 self.error(&format!(

@@ -15,9 +15,9 @@ impl Shell<'_> {
         let Some(format) = p.timed else {
             return self.run_pipeline_untimed(p);
         };
-        let clock = crate::interp::timing::Clock::start();
+        let clock = crate::interp::timing::Clock::start(&*self.sys);
         let r = self.run_pipeline_untimed(p);
-        let spent = clock.spent();
+        let spent = clock.spent(&*self.sys);
         let format_var = self.vars.get("TIMEFORMAT").map(<[u8]>::to_vec);
         let report = crate::interp::timing::report(format, format_var.as_deref(), &spent);
         let _ = self.sys.write_all(2, &report);
