@@ -7,7 +7,7 @@
 
 use crate::audit::{self, AuditSink, Event, FileSink, Redactor};
 use crate::cli::Exit;
-use crate::interp::{Input, Shell};
+use crate::interp::Shell;
 use crate::os::signals;
 use crate::policy::pin;
 use crate::policy::{Policy, SandboxMode};
@@ -465,7 +465,7 @@ fn run_input(shell: &mut Shell<'_>, inv: &Invocation, interactive: bool) -> i32 
         return shell.run_lines(if interactive { "interactive" } else { "stdin" });
     };
     let path = std::path::Path::new(std::ffi::OsStr::from_bytes(script));
-    match Input::open_script(path) {
+    match shell.open_script(path) {
         Ok(input) => shell.run_input(input, "script"),
         Err(e) => {
             shell.error(&format!("{}: {e}", path.display()));

@@ -5,6 +5,7 @@
 
 use super::line_editor::{self, Keys, RawMode, Read, Step};
 use super::{Outcome, Shell};
+use crate::system::OpenMode;
 
 /// Where the lines come from.
 pub enum Input {
@@ -14,22 +15,62 @@ pub enum Input {
     /// A script file, read a line at a time (bash reads its script as it
     /// goes: memory stays that of one command), at a descriptor out of the
     /// script's reach (bash keeps it at 255).
-    File(std::io::BufReader<std::fs::File>),
+    File(Script),
     /// A terminal that a person or a persistent-session agent types into
     /// (interactive, standard input and error terminals): read through
     /// the line editor, whose history lives as long as the session.
     Terminal(Box<line_editor::Editor>),
 }
 
-impl Input {
-    /// Open the script at `path` for [`Input::File`].
-    pub fn open_script(path: &std::path::Path) -> std::io::Result<Input> {
-        use std::os::fd::{FromRawFd, IntoRawFd};
-        let file = std::fs::File::open(path)?;
-        let fd = crate::os::private_fd::claim(file.into_raw_fd())?;
-        // SAFETY: `claim` returned a new descriptor that nothing else owns.
-        let file = unsafe { std::fs::File::from_raw_fd(fd) };
-        Ok(Input::File(std::io::BufReader::new(file)))
+/// A script being read through [`crate::system::System`]: its descriptor
+/// and the bytes read past the last line returned.
+pub struct Script {
+    fd: crate::os::Fd,
+    pending: Vec<u8>,
+    ended: bool,
+}
+
+impl Shell<'_> {
+    /// Open the script at `path` for [`Input::File`], at a private number.
+    /// Its file is the script's own, not guard-sh's: the script may read
+    /// it by name (`done < "$0"`), as in bash.
+    pub fn open_script(&mut self, path: &std::path::Path) -> std::io::Result<Input> {
+        let fd = self.sys.open(path, OpenMode::Read)?;
+        let saved = self.sys.dup_saved(fd);
+        let _ = self.sys.close(fd);
+        let fd = saved?.ok_or_else(|| std::io::Error::from_raw_os_error(libc::EBADF))?;
+        Ok(Input::File(Script {
+            fd,
+            pending: Vec::new(),
+            ended: false,
+        }))
+    }
+
+    /// The script's next line, newline included (`None` at its end); a
+    /// read error ends it too, reported.
+    fn script_line(&mut self, script: &mut Script) -> Option<Vec<u8>> {
+        loop {
+            if let Some(end) = script.pending.iter().position(|&b| b == b'\n') {
+                return Some(script.pending.drain(..=end).collect());
+            }
+            if script.ended {
+                return (!script.pending.is_empty()).then(|| std::mem::take(&mut script.pending));
+            }
+            let mut chunk = [0u8; 4096];
+            match self.sys.read(script.fd, &mut chunk) {
+                Ok(0) => {
+                    script.ended = true;
+                    let _ = self.sys.close(script.fd);
+                }
+                Ok(n) => script.pending.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.error(&format!("reading the script: {e}"));
+                    script.ended = true;
+                    let _ = self.sys.close(script.fd);
+                }
+            }
+        }
     }
 }
 
@@ -42,17 +83,7 @@ impl Shell<'_> {
                 self.prompt(prompt, 1);
                 self.read_line()
             }
-            Input::File(reader) => {
-                let mut line = Vec::new();
-                match std::io::BufRead::read_until(reader, b'\n', &mut line) {
-                    Ok(0) => None,
-                    Ok(_) => Some(line),
-                    Err(e) => {
-                        self.error(&format!("reading the script: {e}"));
-                        None
-                    }
-                }
-            }
+            Input::File(script) => self.script_line(script),
             Input::Terminal(editor) => return self.edit_line(editor, prompt),
         };
         got.map_or(Read::End, Read::Line)

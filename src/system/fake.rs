@@ -39,6 +39,8 @@ impl SpawnRecord {
 struct OpenFile {
     label: String,
     inheritable: bool,
+    /// Where the next read starts (a copy made by `dup2` reads on alone).
+    offset: usize,
 }
 
 /// The simulated system.
@@ -88,6 +90,7 @@ impl FakeSystem {
                 OpenFile {
                     label: label.into(),
                     inheritable: true,
+                    offset: 0,
                 },
             );
         }
@@ -173,6 +176,7 @@ impl FakeSystem {
             OpenFile {
                 label,
                 inheritable: false,
+                offset: 0,
             },
         );
         fd
@@ -250,7 +254,7 @@ impl System for FakeSystem {
     }
 
     fn open(&mut self, path: &Path, _mode: OpenMode) -> io::Result<Fd> {
-        Ok(self.insert(format!("file:{}", path.display())))
+        Ok(self.insert(format!("file:{}", self.resolve(path).display())))
     }
 
     fn close(&mut self, fd: Fd) -> io::Result<()> {
@@ -307,9 +311,18 @@ impl System for FakeSystem {
         Ok(())
     }
 
-    fn read(&mut self, fd: Fd, _buf: &mut [u8]) -> io::Result<usize> {
-        self.fds.get(&fd).ok_or_else(Self::ebadf)?;
-        Ok(0)
+    /// A file `add_text` filled gives its bytes; anything else is empty.
+    fn read(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
+        let file = self.fds.get_mut(&fd).ok_or_else(Self::ebadf)?;
+        let text = file
+            .label
+            .strip_prefix("file:")
+            .and_then(|path| self.contents.get(Path::new(path)));
+        let rest = text.map_or(&[][..], |t| t.get(file.offset..).unwrap_or_default());
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        file.offset += n;
+        Ok(n)
     }
 
     fn chdir(&mut self, path: &Path) -> io::Result<()> {

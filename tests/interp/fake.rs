@@ -267,3 +267,33 @@ fn random_and_time_take_their_numbers_from_the_system() {
     // The fake's count moves by (1.5, 0.25) between `time`'s two looks.
     assert_eq!(err, "1.500 0.250\n");
 }
+
+#[test]
+fn a_script_and_the_files_it_reads_come_through_the_system() {
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
+    sys.cwd = "/w".into();
+    sys.add_text(
+        "/w/s.sh",
+        b"echo first\nwhile read -r l; do echo \"got $l\"; done < s.sh\necho last",
+    );
+    let mut audit = MemorySink::default();
+    let status = {
+        let mut sh = Shell::new(policy, &mut sys, &mut audit, env(&[]));
+        let input = sh.open_script(Path::new("s.sh")).expect("open the script");
+        sh.run_input(input, "script")
+    };
+    assert_eq!(status, 0, "{}", sys.output("stderr"));
+    assert_eq!(
+        sys.output("stdout"),
+        // `read` fails on the last line, which has no newline (as in
+        // bash); the script still runs it.
+        "first\ngot echo first\ngot while read -r l; do echo \"got $l\"; done < s.sh\nlast\n"
+    );
+    let lines: Vec<&Event> = audit
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Line { .. }))
+        .collect();
+    assert_eq!(lines.len(), 3, "one line record per command of the script");
+}
