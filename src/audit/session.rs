@@ -7,11 +7,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The first event of a session.
 ///
-/// `enforcement` is the level actually in force (`landlock-abi-N` or
-/// `none`), `mode` how guard-sh was started (`command`, `script`, `stdin`,
-/// `interactive`).
+/// `policy_sha256` is [`Policy::canonical_sha256`] (computed once by the
+/// caller: every process of a run, the supervisor and each forked copy,
+/// records a session, and serializing the policy to hash it is the most
+/// costly part of one), `enforcement` the level actually in force
+/// (`landlock-abi-N` or `none`), `mode` how guard-sh was started
+/// (`command`, `script`, `stdin`, `interactive`).
 pub fn session_event(
     policy: &Policy,
+    policy_sha256: &str,
     enforcement: &str,
     argv: &[String],
     mode: &str,
@@ -31,7 +35,7 @@ pub fn session_event(
         .collect();
     Event::Session {
         arm: policy.arm.clone(),
-        policy_sha256: policy.canonical_sha256(),
+        policy_sha256: policy_sha256.to_string(),
         enforcement: enforcement.to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         cwd: cwd.to_string(),

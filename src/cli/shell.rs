@@ -225,6 +225,7 @@ pub fn run_with(argv: Vec<OsString>) -> Result<ExitCode, Exit> {
             && RealSystem.isatty(2));
     let facts = SessionFacts {
         policy: policy.clone(),
+        policy_sha256: policy.canonical_sha256(),
         enforcement,
         argv: argv
             .iter()
@@ -286,6 +287,8 @@ fn load_policy(inv: &Invocation) -> Result<Rc<Policy>, Exit> {
 /// What every session record of this process says about it.
 struct SessionFacts {
     policy: Rc<Policy>,
+    /// [`Policy::canonical_sha256`], hashed once for every session record.
+    policy_sha256: String,
     enforcement: String,
     argv: Vec<String>,
     cwd: String,
@@ -300,6 +303,7 @@ impl SessionFacts {
     fn event(&self, mode: &str) -> Event {
         audit::session_event(
             &self.policy,
+            &self.policy_sha256,
             &self.enforcement,
             &self.argv,
             mode,

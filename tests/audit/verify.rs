@@ -44,6 +44,7 @@ fn write_session(log: &Path, enforcement: &str, sandbox: &str, events: Vec<Event
     let mut sink = FileSink::open(log, Redactor::none()).expect("open");
     sink.record(session_event(
         &tea_policy(sandbox),
+        &tea_policy(sandbox).canonical_sha256(),
         enforcement,
         &["guard-sh".into()],
         "command",
@@ -437,6 +438,7 @@ fn write_trial(log: &Path, reveal: bool) -> (String, TrialKey, String) {
     shell
         .record(session_event(
             &tea_policy("best-effort"),
+            &tea_policy("best-effort").canonical_sha256(),
             "landlock-abi-4",
             &["guard-sh".into()],
             "command",
@@ -564,6 +566,7 @@ fn a_record_injected_into_a_sealed_trial_is_reported_as_forged() {
     sink.seal_with(own);
     sink.record(session_event(
         &tea_policy("best-effort"),
+        &tea_policy("best-effort").canonical_sha256(),
         "landlock-abi-4",
         &["guard-sh".into()],
         "command",
@@ -592,6 +595,7 @@ fn a_trial_that_cannot_be_proven_is_not_clean() {
     let mut sink = FileSink::open(&log2, Redactor::none()).expect("open");
     sink.record(session_event(
         &tea_policy("best-effort"),
+        &tea_policy("best-effort").canonical_sha256(),
         "landlock-abi-4",
         &["guard-sh".into()],
         "command",
@@ -658,6 +662,7 @@ fn the_writer_refuses_a_harness_record_inside_a_session() {
     let mut sink = FileSink::open(&log, Redactor::none()).expect("open");
     sink.record(session_event(
         &tea_policy("best-effort"),
+        &tea_policy("best-effort").canonical_sha256(),
         "none",
         &["guard-sh".into()],
         "command",

@@ -31,6 +31,7 @@ fn open_session(path: &Path) -> FileSink {
     let mut sink = FileSink::open(path, redactor).expect("open log");
     sink.record(session_event(
         &policy,
+        &policy.canonical_sha256(),
         "none",
         &["guard-sh".into()],
         "command",
@@ -134,7 +135,15 @@ fn full_device_makes_record_fail_with_reason() {
     let mut sink =
         FileSink::open(Path::new("/dev/full"), Redactor::none()).expect("open /dev/full");
     let err = sink
-        .record(session_event(&policy, "none", &[], "command", "/", None))
+        .record(session_event(
+            &policy,
+            &policy.canonical_sha256(),
+            "none",
+            &[],
+            "command",
+            "/",
+            None,
+        ))
         .expect_err("writing to /dev/full must fail");
     assert!(
         err.contains("/dev/full") && err.contains("No space left"),
@@ -276,6 +285,7 @@ fn hashed_token_is_written_without_it() {
         FileSink::open(&log, Redactor::new(&[], &entries).expect("redactor")).expect("open");
     sink.record(session_event(
         &tea_policy(),
+        &tea_policy().canonical_sha256(),
         "none",
         &[],
         "command",

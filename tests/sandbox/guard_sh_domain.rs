@@ -149,8 +149,18 @@ fn forked_audit_session_records_through_the_open_descriptor_after_restriction() 
     let log = arm.path("arm/audit.log");
     let redactor = Redactor::from_policy(&policy.audit).expect("redactor");
     let mut parent = FileSink::open(&log, redactor.clone()).expect("open log");
-    let session =
-        |mode: &str| session_event(&policy, "landlock", &["guard-sh".into()], mode, "/w", None);
+    let policy_sha256 = policy.canonical_sha256();
+    let session = |mode: &str| {
+        session_event(
+            &policy,
+            &policy_sha256,
+            "landlock",
+            &["guard-sh".into()],
+            mode,
+            "/w",
+            None,
+        )
+    };
     parent.record(session("command")).expect("parent session");
     let before = fds_on(&log);
     let base = parent.fork_session(redactor.clone()).expect("fork base");
