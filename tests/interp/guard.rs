@@ -333,53 +333,31 @@ fn exec_with_options_is_refused_with_status_2_and_runs_nothing() {
     assert_eq!(ran(&s), "tool|x\n");
 }
 
-/// `(( ))`, `for (( ))` and `let` run no command themselves, but the
-/// substitutions in their text do: a foreign name there refuses the whole
-/// line before anything runs, one assembled at run time is denied there,
-/// and a variable's value is evaluated as arithmetic, never as a command.
+/// `(( ))` runs no command itself, but the substitutions in its text do:
+/// a foreign name there refuses the whole line before anything runs, one
+/// assembled at run time is denied there (the other forms, as a table on
+/// the simulated system: `guard_table.rs`).
 #[test]
 fn arithmetic_commands_are_guarded_like_any_other_text() {
     let s = setup();
-    for line in [
-        "tool first; (( $(evil) ))",
-        "tool first; (( x = `evil` ))",
-        "tool first; for (( i = $(evil); i < 1; i++ )); do :; done",
-        "tool first; for (( i = 0; i < $(evil); i++ )); do :; done",
-        "tool first; for (( i = 0; i < 1; i += $(evil) )); do :; done",
-        "tool first; let x=$(evil)",
-    ] {
-        let (status, _, err) = run(&s, line);
-        assert_eq!(status, 126, "{line}: {err}");
-        assert!(err.contains("denied: \"evil\""), "{line}: {err}");
-        assert_eq!(ran(&s), "", "{line}");
-    }
+    let (status, _, err) = run(&s, "tool first; (( $(evil) ))");
+    assert_eq!(status, 126, "{err}");
+    assert!(err.contains("denied: \"evil\""), "{err}");
+    assert_eq!(ran(&s), "");
     let (status, _, err) = run(&s, "X=ev; X=${X}il; (( $($X) )); tool after");
     assert_eq!(status, 126, "{err}");
     assert_eq!(ran(&s), "");
-    let (status, out, _) = run(&s, "v='$(evil)'; (( v )); echo $?; let v; echo $?");
-    assert_eq!(status, 0);
-    assert_eq!(ran(&s), "");
-    assert_eq!(out, "1\n1\n");
 }
 
-/// `[[ ]]` runs no command itself; the substitutions in its words do, on
-/// either side of every operator, and are guarded like any other.
+/// `[[ ]]` runs no command itself; the substitutions in its words do, and
+/// are guarded like any other (the other operators: `guard_table.rs`).
 #[test]
 fn conditional_expressions_are_guarded_like_any_other_text() {
     let s = setup();
-    for line in [
-        "tool first; [[ $(evil) ]]",
-        "tool first; [[ -f `evil` ]]",
-        "tool first; [[ x == $(evil) ]]",
-        "tool first; [[ $(evil) < b ]]",
-        "tool first; [[ x =~ ^($(evil))$ ]]",
-        "tool first; [[ a == a && ( -n $(evil) ) ]]",
-    ] {
-        let (status, _, err) = run(&s, line);
-        assert_eq!(status, 126, "{line}: {err}");
-        assert!(err.contains("denied: \"evil\""), "{line}: {err}");
-        assert_eq!(ran(&s), "", "{line}");
-    }
+    let (status, _, err) = run(&s, "tool first; [[ $(evil) ]]");
+    assert_eq!(status, 126, "{err}");
+    assert!(err.contains("denied: \"evil\""), "{err}");
+    assert_eq!(ran(&s), "");
     let (status, _, err) = run(&s, "X=ev; X=${X}il; [[ $($X) ]]; tool after");
     assert_eq!(status, 126, "{err}");
     assert_eq!(ran(&s), "");
@@ -412,39 +390,15 @@ fn timed_pipelines_are_guarded_like_any_other() {
 #[test]
 fn arrays_and_indirection_are_guarded_like_any_other_text() {
     let s = setup();
-    for line in [
-        "tool first; a=($(evil))",
-        "tool first; a+=(`evil`)",
-        "tool first; a[$(evil)]=1",
-        "tool first; a=([$(evil)]=1)",
-        "tool first; declare -a a=($(evil))",
-        "tool first; f() { local -a x=($(evil)); }; f",
-        "tool first; echo ${a[$(evil)]}",
-        "tool first; echo ${a[@]/x/$(evil)}",
-        "tool first; echo ${!x:-$(evil)}",
-        "tool first; mapfile -t a < <(evil)",
-        "tool first; read -ra a <<< \"$(evil)\"",
-    ] {
-        let (status, _, err) = run(&s, line);
-        assert_eq!(status, 126, "{line}: {err}");
-        assert!(err.contains("denied: \"evil\""), "{line}: {err}");
-        assert_eq!(ran(&s), "", "{line}");
-    }
-    // `$[ ]` takes no substitution at all: refused before anything runs.
-    let (status, _, err) = run(&s, "tool first; echo $[ $(evil) ]");
-    assert_eq!(status, 2, "{err}");
+    let (status, _, err) = run(&s, "tool first; a=($(evil))");
+    assert_eq!(status, 126, "{err}");
+    assert!(err.contains("denied: \"evil\""), "{err}");
     assert_eq!(ran(&s), "");
+    // The rest of the forms that need no process: `guard_table.rs`.
     for line in [
         "a=(ev il); ${a[0]}${a[1]}; tool after",
-        "a=(evil x); \"${a[@]}\"; tool after",
-        "a=(x evil); \"${a[@]:1}\"; tool after",
-        "declare -A m=([c]=evil); ${m[c]}; tool after",
-        "x=evil; r=x; ${!r}; tool after",
-        "a=(evil); r='a[0]'; ${!r}; tool after",
-        "[[ evil-1 =~ ([a-z]+)- ]]; ${BASH_REMATCH[1]}; tool after",
         "mapfile -t c <<< evil; ${c[0]}; tool after",
         "read -ra c <<< 'evil x'; \"${c[@]}\"; tool after",
-        "a=(tool evil); for c in \"${a[@]}\"; do $c; done; tool after",
     ] {
         let (status, _, err) = run(&s, line);
         assert_eq!(status, 126, "{line}: {err}");
@@ -463,25 +417,17 @@ fn arrays_and_indirection_are_guarded_like_any_other_text() {
 #[test]
 fn a_subscript_built_at_run_time_never_runs_a_substitution() {
     let s = setup();
-    for line in [
-        "x='a[$(evil)]'; echo $(( x )); tool after",
-        "x='a[`evil`]'; (( x )); tool after",
-        "i='$(evil)'; a=(1); echo $(( a[$i] )); tool after",
-        "i='$(evil)'; a=(1 2); unset \"a[$i]\"; tool after",
-        "r='a[$(evil)]'; a=(1); test -v \"$r\"; tool after",
-        "r='a[$(evil)]'; a=(1); [[ -v $r ]]; tool after",
-        "r='a[$(evil)]'; printf -v \"$r\" x; tool after",
-        "r='a[$(evil)]'; a=(1); echo ${!r}; tool after",
-    ] {
-        let (status, _, err) = run(&s, line);
-        assert_eq!(status, 126, "{line}: {err}");
-        assert!(!ran(&s).contains("evil"), "{line}: {err}");
-        assert!(!ran(&s).contains("after"), "{line}: {err}");
-        assert!(
-            err.contains("denied: ") && err.contains("refused by guard-sh"),
-            "{line}: {err}"
-        );
-    }
+    // The other places such a subscript is met: `guard_table.rs`.
+    let (status, _, err) = run(&s, "x='a[$(evil)]'; echo $(( x )); tool after");
+    assert_eq!(status, 126, "{err}");
+    assert!(
+        !ran(&s).contains("evil") && !ran(&s).contains("after"),
+        "{err}"
+    );
+    assert!(
+        err.contains("denied: ") && err.contains("refused by guard-sh"),
+        "{err}"
+    );
     // The same subscripts holding only `$name` work as in bash.
     let (status, out, err) = run(
         &s,
@@ -501,17 +447,11 @@ fn a_subscript_built_at_run_time_never_runs_a_substitution() {
 #[test]
 fn protected_variables_cannot_be_set_through_arrays_or_indirection() {
     let s = setup();
+    // The forms that need no here-string: `guard_table.rs`.
     for line in [
         "PATH[0]=/tmp; tool after",
-        "PATH=(/tmp); tool after",
-        "PATH+=(/tmp); tool after",
-        "declare -a PATH=(/tmp); tool after",
         "read -ra PATH <<< /tmp; tool after",
         "mapfile -t PATH <<< /tmp; tool after",
-        "printf -v 'PATH[0]' /tmp; tool after",
-        "(( LD_X[0] = 1 )); tool after",
-        "r=LD_PRELOAD; : ${!r:=/tmp/x.so}; tool after",
-        "declare 'LD_PRELOAD[0]=/tmp/x.so'; tool after",
     ] {
         let (status, _, err) = run(&s, line);
         assert_eq!(status, 126, "{line}: {err}");

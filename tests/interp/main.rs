@@ -11,6 +11,7 @@ mod agents;
 mod diff;
 mod fake;
 mod guard;
+mod guard_table;
 mod pty;
 mod raw_api_diff;
 mod robustness;
