@@ -417,6 +417,17 @@ impl System for FakeSystem {
         }
     }
 
+    /// Input is waiting on an open descriptor whose file `add_text` filled
+    /// and which has bytes left; on anything else a wait times out.
+    fn wait_readable(&self, fd: Fd, _seconds: f64) -> bool {
+        self.fds.get(&fd).is_some_and(|file| {
+            file.label
+                .strip_prefix("file:")
+                .and_then(|path| self.contents.get(Path::new(path)))
+                .is_some_and(|text| file.offset < text.len())
+        })
+    }
+
     /// `cpu_per_call` times the calls so far, this one included.
     fn cpu_seconds(&self) -> (f64, f64) {
         let calls = self.cpu_calls.get() + 1;

@@ -163,6 +163,9 @@ pub trait System {
     /// User and system CPU seconds of this process and of its reaped
     /// children, summed (`time`).
     fn cpu_seconds(&self) -> (f64, f64);
+    /// Whether `fd` has input (or its end) waiting within `seconds`
+    /// (`read -t`).
+    fn wait_readable(&self, fd: Fd, seconds: f64) -> bool;
 }
 
 /// The file facts the `test` builtin and `[[ ]]` ask about.

@@ -708,6 +708,17 @@ impl System for RealSystem {
         }
     }
 
+    fn wait_readable(&self, fd: Fd, seconds: f64) -> bool {
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let millis = (seconds * 1000.0).min(f64::from(i32::MAX)) as libc::c_int;
+        // SAFETY: one valid pollfd for the duration of the call.
+        unsafe { libc::poll(&mut pfd, 1, millis) > 0 }
+    }
+
     fn cpu_seconds(&self) -> (f64, f64) {
         let mut user = 0.0;
         let mut system = 0.0;

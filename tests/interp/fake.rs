@@ -297,3 +297,20 @@ fn a_script_and_the_files_it_reads_come_through_the_system() {
         .collect();
     assert_eq!(lines.len(), 3, "one line record per command of the script");
 }
+
+#[test]
+fn read_with_a_timeout_asks_the_system_whether_input_waits() {
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
+    sys.add_text("/in.txt", b"line\n");
+    sys.add_text("/empty.txt", b"");
+    let (out, err) = run_on(
+        &mut sys,
+        policy,
+        &[
+            "read -t 0 < /in.txt; a=$?; read -t 5 l < /empty.txt; b=$?; read -t 5 l < /in.txt; echo $a $b $? $l",
+        ],
+    );
+    // Input waiting: 0; none within the time: 142 (bash's 128 + SIGALRM).
+    assert_eq!(out, "0 142 0 line\n", "{err}");
+}

@@ -162,18 +162,6 @@ impl Iterator for Options<'_> {
 const READ_USAGE: &[u8] = b"read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]\n";
 
 /// A `read -t` operand bash accepts: digits with at most one `.`.
-/// Whether `fd` has input (or its end) waiting within `seconds`.
-fn poll_readable(fd: Fd, seconds: f64) -> bool {
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    let millis = (seconds * 1000.0).min(f64::from(i32::MAX)) as libc::c_int;
-    // SAFETY: one valid pollfd for the duration of the call.
-    unsafe { libc::poll(&mut pfd, 1, millis) > 0 }
-}
-
 fn is_timeout(text: &str) -> bool {
     let mut parts = text.splitn(2, '.');
     let whole = parts.next().unwrap_or_default();
@@ -230,7 +218,7 @@ impl Shell<'_> {
         }
         if let Some(seconds) = opts.timeout {
             // `-t 0`: only whether input is waiting; else wait that long.
-            let ready = poll_readable(opts.fd, seconds);
+            let ready = self.sys.wait_readable(opts.fd, seconds);
             if seconds == 0.0 {
                 return Ok(i32::from(!ready));
             }
