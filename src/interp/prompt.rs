@@ -25,6 +25,8 @@ pub struct Facts {
     pub history_number: usize,
     /// `\l`: the base name of the terminal on standard input.
     pub tty: Vec<u8>,
+    /// When the prompt is shown, seconds since the epoch (`\t`, `\d`, `\D{…}`).
+    pub now: i64,
 }
 
 /// `ps` with its escapes replaced, as bash's prompt decoder does. What an
@@ -68,16 +70,16 @@ pub fn decode(ps: &[u8], facts: &Facts) -> Vec<u8> {
             b'l' => quoted(&mut out, &facts.tty),
             b'#' => out.extend_from_slice(facts.command_number.to_string().as_bytes()),
             b'!' => out.extend_from_slice(facts.history_number.to_string().as_bytes()),
-            b't' => quoted(&mut out, &time(b"%H:%M:%S")),
-            b'T' => quoted(&mut out, &time(b"%I:%M:%S")),
-            b'@' => quoted(&mut out, &time(b"%I:%M %p")),
-            b'A' => quoted(&mut out, &time(b"%H:%M")),
-            b'd' => quoted(&mut out, &time(b"%a %b %d")),
+            b't' => quoted(&mut out, &clock(b"%H:%M:%S", facts)),
+            b'T' => quoted(&mut out, &clock(b"%I:%M:%S", facts)),
+            b'@' => quoted(&mut out, &clock(b"%I:%M %p", facts)),
+            b'A' => quoted(&mut out, &clock(b"%H:%M", facts)),
+            b'd' => quoted(&mut out, &clock(b"%a %b %d", facts)),
             b'D' if ps.get(i) == Some(&b'{') => match ps[i..].iter().position(|&b| b == b'}') {
                 Some(close) => {
                     let format = &ps[i + 1..i + close];
                     let format: &[u8] = if format.is_empty() { b"%X" } else { format };
-                    quoted(&mut out, &time(format));
+                    quoted(&mut out, &clock(format, facts));
                     i += close + 1;
                 }
                 None => out.extend_from_slice(b"\\D"),
@@ -171,13 +173,14 @@ fn base_folder(pwd: &[u8], home: &[u8]) -> Vec<u8> {
     base_name(pwd).to_vec()
 }
 
+/// `format` (strftime's) of the prompt's time.
+fn clock(format: &[u8], facts: &Facts) -> Vec<u8> {
+    super::builtins::strftime_local(format, facts.now)
+}
+
 fn base_name(path: &[u8]) -> &[u8] {
     let path = path.strip_suffix(b"/").unwrap_or(path);
     path.rsplit(|&b| b == b'/').next().unwrap_or(path)
-}
-
-fn time(format: &[u8]) -> Vec<u8> {
-    super::builtins::strftime_local(format, None)
 }
 
 impl Shell<'_> {
@@ -251,11 +254,12 @@ impl Shell<'_> {
             host,
             pwd: self.vars.get("PWD").unwrap_or_default().to_vec(),
             home: self.vars.get("HOME").unwrap_or_default().to_vec(),
-            root: nix::unistd::geteuid().is_root(),
+            root: self.sys.effective_ids().0 == 0,
             shell: self.arg0.clone(),
             command_number: self.commands_read + 1,
             history_number,
             tty,
+            now: self.sys.now(),
         }
     }
 }
@@ -292,6 +296,7 @@ mod tests {
             command_number: 3,
             history_number: 7,
             tty: b"1".to_vec(),
+            now: 0,
         }
     }
 

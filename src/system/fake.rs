@@ -70,6 +70,8 @@ pub struct FakeSystem {
     pub uid: u32,
     /// The next `random_bytes` fill: each byte one more than the last.
     next_random: u8,
+    /// What `now` says: seconds since the epoch.
+    pub now: i64,
     /// The user and system CPU seconds each `cpu_seconds` call adds.
     pub cpu_per_call: (f64, f64),
     cpu_calls: std::cell::Cell<u32>,
@@ -110,6 +112,7 @@ impl FakeSystem {
             ppid: 998,
             uid: 1000,
             next_random: 0,
+            now: 0,
             cpu_per_call: (0.0, 0.0),
             cpu_calls: std::cell::Cell::new(0),
         }
@@ -415,6 +418,10 @@ impl System for FakeSystem {
             *b = self.next_random;
             self.next_random = self.next_random.wrapping_add(1);
         }
+    }
+
+    fn now(&self) -> i64 {
+        self.now
     }
 
     /// Input is waiting on an open descriptor whose file `add_text` filled

@@ -166,6 +166,8 @@ pub trait System {
     /// Whether `fd` has input (or its end) waiting within `seconds`
     /// (`read -t`).
     fn wait_readable(&self, fd: Fd, seconds: f64) -> bool;
+    /// Seconds since the epoch (`printf %(…)T`, the prompt's times).
+    fn now(&self) -> i64;
 }
 
 /// The file facts the `test` builtin and `[[ ]]` ask about.

@@ -708,6 +708,12 @@ impl System for RealSystem {
         }
     }
 
+    fn now(&self) -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+    }
+
     fn wait_readable(&self, fd: Fd, seconds: f64) -> bool {
         let mut pfd = libc::pollfd {
             fd,

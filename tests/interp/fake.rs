@@ -314,3 +314,16 @@ fn read_with_a_timeout_asks_the_system_whether_input_waits() {
     // Input waiting: 0; none within the time: 142 (bash's 128 + SIGALRM).
     assert_eq!(out, "0 142 0 line\n", "{err}");
 }
+
+#[test]
+fn printf_s_time_conversion_takes_now_from_the_system() {
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
+    sys.now = 1_234_567_890;
+    let (out, err) = run_on(
+        &mut sys,
+        policy,
+        &["printf '%(%s)T %(%s)T %(%s)T\\n' -1 '' 42"],
+    );
+    assert_eq!(out, "1234567890 1234567890 42\n", "{err}");
+}

@@ -189,8 +189,9 @@ pub struct Printed {
 /// The largest field width or precision `printf` builds (1 MiB).
 const MAX_FIELD: usize = 1 << 20;
 
-/// `printf FORMAT [ARG…]`, reusing the format while arguments remain.
-pub fn printf(format: &[u8], args: &[Vec<u8>]) -> Printed {
+/// `printf FORMAT [ARG…]`, reusing the format while arguments remain;
+/// `now` (seconds since the epoch) is what `%(…)T` shows for `-1`.
+pub fn printf(format: &[u8], args: &[Vec<u8>], now: i64) -> Printed {
     let mut p = Printed {
         out: Vec::new(),
         errors: Vec::new(),
@@ -198,7 +199,7 @@ pub fn printf(format: &[u8], args: &[Vec<u8>]) -> Printed {
     let mut next = 0usize;
     loop {
         let used_before = next;
-        let stop = one_pass(format, args, &mut next, &mut p);
+        let stop = one_pass(format, args, now, &mut next, &mut p);
         if stop || next >= args.len() || next == used_before {
             break;
         }
@@ -282,7 +283,7 @@ fn pad(s: Vec<u8>, width: Option<usize>, left: bool, zero: bool) -> Vec<u8> {
 }
 
 /// One pass over the format. Returns `true` when `\c` stopped output.
-fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) -> bool {
+fn one_pass(format: &[u8], args: &[Vec<u8>], now: i64, next: &mut usize, p: &mut Printed) -> bool {
     let mut i = 0;
     while i < format.len() {
         let c = format[i];
@@ -338,8 +339,8 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], next: &mut usize, p: &mut Printed) 
             i += close + 2;
             let arg = take(args, next);
             let when = match arg {
-                None | Some(b"") | Some(b"-1") | Some(b"-2") => None,
-                Some(_) => Some(to_int(arg, p)),
+                None | Some(b"") | Some(b"-1") | Some(b"-2") => now,
+                Some(_) => to_int(arg, p),
             };
             let mut s = strftime_local(pattern, when);
             if let Some(prec) = spec.precision {
@@ -603,14 +604,13 @@ fn format_g(x: f64, prec: usize, alt: bool) -> String {
     }
 }
 
-/// `strftime(pattern)` of `when` (seconds since the epoch; `None`: now) in
-/// the local time zone; empty when the pattern or the time cannot be used.
-pub(crate) fn strftime_local(pattern: &[u8], when: Option<i64>) -> Vec<u8> {
+/// `strftime(pattern)` of `when` (seconds since the epoch) in the local
+/// time zone; empty when the pattern or the time cannot be used.
+pub(crate) fn strftime_local(pattern: &[u8], when: i64) -> Vec<u8> {
     let Ok(pattern) = std::ffi::CString::new(pattern) else {
         return Vec::new();
     };
-    // SAFETY: time(NULL) has no preconditions.
-    let t: libc::time_t = when.unwrap_or_else(|| unsafe { libc::time(std::ptr::null_mut()) });
+    let t: libc::time_t = when;
     let mut tm = std::mem::MaybeUninit::<libc::tm>::uninit();
     let mut buf = vec![0u8; 1024];
     // SAFETY: localtime_r (which reads TZ itself) fills `tm` when it returns non-null; strftime
@@ -636,7 +636,7 @@ mod tests {
 
     fn pf(format: &str, args: &[&str]) -> String {
         let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-        String::from_utf8_lossy(&printf(format.as_bytes(), &args).out).into_owned()
+        String::from_utf8_lossy(&printf(format.as_bytes(), &args, 0).out).into_owned()
     }
 
     #[test]
@@ -648,7 +648,7 @@ mod tests {
             ("%.*s|", vec!["2000000", "x"]),
         ] {
             let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-            let printed = printf(format.as_bytes(), &args);
+            let printed = printf(format.as_bytes(), &args, 0);
             assert!(printed.out.is_empty(), "{format}");
             assert_eq!(printed.errors.len(), 1, "{format}: {:?}", printed.errors);
             assert!(

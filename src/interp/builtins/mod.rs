@@ -242,7 +242,7 @@ impl Shell<'_> {
             self.error("printf: usage: printf [-v var] format [arguments]");
             return Ok(2);
         };
-        let printed = format::printf(format, &args[1..]);
+        let printed = format::printf(format, &args[1..], self.sys.now());
         let mut status = 0;
         for e in &printed.errors {
             self.error(&format!("printf: {e}"));
