@@ -314,9 +314,8 @@ impl<'a> Shell<'a> {
         self.vars.set_default("PS4", b"+ ".to_vec());
         // bash's own variables of the machine (set, not exported).
         self.vars.set_default("OSTYPE", b"linux-gnu".to_vec());
-        if let Ok(name) = nix::unistd::gethostname() {
-            self.vars
-                .set_default("HOSTNAME", name.as_encoded_bytes().to_vec());
+        if let Some(name) = self.sys.host_name() {
+            self.vars.set_default("HOSTNAME", name);
         }
         self.vars.set_internal("OPTIND", b"1".to_vec());
         self.vars.set_internal(

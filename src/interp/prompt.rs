@@ -233,17 +233,16 @@ impl Shell<'_> {
             Vec::new()
         };
         let host = if asks(b"hH") {
-            nix::unistd::gethostname()
-                .map(|h| h.as_encoded_bytes().to_vec())
-                .unwrap_or_default()
+            self.sys.host_name().unwrap_or_default()
         } else {
             Vec::new()
         };
         let tty = if asks(b"l") {
-            nix::unistd::ttyname(std::io::stdin())
-                .map(|p| {
-                    let name = p.as_os_str().as_encoded_bytes();
-                    name.strip_prefix(b"/dev/").unwrap_or(name).to_vec()
+            self.sys
+                .terminal_name(0)
+                .map(|name| {
+                    name.strip_prefix(b"/dev/")
+                        .map_or(name.clone(), <[u8]>::to_vec)
                 })
                 .unwrap_or_default()
         } else {

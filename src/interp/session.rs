@@ -237,10 +237,7 @@ impl Shell<'_> {
             return;
         }
         let pid = self.sys.getpid();
-        // SAFETY: setpgid on ourselves.
-        unsafe {
-            libc::setpgid(0, 0);
-        }
+        let _ = self.sys.set_process_group(0, 0);
         self.shell_pgid = pid;
         let _ = self.sys.tcsetpgrp(0, pid);
     }

@@ -72,6 +72,10 @@ pub struct FakeSystem {
     next_random: u8,
     /// What `now` says: seconds since the epoch.
     pub now: i64,
+    /// What `host_name` says.
+    pub host: Option<Vec<u8>>,
+    /// The soft and hard limit `resource_limit` gives for every resource.
+    pub limits: (u64, u64),
     /// The user and system CPU seconds each `cpu_seconds` call adds.
     pub cpu_per_call: (f64, f64),
     cpu_calls: std::cell::Cell<u32>,
@@ -113,6 +117,8 @@ impl FakeSystem {
             uid: 1000,
             next_random: 0,
             now: 0,
+            host: Some(b"fake-host".to_vec()),
+            limits: (1024, 4096),
             cpu_per_call: (0.0, 0.0),
             cpu_calls: std::cell::Cell::new(0),
         }
@@ -422,6 +428,23 @@ impl System for FakeSystem {
 
     fn now(&self) -> i64 {
         self.now
+    }
+
+    fn host_name(&self) -> Option<Vec<u8>> {
+        self.host.clone()
+    }
+
+    /// No descriptor of the fake is a terminal.
+    fn terminal_name(&self, _fd: Fd) -> Option<Vec<u8>> {
+        None
+    }
+
+    fn resource_limit(&self, _resource: nix::sys::resource::Resource) -> io::Result<(u64, u64)> {
+        Ok(self.limits)
+    }
+
+    fn set_process_group(&mut self, _pid: Pid, _pgid: Pid) -> io::Result<()> {
+        Ok(())
     }
 
     /// Input is waiting on an open descriptor whose file `add_text` filled

@@ -168,6 +168,14 @@ pub trait System {
     fn wait_readable(&self, fd: Fd, seconds: f64) -> bool;
     /// Seconds since the epoch (`printf %(…)T`, the prompt's times).
     fn now(&self) -> i64;
+    /// The machine's name (`$HOSTNAME`, the prompt's `\h`).
+    fn host_name(&self) -> Option<Vec<u8>>;
+    /// The name of the terminal on `fd` (`/dev/pts/1`), if it is one.
+    fn terminal_name(&self, fd: Fd) -> Option<Vec<u8>>;
+    /// The soft and hard limits of `resource` (`ulimit`).
+    fn resource_limit(&self, resource: nix::sys::resource::Resource) -> io::Result<(u64, u64)>;
+    /// Put process `pid` (0: this one) in group `pgid` (0: its own).
+    fn set_process_group(&mut self, pid: Pid, pgid: Pid) -> io::Result<()>;
 }
 
 /// The file facts the `test` builtin and `[[ ]]` ask about.

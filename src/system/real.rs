@@ -708,6 +708,30 @@ impl System for RealSystem {
         }
     }
 
+    fn host_name(&self) -> Option<Vec<u8>> {
+        nix::unistd::gethostname()
+            .ok()
+            .map(|name| name.as_encoded_bytes().to_vec())
+    }
+
+    fn terminal_name(&self, fd: Fd) -> Option<Vec<u8>> {
+        // SAFETY: the descriptor is only borrowed for the call; an invalid
+        // one makes ttyname fail, nothing else.
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+        nix::unistd::ttyname(fd)
+            .ok()
+            .map(|p| p.into_os_string().into_encoded_bytes())
+    }
+
+    fn resource_limit(&self, resource: nix::sys::resource::Resource) -> io::Result<(u64, u64)> {
+        nix::sys::resource::getrlimit(resource).map_err(io::Error::from)
+    }
+
+    fn set_process_group(&mut self, pid: Pid, pgid: Pid) -> io::Result<()> {
+        // SAFETY: setpgid with plain numbers.
+        check(unsafe { libc::setpgid(pid, pgid) }).map(|_| ())
+    }
+
     fn now(&self) -> i64 {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

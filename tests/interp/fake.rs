@@ -327,3 +327,13 @@ fn printf_s_time_conversion_takes_now_from_the_system() {
     );
     assert_eq!(out, "1234567890 1234567890 42\n", "{err}");
 }
+
+#[test]
+fn the_host_name_and_the_limits_come_from_the_system() {
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
+    sys.host = Some(b"box-7".to_vec());
+    sys.limits = (321, 654);
+    let (out, err) = run_on(&mut sys, policy, &["echo $HOSTNAME; ulimit -n; ulimit -Hn"]);
+    assert_eq!(out, "box-7\n321\n654\n", "{err}");
+}

@@ -618,7 +618,7 @@ impl Shell<'_> {
                 out.push_str(&ulimit_line(limit, several, "8"));
                 continue;
             };
-            let value = match nix::sys::resource::getrlimit(resource) {
+            let value = match self.sys.resource_limit(resource) {
                 Ok((soft, max)) => {
                     let v = if hard { max } else { soft };
                     if v == nix::sys::resource::RLIM_INFINITY {
