@@ -388,7 +388,8 @@ impl<'a> Shell<'a> {
         };
         let mut found = false;
         let mut buf = [0u8; 64];
-        while let Ok(n) = nonblocking_read(r, &mut buf) {
+        // The pipe is non-blocking: an empty one ends the loop (EAGAIN).
+        while let Ok(n) = self.sys.read(r, &mut buf) {
             if n == 0 {
                 break;
             }
@@ -403,35 +404,6 @@ impl<'a> Shell<'a> {
             .keys()
             .map(|k| k.as_bytes().to_vec())
             .collect()
-    }
-}
-
-/// Read without blocking from the abort pipe (which is non-blocking).
-fn nonblocking_read(fd: Fd, buf: &mut [u8]) -> std::io::Result<usize> {
-    // SAFETY: reading into a valid buffer from a descriptor this shell made.
-    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-    if n < 0 {
-        Err(std::io::Error::last_os_error())
-    } else {
-        Ok(n as usize)
-    }
-}
-
-/// Make the abort pipe a top-level shell uses (real systems only).
-pub fn make_abort_pipe() -> Option<(Fd, Fd)> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: valid array for pipe2.
-    let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) };
-    if r < 0 {
-        return None;
-    }
-    // Keep the pipe among the shell's private descriptors: a line cannot
-    // name them, so it cannot drain or close the pipe.
-    let read = crate::os::private_fd::claim(fds[0]);
-    let write = crate::os::private_fd::claim(fds[1]);
-    match (read, write) {
-        (Ok(r), Ok(w)) => Some((r, w)),
-        _ => None,
     }
 }
 

@@ -119,6 +119,26 @@ fn restore_signal_mask(mask: &libc::sigset_t) {
     }
 }
 
+/// The abort pipe of a top-level shell: a forked copy writes to it when it
+/// refused a command, so the shell aborts its line too. Non-blocking (an
+/// empty pipe reads as `EAGAIN`), close-on-exec, and among the shell's
+/// private descriptors: a line cannot name either end, so it cannot drain
+/// or close the pipe.
+pub fn abort_pipe() -> Option<(Fd, Fd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: valid array for pipe2.
+    let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) };
+    if r < 0 {
+        return None;
+    }
+    let read = private_fd::claim(fds[0]);
+    let write = private_fd::claim(fds[1]);
+    match (read, write) {
+        (Ok(r), Ok(w)) => Some((r, w)),
+        _ => None,
+    }
+}
+
 /// How a `waitpid` status ended, if it did (stops are not endings).
 fn decode(status: libc::c_int) -> Option<ExitStatus> {
     if libc::WIFEXITED(status) {
