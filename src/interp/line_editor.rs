@@ -14,7 +14,6 @@
 //! (drop the line), Enter.
 
 use crate::system::{Fd, System};
-use std::os::fd::BorrowedFd;
 
 /// Lines kept (bash's `HISTSIZE` default).
 const HISTORY_SIZE: usize = 500;
@@ -330,44 +329,6 @@ impl Keys<'_> {
                 params.push(b);
             }
         }
-    }
-}
-
-/// The terminal at `fd` in the mode line editing needs (no echo, keys one
-/// at a time, Ctrl-C a key) until dropped.
-pub struct RawMode {
-    fd: Fd,
-    saved: nix::sys::termios::Termios,
-}
-
-impl RawMode {
-    /// `None` when `fd` is no terminal whose mode can be set.
-    pub fn enter(fd: Fd) -> Option<RawMode> {
-        use nix::sys::termios::{InputFlags, LocalFlags, SetArg, SpecialCharacterIndices};
-        // SAFETY: `fd` stays open while this value lives (the shell's
-        // standard input).
-        let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
-        let saved = nix::sys::termios::tcgetattr(borrowed).ok()?;
-        let mut raw = saved.clone();
-        raw.local_flags
-            .remove(LocalFlags::ICANON | LocalFlags::ECHO | LocalFlags::ISIG | LocalFlags::IEXTEN);
-        raw.input_flags.remove(InputFlags::ICRNL | InputFlags::IXON);
-        raw.control_chars[SpecialCharacterIndices::VMIN as usize] = 1;
-        raw.control_chars[SpecialCharacterIndices::VTIME as usize] = 0;
-        nix::sys::termios::tcsetattr(borrowed, SetArg::TCSADRAIN, &raw).ok()?;
-        Some(RawMode { fd, saved })
-    }
-}
-
-impl Drop for RawMode {
-    fn drop(&mut self) {
-        // SAFETY: as in `enter`.
-        let borrowed = unsafe { BorrowedFd::borrow_raw(self.fd) };
-        let _ = nix::sys::termios::tcsetattr(
-            borrowed,
-            nix::sys::termios::SetArg::TCSADRAIN,
-            &self.saved,
-        );
     }
 }
 

@@ -3,7 +3,7 @@
 //! because it is incomplete (open quote, `if` without `fi`, here-document)
 //! is continued with the next line, as bash does.
 
-use super::line_editor::{self, Keys, RawMode, Read, Step};
+use super::line_editor::{self, Keys, Read, Step};
 use super::{Outcome, Shell};
 use crate::system::OpenMode;
 
@@ -96,7 +96,7 @@ impl Shell<'_> {
         // in the editor's mode: a key sent on seeing the prompt is read as
         // a key, not taken by the terminal's own line editing.
         let text = self.expanded_prompt(prompt, editor.next_number());
-        let raw = RawMode::enter(0);
+        let raw = self.sys.raw_terminal(0);
         let _ = self.sys.write_all(2, &text);
         if raw.is_none() {
             return self.read_line().map_or(Read::End, Read::Line);

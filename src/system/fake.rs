@@ -447,6 +447,11 @@ impl System for FakeSystem {
         Ok(())
     }
 
+    /// No descriptor of the fake is a terminal.
+    fn raw_terminal(&mut self, _fd: Fd) -> Option<Box<dyn std::any::Any>> {
+        None
+    }
+
     /// Input is waiting on an open descriptor whose file `add_text` filled
     /// and which has bytes left; on anything else a wait times out.
     fn wait_readable(&self, fd: Fd, _seconds: f64) -> bool {

@@ -176,6 +176,10 @@ pub trait System {
     fn resource_limit(&self, resource: nix::sys::resource::Resource) -> io::Result<(u64, u64)>;
     /// Put process `pid` (0: this one) in group `pgid` (0: its own).
     fn set_process_group(&mut self, pid: Pid, pgid: Pid) -> io::Result<()>;
+    /// The terminal at `fd` in the line editor's mode (no echo, keys one
+    /// at a time, Ctrl-C a key) until the returned guard is dropped; `None`
+    /// when `fd` is no terminal whose mode can be set.
+    fn raw_terminal(&mut self, fd: Fd) -> Option<Box<dyn std::any::Any>>;
 }
 
 /// The file facts the `test` builtin and `[[ ]]` ask about.

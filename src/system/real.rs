@@ -12,6 +12,7 @@ use super::{
 use crate::os::private_fd;
 use std::ffi::CString;
 use std::io;
+use std::os::fd::BorrowedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -136,6 +137,44 @@ pub fn abort_pipe() -> Option<(Fd, Fd)> {
     match (read, write) {
         (Ok(r), Ok(w)) => Some((r, w)),
         _ => None,
+    }
+}
+
+/// The terminal at `fd` in the mode line editing needs (no echo, keys one
+/// at a time, Ctrl-C a key) until dropped.
+struct RawMode {
+    fd: Fd,
+    saved: nix::sys::termios::Termios,
+}
+
+impl RawMode {
+    /// `None` when `fd` is no terminal whose mode can be set.
+    fn enter(fd: Fd) -> Option<RawMode> {
+        use nix::sys::termios::{InputFlags, LocalFlags, SetArg, SpecialCharacterIndices};
+        // SAFETY: `fd` stays open while this value lives (the shell's
+        // standard input).
+        let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+        let saved = nix::sys::termios::tcgetattr(borrowed).ok()?;
+        let mut raw = saved.clone();
+        raw.local_flags
+            .remove(LocalFlags::ICANON | LocalFlags::ECHO | LocalFlags::ISIG | LocalFlags::IEXTEN);
+        raw.input_flags.remove(InputFlags::ICRNL | InputFlags::IXON);
+        raw.control_chars[SpecialCharacterIndices::VMIN as usize] = 1;
+        raw.control_chars[SpecialCharacterIndices::VTIME as usize] = 0;
+        nix::sys::termios::tcsetattr(borrowed, SetArg::TCSADRAIN, &raw).ok()?;
+        Some(RawMode { fd, saved })
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        // SAFETY: as in `enter`.
+        let borrowed = unsafe { BorrowedFd::borrow_raw(self.fd) };
+        let _ = nix::sys::termios::tcsetattr(
+            borrowed,
+            nix::sys::termios::SetArg::TCSADRAIN,
+            &self.saved,
+        );
     }
 }
 
@@ -745,6 +784,10 @@ impl System for RealSystem {
 
     fn resource_limit(&self, resource: nix::sys::resource::Resource) -> io::Result<(u64, u64)> {
         nix::sys::resource::getrlimit(resource).map_err(io::Error::from)
+    }
+
+    fn raw_terminal(&mut self, fd: Fd) -> Option<Box<dyn std::any::Any>> {
+        RawMode::enter(fd).map(|mode| Box::new(mode) as Box<dyn std::any::Any>)
     }
 
     fn set_process_group(&mut self, pid: Pid, pgid: Pid) -> io::Result<()> {
