@@ -672,9 +672,10 @@ impl CommandFiles {
     }
 }
 
-/// Whether `path` is one of `granted` or beneath one of them (a folder).
-fn covers(granted: &[PathBuf], path: &Path) -> bool {
-    granted.iter().any(|g| path.starts_with(g))
+/// Whether `path` is one of `granted` or beneath one of them (a folder):
+/// what an execute grant lets run, in a domain and in an exec plan.
+pub(super) fn covers<'a>(granted: impl IntoIterator<Item = &'a PathBuf>, path: &Path) -> bool {
+    granted.into_iter().any(|g| path.starts_with(g))
 }
 
 /// `exe` and what the kernel runs to start it (its ELF loader, its `#!`

@@ -126,11 +126,7 @@ impl ExecPlan {
         if self.loaders.contains(real) || is_loader_name(real) {
             return Some("the ELF loader runs only as a program's interpreter, never as a program");
         }
-        if self
-            .allowed
-            .iter()
-            .any(|a| real == a || real.starts_with(a))
-        {
+        if super::landlock::covers(&self.allowed, real) {
             None
         } else {
             Some("not in the command's exec plan")
