@@ -53,19 +53,19 @@ fn close_fd(fd: Fd) {
     }
 }
 
-/// Put the calling child in the requested process group (async-signal-safe).
-fn join_group(pgroup: ProcessGroup) {
-    // SAFETY: setpgid on the calling process; failure leaves it where it is.
+/// Put process `pid` (0: the calling one) in the requested process group.
+/// Both sides of a fork call it, so the group holds whichever runs first;
+/// async-signal-safe (one `setpgid`), and a failure leaves the process
+/// where it is.
+fn join_group(pid: Pid, pgroup: ProcessGroup) {
+    let leader = match pgroup {
+        ProcessGroup::Inherit => return,
+        ProcessGroup::New => pid,
+        ProcessGroup::Join(leader) => leader,
+    };
+    // SAFETY: setpgid with plain numbers.
     unsafe {
-        match pgroup {
-            ProcessGroup::Inherit => {}
-            ProcessGroup::New => {
-                libc::setpgid(0, 0);
-            }
-            ProcessGroup::Join(leader) => {
-                libc::setpgid(0, leader);
-            }
-        }
+        libc::setpgid(pid, leader);
     }
 }
 
@@ -329,7 +329,7 @@ unsafe fn exec_child(req: &SpawnRequest, image: &ExecImage, release_r: Fd, error
     // SAFETY: async-signal-safe calls on the child's own state; the
     // pointers are the C strings made before the fork.
     unsafe {
-        join_group(req.pgroup);
+        join_group(0, req.pgroup);
         if let Some(tty) = req.foreground_tty {
             libc::signal(libc::SIGTTOU, libc::SIG_IGN);
             libc::tcsetpgrp(tty, libc::getpgrp());
@@ -432,18 +432,7 @@ impl System for RealSystem {
         close_fd(release_r);
         close_fd(error_w);
         // Set the group from the parent too, so it holds before we go on.
-        // SAFETY: setpgid on our own child.
-        unsafe {
-            match req.pgroup {
-                ProcessGroup::Inherit => {}
-                ProcessGroup::New => {
-                    libc::setpgid(pid, pid);
-                }
-                ProcessGroup::Join(leader) => {
-                    libc::setpgid(pid, leader);
-                }
-            }
-        }
+        join_group(pid, req.pgroup);
         if let Err(message) = before_release(pid) {
             close_fd(release_w);
             close_fd(error_r);
@@ -480,23 +469,12 @@ impl System for RealSystem {
         if let Ok(0) = forked {
             crate::os::signals::forget_received();
             restore_mask(&old);
-            join_group(pgroup);
+            join_group(0, pgroup);
             return Ok(Forked::Child);
         }
         restore_mask(&old);
         let pid = forked?;
-        // SAFETY: setpgid on our own child.
-        unsafe {
-            match pgroup {
-                ProcessGroup::Inherit => {}
-                ProcessGroup::New => {
-                    libc::setpgid(pid, pid);
-                }
-                ProcessGroup::Join(leader) => {
-                    libc::setpgid(pid, leader);
-                }
-            }
-        }
+        join_group(pid, pgroup);
         Ok(Forked::Parent(pid))
     }
 
