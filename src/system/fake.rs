@@ -191,6 +191,18 @@ impl FakeSystem {
         fd
     }
 
+    /// What a read of `fd` would still give: the rest of a file
+    /// `add_text` filled, after the descriptor's offset; nothing for any
+    /// other open file.
+    fn unread(&self, fd: Fd) -> io::Result<&[u8]> {
+        let file = self.fds.get(&fd).ok_or_else(Self::ebadf)?;
+        let text = file
+            .label
+            .strip_prefix("file:")
+            .and_then(|path| self.contents.get(Path::new(path)));
+        Ok(text.map_or(&[][..], |t| t.get(file.offset..).unwrap_or_default()))
+    }
+
     fn ebadf() -> io::Error {
         io::Error::from_raw_os_error(libc::EBADF)
     }
@@ -322,15 +334,12 @@ impl System for FakeSystem {
 
     /// A file `add_text` filled gives its bytes; anything else is empty.
     fn read(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
-        let file = self.fds.get_mut(&fd).ok_or_else(Self::ebadf)?;
-        let text = file
-            .label
-            .strip_prefix("file:")
-            .and_then(|path| self.contents.get(Path::new(path)));
-        let rest = text.map_or(&[][..], |t| t.get(file.offset..).unwrap_or_default());
+        let rest = self.unread(fd)?;
         let n = rest.len().min(buf.len());
         buf[..n].copy_from_slice(&rest[..n]);
-        file.offset += n;
+        if let Some(file) = self.fds.get_mut(&fd) {
+            file.offset += n;
+        }
         Ok(n)
     }
 
@@ -455,12 +464,7 @@ impl System for FakeSystem {
     /// Input is waiting on an open descriptor whose file `add_text` filled
     /// and which has bytes left; on anything else a wait times out.
     fn wait_readable(&self, fd: Fd, _seconds: f64) -> bool {
-        self.fds.get(&fd).is_some_and(|file| {
-            file.label
-                .strip_prefix("file:")
-                .and_then(|path| self.contents.get(Path::new(path)))
-                .is_some_and(|text| file.offset < text.len())
-        })
+        self.unread(fd).is_ok_and(|rest| !rest.is_empty())
     }
 
     /// `cpu_per_call` times the calls so far, this one included.
