@@ -63,9 +63,29 @@ pub fn save(fd: Fd) -> io::Result<Fd> {
 pub fn save_all(fds: Vec<std::os::fd::OwnedFd>) -> io::Result<Vec<Fd>> {
     use std::os::fd::IntoRawFd;
     let originals: Vec<Fd> = fds.into_iter().map(IntoRawFd::into_raw_fd).collect();
-    let saved: io::Result<Vec<Fd>> = originals.iter().map(|&fd| save(fd)).collect();
+    let mut saved = Vec::with_capacity(originals.len());
+    let mut failed = None;
+    for &fd in &originals {
+        match save(fd) {
+            Ok(copy) => saved.push(copy),
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
     close_all(originals);
-    saved
+    match failed {
+        None => Ok(saved),
+        Some(e) => {
+            // The copies made before the failure go too.
+            for &copy in &saved {
+                forget(copy);
+            }
+            close_all(saved);
+            Err(e)
+        }
+    }
 }
 
 /// Close every descriptor of `fds` (owned by the caller), one
