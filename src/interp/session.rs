@@ -49,10 +49,15 @@ impl Shell<'_> {
     /// The script's next line, newline included (`None` at its end); a
     /// read error ends it too, reported.
     fn script_line(&mut self, script: &mut Script) -> Option<Vec<u8>> {
+        // What is pending before `searched` holds no newline: only bytes
+        // read since are searched (a long line is scanned once, not once
+        // per chunk).
+        let mut searched = 0;
         loop {
-            if let Some(end) = script.pending.iter().position(|&b| b == b'\n') {
-                return Some(script.pending.drain(..=end).collect());
+            if let Some(at) = script.pending[searched..].iter().position(|&b| b == b'\n') {
+                return Some(script.pending.drain(..=searched + at).collect());
             }
+            searched = script.pending.len();
             if script.ended {
                 return (!script.pending.is_empty()).then(|| std::mem::take(&mut script.pending));
             }
