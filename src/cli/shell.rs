@@ -427,7 +427,6 @@ fn configure(
     shell.opts.login_shell = inv.login;
     // Without the abort pipe a denial inside a subshell could not stop the
     // rest of its line: refuse to run anything.
-    shell.abort_pipe = crate::system::real::abort_pipe();
     if shell.abort_pipe.is_none() {
         return Err(Exit::new(
             126,

@@ -223,6 +223,7 @@ impl<'a> Shell<'a> {
     ) -> Self {
         let shell_pid = sys.getpid();
         let cwd = sys.current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let abort_pipe = sys.abort_pipe();
         let mut shell = Shell {
             policy,
             sys,
@@ -263,7 +264,7 @@ impl<'a> Shell<'a> {
             shell_pid,
             pending_close: Vec::new(),
             errexit_off: 0,
-            abort_pipe: None,
+            abort_pipe,
             supervisor: None,
             supervisor_start: None,
             cwd,
@@ -280,6 +281,77 @@ impl<'a> Shell<'a> {
         shell.vars.import(environ);
         shell.init_vars();
         shell
+    }
+
+    /// A copy of this shell over the same system and audit sink, for a
+    /// system that runs a forked copy in this process
+    /// ([`crate::system::Forked::Simulated`]): what a real `fork` gives the
+    /// child, while this shell, the parent, stays as it was. Every field
+    /// is named, so a new one cannot be left out unnoticed.
+    fn simulated_copy(&mut self) -> Shell<'_> {
+        let audit: &mut dyn AuditSink = match &mut self.child_audit {
+            Some(sink) => &mut **sink,
+            None => &mut *self.audit,
+        };
+        let audit_reopen = self
+            .audit_reopen
+            .as_ref()
+            .map(|reopen| Box::new(reopen) as AuditReopen<'_>);
+        Shell {
+            policy: self.policy.clone(),
+            sys: &mut *self.sys,
+            audit,
+            vars: self.vars.clone(),
+            functions: self.functions.clone(),
+            positional: self.positional.clone(),
+            arg0: self.arg0.clone(),
+            status: self.status,
+            opts: self.opts.clone(),
+            aliases: self.aliases.clone(),
+            traps: self.traps.clone(),
+            last_bg: self.last_bg,
+            jobs: self.jobs.clone(),
+            done_jobs: self.done_jobs.clone(),
+            in_trap: self.in_trap,
+            pipestatus: self.pipestatus.clone(),
+            interactive: self.interactive,
+            in_child: self.in_child,
+            loop_depth: self.loop_depth,
+            func_depth: self.func_depth,
+            func_names: self.func_names.clone(),
+            dir_stack: self.dir_stack.clone(),
+            started: self.started,
+            lineno: self.lineno,
+            line_base: self.line_base,
+            commands_read: self.commands_read,
+            line_starts: self.line_starts.clone(),
+            function_lines: self.function_lines.clone(),
+            lineno_frozen: self.lineno_frozen,
+            source_depth: self.source_depth,
+            subscript_depth: self.subscript_depth,
+            protected_paths: self.protected_paths.clone(),
+            running_script: self.running_script,
+            listed_traps: self.listed_traps.clone(),
+            syntax_error_seen: self.syntax_error_seen,
+            compound_args: self.compound_args.clone(),
+            shell_pid: self.shell_pid,
+            pending_close: self.pending_close.clone(),
+            errexit_off: self.errexit_off,
+            abort_pipe: self.abort_pipe,
+            supervisor: self.supervisor.clone(),
+            // Taken by the parent before it forks (`fork_run`).
+            supervisor_start: None,
+            cwd: self.cwd.clone(),
+            nesting: self.nesting,
+            name: self.name.clone(),
+            subst_status: self.subst_status,
+            command_mode: self.command_mode,
+            shell_pgid: self.shell_pgid,
+            keep_redirects: self.keep_redirects,
+            getopts_pos: self.getopts_pos,
+            audit_reopen,
+            child_audit: None,
+        }
     }
 
     fn init_vars(&mut self) {

@@ -382,8 +382,9 @@ fn filter(socket: u32, message: u64) -> [libc::sock_filter; FILTER_LEN] {
     ]
 }
 
-/// guard-sh's end of the supervisor's socket (a private descriptor).
-#[derive(Debug)]
+/// guard-sh's end of the supervisor's socket (a private descriptor, never
+/// closed while guard-sh runs; a copy of the handle names the same one).
+#[derive(Debug, Clone)]
 pub struct Supervisor {
     socket: Fd,
 }

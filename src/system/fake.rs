@@ -1,9 +1,19 @@
 //! A simulated process layer for interpreter tests: nothing is started.
 //!
 //! Each spawn is recorded with its argv, envp, cwd and the descriptors the
-//! child would inherit (named after what they were opened on), and ends
+//! child would inherit (named after what they were opened on), writes the
+//! output the test scripted for its name to its standard output, and ends
 //! with the status the test scripted. Output the shell writes to a
 //! descriptor is kept per open file, so tests can read what `echo` wrote.
+//!
+//! A copy of the shell (subshell, pipeline member, substitution) is run in
+//! this process: [`System::fork_shell`] returns [`Forked::Simulated`], the
+//! shell runs the copy's work at once on a copy of its state, and
+//! [`System::end_simulated_copy`] puts the parent's descriptors, folder
+//! and mask back. Copies therefore run one after the other, never side by
+//! side: a pipe keeps everything written to it, and a read of an empty
+//! pipe is the end of its input (a reader that expects a writer started
+//! after it sees nothing).
 
 use super::{
     Access, ExitStatus, Fd, FileInfo, FileKind, Forked, OpenMode, Pid, ProcessGroup, SpawnError,
@@ -79,6 +89,23 @@ pub struct FakeSystem {
     /// The user and system CPU seconds each `cpu_seconds` call adds.
     pub cpu_per_call: (f64, f64),
     cpu_calls: std::cell::Cell<u32>,
+    /// What a spawned program writes to its standard output, by name.
+    pub outputs: HashMap<String, Vec<u8>>,
+    /// The pid of each copy of the shell, in the order they were made.
+    pub copies: Vec<Pid>,
+    /// The parents of the copy running now, innermost last.
+    parents: Vec<ParentProcess>,
+    /// Bytes of each pipe (`pipe:N`) already read.
+    pipe_read: HashMap<String, usize>,
+}
+
+/// What a simulated copy of the shell changes and its parent gets back.
+#[derive(Debug)]
+struct ParentProcess {
+    copy: Pid,
+    fds: HashMap<Fd, OpenFile>,
+    cwd: PathBuf,
+    mask: u32,
 }
 
 impl Default for FakeSystem {
@@ -121,6 +148,10 @@ impl FakeSystem {
             limits: (1024, 4096),
             cpu_per_call: (0.0, 0.0),
             cpu_calls: std::cell::Cell::new(0),
+            outputs: HashMap::new(),
+            copies: Vec::new(),
+            parents: Vec::new(),
+            pipe_read: HashMap::new(),
         }
     }
 
@@ -192,15 +223,36 @@ impl FakeSystem {
     }
 
     /// What a read of `fd` would still give: the rest of a file
-    /// `add_text` filled, after the descriptor's offset; nothing for any
-    /// other open file.
+    /// `add_text` filled, after the descriptor's offset; of a pipe's read
+    /// end, what was written to it and not read yet; nothing for any other
+    /// open file.
     fn unread(&self, fd: Fd) -> io::Result<&[u8]> {
         let file = self.fds.get(&fd).ok_or_else(Self::ebadf)?;
+        if let Some(pipe) = Self::pipe_of(&file.label) {
+            let written = self.written.get(&format!("{pipe}:w"));
+            let read = self.pipe_read.get(pipe).copied().unwrap_or(0);
+            return Ok(written.map_or(&[][..], |w| w.get(read..).unwrap_or_default()));
+        }
         let text = file
             .label
             .strip_prefix("file:")
             .and_then(|path| self.contents.get(Path::new(path)));
         Ok(text.map_or(&[][..], |t| t.get(file.offset..).unwrap_or_default()))
+    }
+
+    /// `pipe:N` for the label of a pipe's read end.
+    fn pipe_of(label: &str) -> Option<&str> {
+        label.strip_suffix(":r").filter(|p| p.starts_with("pipe:"))
+    }
+
+    /// Move `fd` to the lowest free number at or above `min`.
+    fn move_to(&mut self, fd: Fd, min: Fd) -> Fd {
+        let Some(file) = self.fds.remove(&fd) else {
+            return fd;
+        };
+        let new = self.lowest_free(min);
+        self.fds.insert(new, file);
+        new
     }
 
     fn ebadf() -> io::Error {
@@ -228,6 +280,12 @@ impl System for FakeSystem {
             .map(|(fd, f)| (*fd, f.label.clone()))
             .collect();
         let name = req.argv.first().map(|a| lossy(a)).unwrap_or_default();
+        if let Some(output) = self.outputs.get(&name).cloned() {
+            let stdout = self.fds.get(&1).filter(|f| f.inheritable);
+            if let Some(label) = stdout.map(|f| f.label.clone()) {
+                self.written.entry(label).or_default().extend(output);
+            }
+        }
         let status = self.statuses.get(&name).copied().unwrap_or(0);
         self.exits.insert(pid, ExitStatus::Exited(status));
         self.spawns.push(SpawnRecord {
@@ -241,15 +299,42 @@ impl System for FakeSystem {
         Ok(pid)
     }
 
+    /// A copy run in this process (see the module docs): the parent's
+    /// descriptors, folder and mask are kept until the copy ends.
     fn fork_shell(&mut self, _pgroup: ProcessGroup) -> io::Result<Forked> {
-        Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "the simulated system cannot fork a copy of the shell",
-        ))
+        let copy = self.next_pid;
+        self.next_pid += 1;
+        self.copies.push(copy);
+        self.parents.push(ParentProcess {
+            copy,
+            fds: self.fds.clone(),
+            cwd: self.cwd.clone(),
+            mask: self.mask,
+        });
+        Ok(Forked::Simulated(copy))
     }
 
+    /// Never called: this system's copies are simulated.
     fn exit_child(&mut self, status: i32) -> ! {
         std::process::exit(status)
+    }
+
+    fn end_simulated_copy(&mut self, status: i32) {
+        if let Some(parent) = self.parents.pop() {
+            self.fds = parent.fds;
+            self.cwd = parent.cwd;
+            self.mask = parent.mask;
+            self.exits
+                .insert(parent.copy, ExitStatus::Exited(status & 0xff));
+        }
+    }
+
+    fn abort_pipe(&mut self) -> Option<(Fd, Fd)> {
+        let (r, w) = self.pipe().ok()?;
+        let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
+        let r = self.move_to(r, floor);
+        let w = self.move_to(w, floor);
+        Some((r, w))
     }
 
     fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus> {
@@ -305,15 +390,11 @@ impl System for FakeSystem {
     }
 
     fn move_inheritable(&mut self, fd: Fd, min: Fd) -> io::Result<Fd> {
-        let file = self.fds.remove(&fd).ok_or_else(Self::ebadf)?;
-        let new = self.lowest_free(min);
-        self.fds.insert(
-            new,
-            OpenFile {
-                inheritable: true,
-                ..file
-            },
-        );
+        if !self.fds.contains_key(&fd) {
+            return Err(Self::ebadf());
+        }
+        let new = self.move_to(fd, min);
+        self.set_inheritable(new)?;
         Ok(new)
     }
 
@@ -332,13 +413,18 @@ impl System for FakeSystem {
         Ok(())
     }
 
-    /// A file `add_text` filled gives its bytes; anything else is empty.
+    /// A file `add_text` filled and a pipe give their bytes (every copy
+    /// of a pipe's read end reads on from the same place); anything else
+    /// is empty.
     fn read(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
         let rest = self.unread(fd)?;
         let n = rest.len().min(buf.len());
         buf[..n].copy_from_slice(&rest[..n]);
         if let Some(file) = self.fds.get_mut(&fd) {
-            file.offset += n;
+            match Self::pipe_of(&file.label) {
+                Some(pipe) => *self.pipe_read.entry(pipe.to_string()).or_default() += n,
+                None => file.offset += n,
+            }
         }
         Ok(n)
     }
@@ -348,8 +434,9 @@ impl System for FakeSystem {
         Ok(())
     }
 
+    /// 999 for the shell, a copy's own pid inside a copy.
     fn getpid(&self) -> Pid {
-        999
+        self.parents.last().map_or(999, |p| p.copy)
     }
 
     fn kill(&mut self, _pid: Pid, _signal: i32) -> io::Result<()> {

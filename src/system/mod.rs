@@ -78,6 +78,11 @@ impl ExitStatus {
 pub enum Forked {
     Parent(Pid),
     Child,
+    /// A simulated system's copy with this pid: the caller runs the copy's
+    /// work itself, in this process, then calls
+    /// [`System::end_simulated_copy`] and goes on as the parent. The real
+    /// system never returns it.
+    Simulated(Pid),
 }
 
 /// How [`System::open`] opens a file.
@@ -108,6 +113,14 @@ pub trait System {
     fn fork_shell(&mut self, pgroup: ProcessGroup) -> io::Result<Forked>;
     /// End a forked copy of the shell at once.
     fn exit_child(&mut self, status: i32) -> !;
+    /// End the copy [`System::fork_shell`] returned as
+    /// [`Forked::Simulated`]: its descriptors, folder and mask are dropped,
+    /// the parent's are back, and `status` is what waiting for it gives.
+    fn end_simulated_copy(&mut self, status: i32);
+    /// The pipe a forked copy reports a refusal through (see
+    /// `Shell::deny`): non-blocking, among the private descriptors; `None`
+    /// if it cannot be made.
+    fn abort_pipe(&mut self) -> Option<(Fd, Fd)>;
     /// Wait for `pid` to end.
     fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus>;
     /// Wait for `pid` to end, or `None` as soon as a signal with a `trap`

@@ -125,7 +125,7 @@ fn restore_signal_mask(mask: &libc::sigset_t) {
 /// empty pipe reads as `EAGAIN`), close-on-exec, and among the shell's
 /// private descriptors: a line cannot name either end, so it cannot drain
 /// or close the pipe.
-pub fn abort_pipe() -> Option<(Fd, Fd)> {
+fn make_abort_pipe() -> Option<(Fd, Fd)> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: valid array for pipe2.
     let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) };
@@ -482,6 +482,13 @@ impl System for RealSystem {
         // SAFETY: ending a forked copy of the shell without running the
         // parent's exit handlers twice.
         unsafe { libc::_exit(status & 0xff) }
+    }
+
+    /// Never called: this system's `fork_shell` makes real copies.
+    fn end_simulated_copy(&mut self, _status: i32) {}
+
+    fn abort_pipe(&mut self) -> Option<(Fd, Fd)> {
+        make_abort_pipe()
     }
 
     fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus> {

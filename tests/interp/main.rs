@@ -10,6 +10,7 @@ mod common;
 mod agents;
 mod diff;
 mod fake;
+mod fake_fork;
 mod guard;
 mod guard_table;
 mod pty;

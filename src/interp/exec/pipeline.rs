@@ -258,40 +258,22 @@ impl Shell<'_> {
     pub(in crate::interp) fn fork_run(
         &mut self,
         pgroup: ProcessGroup,
-        f: impl FnOnce(&mut Self) -> Status,
+        f: impl FnOnce(&mut Shell<'_>) -> Status,
     ) -> Result<Pid, Flow> {
         // Forked copies share the parent's supervisor.
         self.ensure_supervisor()?;
         match self.sys.fork_shell(pgroup) {
             Ok(Forked::Child) => {
-                let was_interactive = self.interactive;
-                self.in_child = true;
-                self.interactive = false;
-                self.jobs.clear();
-                self.done_jobs.clear();
-                crate::os::signals::child_defaults(was_interactive);
-                // A subshell keeps only ignored signals; caught ones, EXIT
-                // and ERR start unset (bash without `set -E`). `trap -p`
-                // lists the parent's until one is set here.
-                self.listed_traps = Some(self.traps.clone());
-                self.traps.retain(|_, action| action.is_empty());
-                // `break`/`continue` do not reach a loop outside the copy.
-                self.loop_depth = 0;
-                if let Some(reopen) = &self.audit_reopen {
-                    self.child_audit = Some(match reopen() {
-                        Ok(sink) => sink,
-                        Err(message) => Box::new(crate::interp::RefusingSink(message)),
-                    });
-                }
-                let status = match f(self) {
-                    Ok(s) => s,
-                    Err(Flow::Exit(s) | Flow::Abort(s) | Flow::Return(s)) => s,
-                    Err(Flow::Break(_) | Flow::Continue(_)) => self.status,
-                };
-                self.status = status;
-                self.run_exit_trap();
-                let status = self.status;
+                crate::os::signals::child_defaults(self.interactive);
+                let status = self.run_as_copy(f);
                 self.sys.exit_child(status)
+            }
+            Ok(Forked::Simulated(pid)) => {
+                // No signal dispositions change: the simulated system has
+                // no signals, and this process is the test's.
+                let status = self.simulated_copy().run_as_copy(f);
+                self.sys.end_simulated_copy(status);
+                Ok(pid)
             }
             Ok(Forked::Parent(pid)) => Ok(pid),
             Err(e) => {
@@ -299,6 +281,36 @@ impl Shell<'_> {
                 Err(Flow::Abort(1))
             }
         }
+    }
+
+    /// The forked copy's side of [`Shell::fork_run`]: forget what a copy
+    /// does not inherit, run `f`, then the EXIT trap; the copy's status.
+    fn run_as_copy(&mut self, f: impl FnOnce(&mut Self) -> Status) -> i32 {
+        self.in_child = true;
+        self.interactive = false;
+        self.jobs.clear();
+        self.done_jobs.clear();
+        // A subshell keeps only ignored signals; caught ones, EXIT and ERR
+        // start unset (bash without `set -E`). `trap -p` lists the
+        // parent's until one is set here.
+        self.listed_traps = Some(self.traps.clone());
+        self.traps.retain(|_, action| action.is_empty());
+        // `break`/`continue` do not reach a loop outside the copy.
+        self.loop_depth = 0;
+        if let Some(reopen) = &self.audit_reopen {
+            self.child_audit = Some(match reopen() {
+                Ok(sink) => sink,
+                Err(message) => Box::new(crate::interp::RefusingSink(message)),
+            });
+        }
+        let status = match f(self) {
+            Ok(s) => s,
+            Err(Flow::Exit(s) | Flow::Abort(s) | Flow::Return(s)) => s,
+            Err(Flow::Break(_) | Flow::Continue(_)) => self.status,
+        };
+        self.status = status;
+        self.run_exit_trap();
+        self.status
     }
 
     /// Wait for a child; a denial it reported aborts this line too.
