@@ -453,7 +453,9 @@ impl<'a> Shell<'a> {
         }
     }
 
-    /// Did a forked copy report a denial since the last check?
+    /// Did a forked copy report a denial since the last check? A copy
+    /// that takes the report passes it on, so a denial in a copy of a copy
+    /// (`$( ( … ) )`) still ends the top-level shell's line.
     fn take_child_abort(&mut self) -> bool {
         let Some((r, _)) = self.abort_pipe else {
             return false;
@@ -466,6 +468,9 @@ impl<'a> Shell<'a> {
                 break;
             }
             found = true;
+        }
+        if found {
+            self.signal_abort();
         }
         found
     }

@@ -107,6 +107,19 @@ fn foreign_name_in_a_pipeline_member_assembled_at_run_time_is_denied() {
     );
 }
 
+/// A denial in a copy of a copy (a subshell inside a substitution) ends
+/// the top-level line too: the middle copy passes the report on (the
+/// other nestings: `guard_table.rs`).
+#[test]
+fn a_denial_two_copies_deep_still_ends_the_line() {
+    let s = setup();
+    let (status, out, err) = run(&s, "X=evil; y=$( ( $X ) ); tool after; echo after");
+    assert_eq!(status, 126, "{err}");
+    assert!(err.contains("denied: \"evil\""), "{err}");
+    assert_eq!(out, "");
+    assert_eq!(ran(&s), "");
+}
+
 #[test]
 fn foreign_name_in_a_command_substitution_at_run_time_aborts_the_line() {
     let s = setup();
@@ -334,18 +347,15 @@ fn exec_with_options_is_refused_with_status_2_and_runs_nothing() {
 }
 
 /// `(( ))` runs no command itself, but the substitutions in its text do:
-/// a foreign name there refuses the whole line before anything runs, one
-/// assembled at run time is denied there (the other forms, as a table on
-/// the simulated system: `guard_table.rs`).
+/// a foreign name there refuses the whole line before anything runs (one
+/// assembled at run time, and the other forms, as a table on the
+/// simulated system: `guard_table.rs`).
 #[test]
 fn arithmetic_commands_are_guarded_like_any_other_text() {
     let s = setup();
     let (status, _, err) = run(&s, "tool first; (( $(evil) ))");
     assert_eq!(status, 126, "{err}");
     assert!(err.contains("denied: \"evil\""), "{err}");
-    assert_eq!(ran(&s), "");
-    let (status, _, err) = run(&s, "X=ev; X=${X}il; (( $($X) )); tool after");
-    assert_eq!(status, 126, "{err}");
     assert_eq!(ran(&s), "");
 }
 
@@ -358,9 +368,6 @@ fn conditional_expressions_are_guarded_like_any_other_text() {
     assert_eq!(status, 126, "{err}");
     assert!(err.contains("denied: \"evil\""), "{err}");
     assert_eq!(ran(&s), "");
-    let (status, _, err) = run(&s, "X=ev; X=${X}il; [[ $($X) ]]; tool after");
-    assert_eq!(status, 126, "{err}");
-    assert_eq!(ran(&s), "");
     let (status, out, _) = run(&s, "[[ -n x ]] && tool allowed; echo $?");
     assert_eq!(status, 0);
     assert_eq!(out, "0\n");
@@ -368,14 +375,10 @@ fn conditional_expressions_are_guarded_like_any_other_text() {
 }
 
 /// `time PIPELINE` times what the pipeline runs; the pipeline is guarded
-/// like any other.
+/// like any other (`time evil | cat`: `guard_table.rs`).
 #[test]
 fn timed_pipelines_are_guarded_like_any_other() {
     let s = setup();
-    let (status, _, err) = run(&s, "tool first; time evil | cat");
-    assert_eq!(status, 126, "{err}");
-    assert!(err.contains("denied: \"evil\""), "{err}");
-    assert_eq!(ran(&s), "");
     let (status, _, err) = run(&s, "TIMEFORMAT=t; time tool timed");
     assert_eq!(status, 0, "{err}");
     assert_eq!(err, "t\n");
@@ -398,7 +401,6 @@ fn arrays_and_indirection_are_guarded_like_any_other_text() {
     for line in [
         "a=(ev il); ${a[0]}${a[1]}; tool after",
         "mapfile -t c <<< evil; ${c[0]}; tool after",
-        "read -ra c <<< 'evil x'; \"${c[@]}\"; tool after",
     ] {
         let (status, _, err) = run(&s, line);
         assert_eq!(status, 126, "{line}: {err}");
@@ -447,11 +449,10 @@ fn a_subscript_built_at_run_time_never_runs_a_substitution() {
 #[test]
 fn protected_variables_cannot_be_set_through_arrays_or_indirection() {
     let s = setup();
-    // The forms that need no here-string: `guard_table.rs`.
+    // The other forms: `guard_table.rs`.
     for line in [
         "PATH[0]=/tmp; tool after",
         "read -ra PATH <<< /tmp; tool after",
-        "mapfile -t PATH <<< /tmp; tool after",
     ] {
         let (status, _, err) = run(&s, line);
         assert_eq!(status, 126, "{line}: {err}");

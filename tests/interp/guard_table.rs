@@ -1,10 +1,9 @@
 //! The guard at run time, as a table on the simulated system: each line
 //! runs in a fresh shell whose one program is `tool`; what the fake saw
-//! spawned, the status and the error are compared with the row. Lines that
-//! need no process of their own live here (a refusal before anything runs,
-//! a name assembled at run time, arithmetic, subscripts); those that fork
-//! (pipelines, substitutions that run, here-strings) stay end to end in
-//! `guard.rs`, where a stub's marker file is the witness.
+//! spawned, the status and the error are compared with the row. Copies of
+//! the shell (pipeline members, substitutions that run, subshells) run in
+//! the test's process on the fake. `guard.rs` keeps a witness row of each
+//! kind end to end, where a stub's marker file is the oracle.
 
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
@@ -181,5 +180,68 @@ fn protected_variables_cannot_be_set_through_arrays_or_indirection() {
         denied("(( LD_X[0] = 1 )); tool after"),
         denied("r=LD_PRELOAD; : ${!r:=/tmp/x.so}; tool after"),
         denied("declare 'LD_PRELOAD[0]=/tmp/x.so'; tool after"),
+    ]);
+}
+
+/// A name met at run time inside a copy of the shell (a pipeline member, a
+/// substitution, a subshell, text read from a here-string) is denied
+/// there, and the denial ends the whole line: nothing after it runs.
+#[test]
+fn a_name_met_inside_a_copy_is_denied_and_ends_the_line() {
+    check(&[
+        refused("X=evil; echo a | $X; tool after"),
+        Row {
+            line: "X=evil; tool before | $X; tool after",
+            status: 126,
+            spawned: &[&["tool", "before"]],
+            error: "denied: \"evil\"",
+        },
+        refused("X=evil; echo \"$($X)\"; tool after; echo after"),
+        refused("X=evil; ( $X ); tool after"),
+        refused("X=evil; y=$( ( $X ) ); tool after"),
+        refused("X=evil; ( ( $X ) ); tool after"),
+        refused("X=evil; echo $( echo $( $X ) ); tool after"),
+        refused("X=ev; X=${X}il; (( $($X) )); tool after"),
+        refused("X=ev; X=${X}il; [[ $($X) ]]; tool after"),
+        refused("mapfile -t c <<< evil; ${c[0]}; tool after"),
+        refused("read -ra c <<< 'evil x'; \"${c[@]}\"; tool after"),
+        refused("c=$(echo evil); $c; tool after"),
+        refused("tool first; time evil | cat"),
+        Row {
+            line: "for c in tool evil; do echo $c; done | while read c; do $c; done; tool after",
+            status: 126,
+            spawned: &[&["tool"]],
+            error: "denied: \"evil\"",
+        },
+        Row {
+            line: "c=$(echo tool); $c from-subst | (tool in-subshell); tool after",
+            status: 0,
+            spawned: &[
+                &["tool", "from-subst"],
+                &["tool", "in-subshell"],
+                &["tool", "after"],
+            ],
+            error: "",
+        },
+    ]);
+}
+
+/// The protected variables cannot be set from text a here-string feeds to
+/// `read -a` or `mapfile`.
+#[test]
+fn protected_variables_cannot_be_read_into() {
+    check(&[
+        Row {
+            line: "read -ra PATH <<< /tmp; tool after",
+            status: 126,
+            spawned: &[],
+            error: "denied: ",
+        },
+        Row {
+            line: "mapfile -t PATH <<< /tmp; tool after",
+            status: 126,
+            spawned: &[],
+            error: "denied: ",
+        },
     ]);
 }
