@@ -159,10 +159,19 @@ impl FakeSystem {
     pub fn add_text(&mut self, path: impl Into<PathBuf>, text: &[u8]) {
         let path = self.resolve(&path.into());
         self.add_file(path.clone(), FileKind::File, 0o644);
-        if let Some(info) = self.files.get_mut(&path) {
+        self.set_contents(&path, text.to_vec());
+    }
+
+    /// `text` as the whole of the file at `path` (a table name), made a
+    /// regular file with mode 0666 less the mask if the table lacks it.
+    fn set_contents(&mut self, path: &Path, text: Vec<u8>) {
+        if !self.files.contains_key(path) {
+            self.add_file(path, FileKind::File, 0o666 & !self.mask);
+        }
+        if let Some(info) = self.files.get_mut(path) {
             info.size = text.len() as u64;
         }
-        self.contents.insert(path, text.to_vec());
+        self.contents.insert(path.to_path_buf(), text);
     }
 
     /// Put a file of `kind` with permission bits `mode`, owned by the
@@ -359,8 +368,25 @@ impl System for FakeSystem {
         Ok((r, w))
     }
 
-    fn open(&mut self, path: &Path, _mode: OpenMode) -> io::Result<Fd> {
-        Ok(self.insert(format!("file:{}", self.resolve(path).display())))
+    /// Reading needs the file in the table; writing makes it (mode 0666
+    /// less the mask) and, unless appending, empties it; `exclusive`
+    /// fails on a file that exists. Folders above a path are not checked.
+    fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<Fd> {
+        let path = self.resolve(path);
+        let exists = self.files.contains_key(&path);
+        match mode {
+            OpenMode::Read if !exists => return Err(io::Error::from_raw_os_error(libc::ENOENT)),
+            OpenMode::Write { exclusive: true } if exists => {
+                return Err(io::Error::from_raw_os_error(libc::EEXIST));
+            }
+            OpenMode::Read => {}
+            OpenMode::Write { .. } => self.set_contents(&path, Vec::new()),
+            OpenMode::Append | OpenMode::ReadWrite if !exists => {
+                self.set_contents(&path, Vec::new());
+            }
+            OpenMode::Append | OpenMode::ReadWrite => {}
+        }
+        Ok(self.insert(format!("file:{}", path.display())))
     }
 
     fn close(&mut self, fd: Fd) -> io::Result<()> {
@@ -404,8 +430,14 @@ impl System for FakeSystem {
         Ok(())
     }
 
+    /// Kept per label; a file's bytes also go to its end in the table.
     fn write_all(&mut self, fd: Fd, data: &[u8]) -> io::Result<()> {
         let label = self.fds.get(&fd).ok_or_else(Self::ebadf)?.label.clone();
+        if let Some(path) = label.strip_prefix("file:").map(PathBuf::from) {
+            let mut text = self.contents.get(&path).cloned().unwrap_or_default();
+            text.extend_from_slice(data);
+            self.set_contents(&path, text);
+        }
         self.written
             .entry(label)
             .or_default()

@@ -337,3 +337,33 @@ fn the_host_name_and_the_limits_come_from_the_system() {
     let (out, err) = run_on(&mut sys, policy, &["echo $HOSTNAME; ulimit -n; ulimit -Hn"]);
     assert_eq!(out, "box-7\n321\n654\n", "{err}");
 }
+
+/// A file the shell writes is in the fake's table afterwards: read back by
+/// a later redirection (in the shell or a copy of it), seen by `test`,
+/// refused by `noclobber`; a missing one cannot be read.
+#[test]
+fn files_the_shell_writes_are_read_back_from_the_table() {
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
+    sys.add_file("/w", FileKind::Dir, 0o755);
+    sys.cwd = "/w".into();
+    let (out, err) = run_on(
+        &mut sys,
+        policy,
+        &[
+            "echo one > f; echo two >> f; while read l; do echo \"<$l>\"; done < f",
+            "set -o noclobber; echo x > f; echo \"st $?\"; [ -s f ] && echo nonempty",
+            "(echo in-copy > g); read z < g; echo $z; read y < missing; echo \"st $?\"",
+        ],
+    );
+    assert_eq!(
+        out, "<one>\n<two>\nst 1\nnonempty\nin-copy\nst 1\n",
+        "{err}"
+    );
+    assert!(err.contains("f: cannot overwrite existing file"), "{err}");
+    assert!(err.contains("missing: No such file or directory"), "{err}");
+    assert_eq!(
+        sys.contents.get(Path::new("/w/f")).map(Vec::as_slice),
+        Some(&b"one\ntwo\n"[..])
+    );
+}
