@@ -98,7 +98,7 @@ impl Shell<'_> {
     }
 
     fn interrupted_wait(&self) -> i32 {
-        128 + signals::first_trapped_pending().unwrap_or(0)
+        128 + self.sys.first_trapped_pending().unwrap_or(0)
     }
 
     /// `kill [-s SIG | -SIG] PID…` and `kill -l`, for this shell and its jobs only.

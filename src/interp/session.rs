@@ -211,7 +211,7 @@ impl Shell<'_> {
                 if self.syntax_error_ends_input() {
                     return 2;
                 }
-                if let Some(signal) = crate::os::signals::pending_termination() {
+                if let Some(signal) = self.sys.pending_termination() {
                     return 128 + signal;
                 }
             }

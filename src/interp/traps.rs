@@ -1,14 +1,16 @@
 //! `trap` and the points where trap actions run. A trap action is shell
 //! text: it is parsed and guarded like any line each time it runs
 //! ([`Shell::run_guarded`]). Signals are only recorded by their handler
-//! ([`crate::os::signals`]); their actions run at a safe point, after the
+//! (`os::signals`, reached through the [`crate::system::System`] trait's
+//! signal calls); their actions run at a safe point, after the
 //! command that was running when the signal came has finished (the `wait`
 //! builtin returns early instead). EXIT runs when the shell (or a subshell)
 //! ends, ERR after a failing command where `set -e` would act.
 
 use super::lossy;
 use super::{Flow, Shell, Status};
-use crate::os::signals::{self, Disposition};
+use crate::os::signals;
+use crate::system::Disposition;
 
 /// Conditions that are not signals: `DEBUG` fires before each command of
 /// the shell itself, `RETURN` when a function or sourced file ends; `CHLD`
@@ -64,7 +66,7 @@ impl Shell<'_> {
     /// (bash does); call once [`signals::install`] has found them.
     pub fn note_signals_ignored_at_entry(&mut self) {
         for (name, n) in signals::trappable() {
-            if signals::ignored_at_entry(n) {
+            if self.sys.ignored_at_entry(n) {
                 self.traps.insert(name.to_string(), Vec::new());
             }
         }
@@ -127,10 +129,10 @@ impl Shell<'_> {
                 None => Disposition::Default,
             };
             if let Some(n) = signals::number(&name) {
-                if signals::ignored_at_entry(n) {
+                if self.sys.ignored_at_entry(n) {
                     continue;
                 }
-                signals::set(n, disposition);
+                self.sys.set_signal(n, disposition);
             }
             match &action {
                 Some(text) => {
@@ -162,14 +164,11 @@ impl Shell<'_> {
     /// the actions of trapped signals that arrived, and reap finished
     /// background jobs.
     pub(super) fn safe_point(&mut self) -> Result<(), Flow> {
-        if let Some(signal) = signals::pending_termination() {
+        if let Some(signal) = self.sys.pending_termination() {
             return Err(Flow::Exit(128 + signal));
         }
         self.reap_jobs();
-        if !signals::trap_pending() {
-            return Ok(());
-        }
-        for signal in signals::take_trapped() {
+        for signal in self.sys.take_trapped() {
             let name = signals::trappable_name(signal);
             let action = name.and_then(|n| self.traps.get(n).cloned());
             if let Some(action) = action.filter(|a| !a.is_empty()) {
@@ -228,8 +227,8 @@ impl Shell<'_> {
                 self.status = s;
             }
         }
-        if let Some(signal) = signals::pending_termination() {
-            return signals::die_by(signal);
+        if let Some(signal) = self.sys.pending_termination() {
+            return self.sys.die_by(signal);
         }
         self.status
     }

@@ -16,10 +16,10 @@
 //! after it sees nothing).
 
 use super::{
-    Access, ExitStatus, Fd, FileInfo, FileKind, Forked, OpenMode, Pid, ProcessGroup, SpawnError,
-    SpawnRequest, System,
+    Access, Disposition, ExitStatus, Fd, FileInfo, FileKind, Forked, OpenMode, Pid, ProcessGroup,
+    SpawnError, SpawnRequest, System,
 };
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -97,6 +97,16 @@ pub struct FakeSystem {
     parents: Vec<ParentProcess>,
     /// Bytes of each pipe (`pipe:N`) already read.
     pipe_read: HashMap<String, usize>,
+    /// What `trap` asked for each signal (absent: the shell's default).
+    pub dispositions: BTreeMap<i32, Disposition>,
+    /// Signals ignored when the shell started.
+    pub ignored_at_start: BTreeSet<i32>,
+    /// Signals that arrived at the shell and are not handled yet.
+    pub received: BTreeSet<i32>,
+    /// Every `kill`: the pid and the signal.
+    pub kills: Vec<(Pid, i32)>,
+    /// The signal the shell asked to die by, if it did.
+    pub died_by: Option<i32>,
 }
 
 /// What a simulated copy of the shell changes and its parent gets back.
@@ -106,6 +116,8 @@ struct ParentProcess {
     fds: HashMap<Fd, OpenFile>,
     cwd: PathBuf,
     mask: u32,
+    dispositions: BTreeMap<i32, Disposition>,
+    received: BTreeSet<i32>,
 }
 
 impl Default for FakeSystem {
@@ -152,6 +164,11 @@ impl FakeSystem {
             copies: Vec::new(),
             parents: Vec::new(),
             pipe_read: HashMap::new(),
+            dispositions: BTreeMap::new(),
+            ignored_at_start: BTreeSet::new(),
+            received: BTreeSet::new(),
+            kills: Vec::new(),
+            died_by: None,
         }
     }
 
@@ -264,6 +281,20 @@ impl FakeSystem {
         new
     }
 
+    fn is_trapped(&self, signal: i32) -> bool {
+        self.dispositions.get(&signal) == Some(&Disposition::Catch)
+    }
+
+    /// Whether `signal` sent to the shell would reach it as a pending
+    /// signal: a trap, or the shell's own SIGTERM/SIGHUP handler.
+    fn is_caught(&self, signal: i32) -> bool {
+        match self.dispositions.get(&signal) {
+            Some(Disposition::Catch) => true,
+            Some(Disposition::Ignore) => false,
+            _ => [libc::SIGTERM, libc::SIGHUP].contains(&signal),
+        }
+    }
+
     fn ebadf() -> io::Error {
         io::Error::from_raw_os_error(libc::EBADF)
     }
@@ -319,6 +350,8 @@ impl System for FakeSystem {
             fds: self.fds.clone(),
             cwd: self.cwd.clone(),
             mask: self.mask,
+            dispositions: self.dispositions.clone(),
+            received: std::mem::take(&mut self.received),
         });
         Ok(Forked::Simulated(copy))
     }
@@ -333,6 +366,8 @@ impl System for FakeSystem {
             self.fds = parent.fds;
             self.cwd = parent.cwd;
             self.mask = parent.mask;
+            self.dispositions = parent.dispositions;
+            self.received = parent.received;
             self.exits
                 .insert(parent.copy, ExitStatus::Exited(status & 0xff));
         }
@@ -471,7 +506,13 @@ impl System for FakeSystem {
         self.parents.last().map_or(999, |p| p.copy)
     }
 
-    fn kill(&mut self, _pid: Pid, _signal: i32) -> io::Result<()> {
+    /// Recorded; one sent to this process arrives if it is caught (a
+    /// trap, or the shell's own SIGTERM/SIGHUP handler), else it is lost.
+    fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()> {
+        self.kills.push((pid, signal));
+        if pid == self.getpid() && self.is_caught(signal) {
+            self.received.insert(signal);
+        }
         Ok(())
     }
 
@@ -584,6 +625,51 @@ impl System for FakeSystem {
     /// and which has bytes left; on anything else a wait times out.
     fn wait_readable(&self, fd: Fd, _seconds: f64) -> bool {
         self.unread(fd).is_ok_and(|rest| !rest.is_empty())
+    }
+
+    fn set_signal(&mut self, signal: i32, disposition: Disposition) {
+        if disposition == Disposition::Default {
+            self.received.remove(&signal);
+        }
+        self.dispositions.insert(signal, disposition);
+    }
+
+    fn ignored_at_entry(&self, signal: i32) -> bool {
+        self.ignored_at_start.contains(&signal)
+    }
+
+    fn pending_termination(&self) -> Option<i32> {
+        [libc::SIGTERM, libc::SIGHUP]
+            .into_iter()
+            .find(|s| self.received.contains(s) && !self.is_trapped(*s))
+    }
+
+    fn take_trapped(&mut self) -> Vec<i32> {
+        let taken: Vec<i32> = self
+            .received
+            .iter()
+            .copied()
+            .filter(|s| self.is_trapped(*s))
+            .collect();
+        for s in &taken {
+            self.received.remove(s);
+        }
+        taken
+    }
+
+    fn first_trapped_pending(&self) -> Option<i32> {
+        self.received.iter().copied().find(|s| self.is_trapped(*s))
+    }
+
+    /// Traps are forgotten; the keyboard signals are not modelled.
+    fn copy_signal_defaults(&mut self, _was_interactive: bool) {
+        self.dispositions.retain(|_, d| *d != Disposition::Catch);
+    }
+
+    /// Recorded in `died_by`; the test's process goes on.
+    fn die_by(&mut self, signal: i32) -> i32 {
+        self.died_by = Some(signal);
+        128 + signal
     }
 
     /// `cpu_per_call` times the calls so far, this one included.

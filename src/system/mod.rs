@@ -14,6 +14,7 @@ use crate::sandbox::SandboxSpec;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use crate::os::signals::Disposition;
 pub use crate::os::{Fd, Pid};
 
 /// Which process group a spawned or forked child joins.
@@ -173,6 +174,24 @@ pub trait System {
     fn real_user_id(&self) -> u32;
     /// Fill `buf` with unpredictable bytes (`$RANDOM`).
     fn random_bytes(&mut self, buf: &mut [u8]);
+    /// Apply `trap`'s `disposition` to `signal`.
+    fn set_signal(&mut self, signal: i32, disposition: Disposition);
+    /// Whether `signal` was ignored when this non-interactive shell
+    /// started (`trap` then leaves it alone).
+    fn ignored_at_entry(&self, signal: i32) -> bool;
+    /// An untrapped SIGTERM or SIGHUP that arrived, if any.
+    fn pending_termination(&self) -> Option<i32>;
+    /// Take the trapped signals that arrived, lowest number first.
+    fn take_trapped(&mut self) -> Vec<i32>;
+    /// The lowest trapped signal that arrived and is not handled yet.
+    fn first_trapped_pending(&self) -> Option<i32>;
+    /// In a new copy of the shell: caught signals go back to the shell's
+    /// defaults, and an interactive parent's ignored keyboard signals to
+    /// theirs.
+    fn copy_signal_defaults(&mut self, was_interactive: bool);
+    /// End this process by `signal` with its default action; returns
+    /// `128 + signal` if it is still running.
+    fn die_by(&mut self, signal: i32) -> i32;
     /// User and system CPU seconds of this process and of its reaped
     /// children, summed (`time`).
     fn cpu_seconds(&self) -> (f64, f64);

@@ -9,7 +9,7 @@ use super::{
     Access, ExitStatus, Fd, FileInfo, FileKind, Forked, OpenMode, Pid, ProcessGroup, SpawnError,
     SpawnRequest, System,
 };
-use crate::os::private_fd;
+use crate::os::{private_fd, signals};
 use std::ffi::CString;
 use std::io;
 use std::os::fd::BorrowedFd;
@@ -84,7 +84,7 @@ fn reset_signals() {
         libc::SIGPIPE,
         libc::SIGCHLD,
     ] {
-        if crate::os::signals::ignored_at_entry(signal) {
+        if signals::ignored_at_entry(signal) {
             continue;
         }
         // SAFETY: signal() with SIG_DFL is async-signal-safe.
@@ -195,7 +195,6 @@ fn decode(status: libc::c_int) -> Option<ExitStatus> {
 /// unblocked inside `ppoll`, so one arriving between the check and the
 /// sleep still wakes it (SIGCHLD wakes it when a child ends).
 fn wait_loop(pid: Pid, stop_on_trap: bool) -> io::Result<Option<ExitStatus>> {
-    use crate::os::signals;
     signals::wake_on_child_exit();
     let old = block_shell_signals();
     let mut forwarded = false;
@@ -467,7 +466,7 @@ impl System for RealSystem {
         // running ordinary Rust code.
         let forked = check(unsafe { libc::fork() });
         if let Ok(0) = forked {
-            crate::os::signals::forget_received();
+            signals::forget_received();
             restore_mask(&old);
             join_group(0, pgroup);
             return Ok(Forked::Child);
@@ -796,6 +795,38 @@ impl System for RealSystem {
         let millis = (seconds * 1000.0).min(f64::from(i32::MAX)) as libc::c_int;
         // SAFETY: one valid pollfd for the duration of the call.
         unsafe { libc::poll(&mut pfd, 1, millis) > 0 }
+    }
+
+    fn set_signal(&mut self, signal: i32, disposition: super::Disposition) {
+        signals::set(signal, disposition);
+    }
+
+    fn ignored_at_entry(&self, signal: i32) -> bool {
+        signals::ignored_at_entry(signal)
+    }
+
+    fn pending_termination(&self) -> Option<i32> {
+        signals::pending_termination()
+    }
+
+    fn take_trapped(&mut self) -> Vec<i32> {
+        if signals::trap_pending() {
+            signals::take_trapped()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn first_trapped_pending(&self) -> Option<i32> {
+        signals::first_trapped_pending()
+    }
+
+    fn copy_signal_defaults(&mut self, was_interactive: bool) {
+        signals::child_defaults(was_interactive);
+    }
+
+    fn die_by(&mut self, signal: i32) -> i32 {
+        signals::die_by(signal)
     }
 
     fn cpu_seconds(&self) -> (f64, f64) {

@@ -367,3 +367,58 @@ fn files_the_shell_writes_are_read_back_from_the_table() {
         Some(&b"one\ntwo\n"[..])
     );
 }
+
+/// `trap` sets dispositions through the system, a signal the system says
+/// arrived runs its action at the next safe point, an untrapped SIGTERM
+/// ends the shell after the EXIT trap and it dies by it; a copy's trap
+/// stays in the copy.
+#[test]
+fn traps_and_arriving_signals_go_through_the_system() {
+    use guard_sh::system::Disposition;
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
+    sys.ignored_at_start.insert(libc::SIGQUIT);
+    let mut audit = MemorySink::default();
+    let exit_status = {
+        let mut sh = Shell::new(policy, &mut sys, &mut audit, env(&[]));
+        let lines = [
+            "trap 'echo got-usr1' USR1; trap '' INT; trap - HUP; trap 'echo q' QUIT",
+            "kill -USR1 $$; echo after",
+            "(trap 'echo in' USR2; kill -USR2 $BASHPID; echo copy); echo parent",
+            "trap 'echo bye' EXIT; kill -TERM $$; echo not-reached",
+        ];
+        let outcomes: Vec<Outcome> = lines
+            .iter()
+            .map(|l| sh.run_text(l.as_bytes(), "command"))
+            .collect();
+        assert_eq!(outcomes.last(), Some(&Outcome::Exit(143)), "{outcomes:?}");
+        sh.run_exit_trap()
+    };
+    assert_eq!(exit_status, 143);
+    assert_eq!(sys.died_by, Some(libc::SIGTERM));
+    let err = sys.output("stderr");
+    assert_eq!(
+        sys.output("stdout"),
+        "got-usr1\nafter\nin\ncopy\nparent\nbye\n",
+        "{err}"
+    );
+    let want = [
+        (libc::SIGHUP, Disposition::Default),
+        (libc::SIGINT, Disposition::Ignore),
+        (libc::SIGUSR1, Disposition::Catch),
+    ];
+    assert_eq!(
+        sys.dispositions,
+        want.into_iter().collect(),
+        "QUIT was ignored at entry; USR2 is the copy's"
+    );
+    let copy = sys.copies[0];
+    assert_eq!(
+        sys.kills,
+        [
+            (999, libc::SIGUSR1),
+            (copy, libc::SIGUSR2),
+            (999, libc::SIGTERM)
+        ]
+    );
+}

@@ -264,13 +264,10 @@ impl Shell<'_> {
         self.ensure_supervisor()?;
         match self.sys.fork_shell(pgroup) {
             Ok(Forked::Child) => {
-                crate::os::signals::child_defaults(self.interactive);
                 let status = self.run_as_copy(f);
                 self.sys.exit_child(status)
             }
             Ok(Forked::Simulated(pid)) => {
-                // No signal dispositions change: the simulated system has
-                // no signals, and this process is the test's.
                 let status = self.simulated_copy().run_as_copy(f);
                 self.sys.end_simulated_copy(status);
                 Ok(pid)
@@ -286,6 +283,7 @@ impl Shell<'_> {
     /// The forked copy's side of [`Shell::fork_run`]: forget what a copy
     /// does not inherit, run `f`, then the EXIT trap; the copy's status.
     fn run_as_copy(&mut self, f: impl FnOnce(&mut Self) -> Status) -> i32 {
+        self.sys.copy_signal_defaults(self.interactive);
         self.in_child = true;
         self.interactive = false;
         self.jobs.clear();
