@@ -403,10 +403,20 @@ impl System for FakeSystem {
         Ok((r, w))
     }
 
-    /// Reading needs the file in the table; writing makes it (mode 0666
-    /// less the mask) and, unless appending, empties it; `exclusive`
-    /// fails on a file that exists. Folders above a path are not checked.
+    /// `/dev/fd/N` opens what descriptor N has open. Otherwise reading
+    /// needs the file in the table; writing makes it (mode 0666 less the
+    /// mask) and, unless appending, empties it; `exclusive` fails on a
+    /// file that exists. Folders above a path are not checked.
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<Fd> {
+        if let Some(fd) = path
+            .strip_prefix("/dev/fd")
+            .ok()
+            .and_then(|n| n.to_str()?.parse::<Fd>().ok())
+        {
+            // The open file behind descriptor `fd` (a process substitution).
+            let label = self.fds.get(&fd).ok_or_else(Self::ebadf)?.label.clone();
+            return Ok(self.insert(label));
+        }
         let path = self.resolve(path);
         let exists = self.files.contains_key(&path);
         match mode {

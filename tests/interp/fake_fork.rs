@@ -124,3 +124,15 @@ fn a_copy_runs_its_own_exit_trap_and_not_its_parents() {
     let want = "in\ncopy-exit\nout\ntrap -- 'echo parent-exit' EXIT\n";
     assert_eq!(out, want, "{err}");
 }
+
+#[test]
+fn a_process_substitution_is_a_copy_read_through_dev_fd() {
+    let (_arm, policy, mut sys) = setup();
+    let (status, out, err) = run(
+        &mut sys,
+        policy,
+        "read a b < <(echo one two); echo \"$b $a\"; mapfile -t l < <(echo x; echo y); echo ${#l[@]}",
+    );
+    assert_eq!((status, out.as_str()), (0, "two one\n2\n"), "{err}");
+    assert_eq!(sys.copies.len(), 2);
+}
