@@ -160,14 +160,19 @@ impl Shell<'_> {
         }
     }
 
-    /// Between commands: end the shell on an untrapped SIGTERM/SIGHUP, run
-    /// the actions of trapped signals that arrived, and reap finished
-    /// background jobs.
+    /// Between commands: end the shell on an untrapped SIGTERM/SIGHUP,
+    /// reap finished background jobs, end the line if a copy of the shell
+    /// running on its own (a background job, a process substitution)
+    /// reported a denial, and run the actions of trapped signals that
+    /// arrived.
     pub(super) fn safe_point(&mut self) -> Result<(), Flow> {
         if let Some(signal) = self.sys.pending_termination() {
             return Err(Flow::Exit(128 + signal));
         }
         self.reap_jobs();
+        if self.take_child_abort() {
+            return Err(Flow::Abort(126));
+        }
         for signal in self.sys.take_trapped() {
             let name = signals::trappable_name(signal);
             let action = name.and_then(|n| self.traps.get(n).cloned());

@@ -120,6 +120,24 @@ fn a_denial_two_copies_deep_still_ends_the_line() {
     assert_eq!(ran(&s), "");
 }
 
+/// A copy that runs on its own (a background job, a process
+/// substitution) reports its denial too: the line ends at the first
+/// command boundary after it, here once `wait` or `read` has seen the copy
+/// end.
+#[test]
+fn a_denial_in_a_job_the_line_waits_for_ends_the_line() {
+    let s = setup();
+    for line in [
+        "X=evil; ( $X ) & wait; tool after; echo after",
+        "X=evil; read v < <( ( $X ) ); tool after; echo after",
+    ] {
+        let (status, out, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert_eq!(out, "", "{line}");
+        assert_eq!(ran(&s), "", "{line}");
+    }
+}
+
 #[test]
 fn foreign_name_in_a_command_substitution_at_run_time_aborts_the_line() {
     let s = setup();

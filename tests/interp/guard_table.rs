@@ -184,7 +184,8 @@ fn protected_variables_cannot_be_set_through_arrays_or_indirection() {
 }
 
 /// A name met at run time inside a copy of the shell (a pipeline member, a
-/// substitution, a subshell, text read from a here-string) is denied
+/// substitution, a subshell, text read from a here-string, a background
+/// job or process substitution the line then waits for or reads) is denied
 /// there, and the denial ends the whole line: nothing after it runs.
 #[test]
 fn a_name_met_inside_a_copy_is_denied_and_ends_the_line() {
@@ -206,6 +207,10 @@ fn a_name_met_inside_a_copy_is_denied_and_ends_the_line() {
         refused("mapfile -t c <<< evil; ${c[0]}; tool after"),
         refused("read -ra c <<< 'evil x'; \"${c[@]}\"; tool after"),
         refused("c=$(echo evil); $c; tool after"),
+        refused("X=evil; ( $X ) & wait; tool after"),
+        refused("X=evil; $X & wait $!; tool after"),
+        refused("X=evil; read v < <( ( $X ) ); tool after"),
+        refused("X=evil; mapfile -t a < <( $X ); tool after"),
         refused("tool first; time evil | cat"),
         Row {
             line: "for c in tool evil; do echo $c; done | while read c; do $c; done; tool after",
