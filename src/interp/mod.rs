@@ -173,6 +173,9 @@ pub struct Shell<'a> {
     /// Written by a forked copy that hit a denial, read by the top level:
     /// a denial anywhere aborts the whole line.
     pub(crate) abort_pipe: Option<(Fd, Fd)>,
+    /// This process has forked a copy of the shell: only then can the
+    /// abort pipe hold a report, so a line of builtins never reads it.
+    forked_a_copy: bool,
     /// Every spawned command's `execve`s go to this supervisor, if set.
     supervisor: Option<crate::sandbox::supervisor::Supervisor>,
     /// Starts the supervisor when the shell first forks or spawns (a line
@@ -265,6 +268,7 @@ impl<'a> Shell<'a> {
             pending_close: Vec::new(),
             errexit_off: 0,
             abort_pipe,
+            forked_a_copy: false,
             supervisor: None,
             supervisor_start: None,
             cwd,
@@ -338,6 +342,7 @@ impl<'a> Shell<'a> {
             pending_close: self.pending_close.clone(),
             errexit_off: self.errexit_off,
             abort_pipe: self.abort_pipe,
+            forked_a_copy: self.forked_a_copy,
             supervisor: self.supervisor.clone(),
             // Taken by the parent before it forks (`fork_run`).
             supervisor_start: None,
@@ -457,7 +462,7 @@ impl<'a> Shell<'a> {
     /// that takes the report passes it on, so a denial in a copy of a copy
     /// (`$( ( … ) )`) still ends the top-level shell's line.
     fn take_child_abort(&mut self) -> bool {
-        let Some((r, _)) = self.abort_pipe else {
+        let Some((r, _)) = self.abort_pipe.filter(|_| self.forked_a_copy) else {
             return false;
         };
         let mut found = false;

@@ -262,6 +262,7 @@ impl Shell<'_> {
     ) -> Result<Pid, Flow> {
         // Forked copies share the parent's supervisor.
         self.ensure_supervisor()?;
+        self.forked_a_copy = true;
         match self.sys.fork_shell(pgroup) {
             Ok(Forked::Child) => {
                 let status = self.run_as_copy(f);
