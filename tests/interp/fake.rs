@@ -422,3 +422,23 @@ fn traps_and_arriving_signals_go_through_the_system() {
         ]
     );
 }
+
+/// `hash -p FILE NAME` would make NAME run any file: refused with status 2
+/// and the name still runs the arm's program.
+#[test]
+fn hash_cannot_bind_a_name_to_a_file() {
+    let (arm, policy) = policy_with_tool();
+    let mut sys = fake_with_tool(&arm);
+    let (out, err) = run_on(
+        &mut sys,
+        policy,
+        &["hash -p /tmp/evil tool; echo \"st $?\"; tool x"],
+    );
+    assert_eq!(out, "st 2\n", "{err}");
+    assert!(
+        err.contains("hash: -p: binding a name to a file is not supported"),
+        "{err}"
+    );
+    let paths: Vec<_> = sys.spawns.iter().map(|s| s.path.clone()).collect();
+    assert_eq!(paths, [arm.bin.join("tool")]);
+}

@@ -70,13 +70,7 @@ impl Shell<'_> {
             }
             Builtin::Exec => self.exec_builtin(args),
             Builtin::Type => self.type_builtin(args),
-            Builtin::Hash => {
-                // Nothing is hashed: names resolve in the bin folder every time.
-                if args.is_empty() {
-                    return Ok(self.write_out(b"hash: hash table empty\n", "hash"));
-                }
-                Ok(0)
-            }
+            Builtin::Hash => self.hash_builtin(args),
             Builtin::Alias => self.alias(args),
             Builtin::Unalias => self.unalias(args),
             Builtin::Trap => self.trap(args),
@@ -532,6 +526,62 @@ impl Shell<'_> {
 
     /// `type [-a] [-t] NAME…`: what each name runs. `-t` prints only the
     /// kind and nothing for a name that is none (bash); `-a` every match.
+    /// `hash`: nothing is ever hashed (a name resolves in the bin folder
+    /// each time it runs), so the table is empty and `-t` finds nothing;
+    /// `hash NAME` says whether NAME is a command, as bash does. `-p PATH
+    /// NAME` would bind a name to any file and is refused (status 2); `-r`
+    /// and `-d` have nothing to forget.
+    fn hash_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        let mut names = Vec::new();
+        // `-t` asks the table, which holds nothing; `-d` and `-r` forget.
+        let (mut asks_table, mut forgets) = (false, false);
+        for (i, arg) in args.iter().enumerate() {
+            match arg.as_slice() {
+                b"--" => {
+                    names.extend_from_slice(&args[i + 1..]);
+                    break;
+                }
+                [b'-', flags @ ..] if !flags.is_empty() && names.is_empty() => {
+                    if flags.contains(&b'p') {
+                        self.error(
+                            "hash: -p: binding a name to a file is not supported by guard-sh",
+                        );
+                        return Ok(2);
+                    }
+                    if let Some(bad) = flags.iter().find(|f| !b"lrdt".contains(f)) {
+                        self.error(&format!("hash: -{}: invalid option", char::from(*bad)));
+                        let _ = self.sys.write_all(
+                            2,
+                            b"hash: usage: hash [-lr] [-p pathname] [-dt] [name ...]\n",
+                        );
+                        return Ok(2);
+                    }
+                    asks_table |= flags.contains(&b't');
+                    forgets |= flags.contains(&b'd');
+                }
+                _ => names.push(arg.clone()),
+            }
+        }
+        if args.is_empty() {
+            return Ok(self.write_out(b"hash: hash table empty\n", "hash"));
+        }
+        if forgets {
+            return Ok(0);
+        }
+        let mut status = 0;
+        for name in names {
+            let known = !asks_table
+                && (crate::guard::builtins::is_builtin(&name)
+                    || self.functions.contains_key(&lossy(&name))
+                    || self.in_bin(&name).is_some());
+            if !known {
+                self.error(&format!("hash: {}: not found", lossy(&name)));
+                status = 1;
+            }
+        }
+        Ok(status)
+    }
+
     fn type_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         let mut status = 0;
         let (mut short, mut all) = (false, false);
