@@ -88,8 +88,7 @@ impl Shell<'_> {
             });
         }
         let env = build_child_env(&policy, rule, shell_vars);
-        self.ensure_supervisor()?;
-        let (confinement, supervise) = match self.command_sandbox(&policy, rule, &path) {
+        let (confinement, plan) = match self.command_sandbox(&policy, rule, &path) {
             Ok(prepared) => prepared,
             Err(e) => {
                 self.error(&format!("{name}: sandbox: {e}"));
@@ -99,6 +98,15 @@ impl Shell<'_> {
                 return Ok(Started::Done(126));
             }
         };
+        // Started after the command's domain is made, not before: every
+        // page guard-sh writes after the supervisor's fork is copied, and
+        // making the domain writes many.
+        self.ensure_supervisor()?;
+        let supervise = self
+            .supervisor
+            .as_ref()
+            .zip(plan)
+            .map(|(supervisor, plan)| Attach::new(supervisor, &plan));
         let req = SpawnRequest {
             path: path.clone(),
             argv: argv.to_vec(),
@@ -152,25 +160,23 @@ impl Shell<'_> {
 impl Shell<'_> {
     /// The Landlock domain and the exec plan of running `path` under
     /// `rule`, from one resolution of what it may execute (none when
-    /// neither is in force).
+    /// neither is in force; no plan when nothing supervises).
     fn command_sandbox(
         &self,
         policy: &crate::policy::Policy,
         rule: &crate::policy::CommandRule,
         path: &std::path::Path,
-    ) -> Result<(Confinement, Option<Attach>), SandboxError> {
+    ) -> Result<(Confinement, Option<ExecPlan>), SandboxError> {
         use crate::sandbox::landlock::CommandFiles;
         let landlock = crate::sandbox::landlock::effective_abi(policy.sandbox.mode)?.is_some();
-        if !landlock && self.supervisor.is_none() {
+        let supervised = self.supervisor.is_some() || self.supervisor_start.is_some();
+        if !landlock && !supervised {
             return Ok((Confinement::none(), None));
         }
         let files = CommandFiles::resolve(rule, path, &self.cwd)?;
         let confinement = Confinement::for_files(policy, rule, &files, &self.cwd)?;
-        let supervise = self
-            .supervisor
-            .as_ref()
-            .map(|s| Attach::new(s, &ExecPlan::for_files(rule, path, &files)));
-        Ok((confinement, supervise))
+        let plan = supervised.then(|| ExecPlan::for_files(rule, path, &files));
+        Ok((confinement, plan))
     }
 }
 
