@@ -221,8 +221,8 @@ pub fn run_with(argv: Vec<OsString>) -> Result<ExitCode, Exit> {
     let interactive = inv.interactive
         || (inv.command.is_none()
             && inv.script.is_none()
-            && RealSystem.isatty(0)
-            && RealSystem.isatty(2));
+            && RealSystem::new().isatty(0)
+            && RealSystem::new().isatty(2));
     let facts = SessionFacts {
         policy: policy.clone(),
         policy_sha256: policy.canonical_sha256(),

@@ -263,6 +263,12 @@ pub fn wake_on_child_exit() {
     }
 }
 
+/// The signals a `trap` catches, one bit per number (read without
+/// allocating or locking: a spawned child calls it before exec).
+pub fn trapped_mask() -> u64 {
+    TRAPPED.load(Ordering::SeqCst)
+}
+
 /// In a new forked copy (signals still held): what the shell received
 /// before the fork is the shell's to handle, not the copy's.
 pub fn forget_received() {

@@ -18,12 +18,99 @@ use std::path::Path;
 
 /// The operating system itself.
 #[derive(Debug, Default)]
-pub struct RealSystem;
+pub struct RealSystem {
+    /// The stack spawned children run on until they exec, made at the
+    /// first spawn and kept: spawns follow one another.
+    child_stack: Option<ChildStack>,
+}
 
 impl RealSystem {
     pub fn new() -> Self {
-        RealSystem
+        RealSystem { child_stack: None }
     }
+}
+
+/// Room for a spawned child to run on until it execs: the child shares
+/// guard-sh's memory (`CLONE_VM`), so it cannot use guard-sh's stack.
+/// Mapped lazily (only the pages the child touches cost anything), with a
+/// page below it that faults instead of running into other memory.
+#[derive(Debug)]
+struct ChildStack {
+    base: *mut libc::c_void,
+    len: usize,
+}
+
+/// The child's stack: its frames are a few kilobytes (`exec_child`, the
+/// filter and message of `Attach::enter`, the C library's calls).
+const CHILD_STACK_BYTES: usize = 256 * 1024;
+
+impl ChildStack {
+    fn new() -> io::Result<ChildStack> {
+        // SAFETY: sysconf with a valid name.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+        let len = CHILD_STACK_BYTES + page;
+        // SAFETY: a fresh anonymous private mapping; checked below.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let stack = ChildStack { base, len };
+        // SAFETY: the lowest page of the mapping just made.
+        if unsafe { libc::mprotect(base, page, libc::PROT_NONE) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(stack)
+    }
+
+    /// The highest address, where the child's stack starts (it grows
+    /// down); page-aligned, so aligned as the ABI wants.
+    fn top(&self) -> *mut libc::c_void {
+        self.base.wrapping_byte_add(self.len)
+    }
+}
+
+impl Drop for ChildStack {
+    fn drop(&mut self) {
+        // SAFETY: unmapping the mapping `new` made, which no child uses
+        // any more (a spawn returns only once its child has exec'd or
+        // ended).
+        unsafe {
+            libc::munmap(self.base, self.len);
+        }
+    }
+}
+
+/// What the child of a spawn starts with: the request, its C strings and
+/// the ends of the two pipes, all owned by the parent's `spawn`, which
+/// outlives the child's use of them.
+struct ChildStart<'a> {
+    req: &'a SpawnRequest,
+    image: &'a ExecImage,
+    release_r: Fd,
+    release_w: Fd,
+    error_r: Fd,
+    error_w: Fd,
+}
+
+/// The child's entry: `arg` is the parent's [`ChildStart`].
+extern "C" fn start_child(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `spawn` passes a pointer to a `ChildStart` it keeps alive
+    // until this child has exec'd or ended.
+    let start = unsafe { &*(arg as *const ChildStart<'_>) };
+    close_fd(start.release_w);
+    close_fd(start.error_r);
+    // SAFETY: the child of `spawn`'s clone; `exec_child` makes only
+    // async-signal-safe calls and never returns.
+    unsafe { exec_child(start.req, start.image, start.release_r, start.error_w) }
 }
 
 fn cstring(bytes: &[u8]) -> io::Result<CString> {
@@ -70,10 +157,13 @@ fn join_group(pid: Pid, pgroup: ProcessGroup) {
 }
 
 /// Restore default dispositions for the signals an interactive shell
-/// ignores or the shell catches; those ignored when a non-interactive shell
+/// ignores or the shell catches (its own and those a `trap` catches: the
+/// child shares the shell's memory until it execs, so none of the shell's
+/// handlers may run in it); those ignored when a non-interactive shell
 /// started stay ignored, as the program would have had them without it.
 fn reset_signals() {
-    for signal in [
+    let trapped = signals::trapped_mask();
+    let fixed = [
         libc::SIGINT,
         libc::SIGQUIT,
         libc::SIGTSTP,
@@ -83,7 +173,9 @@ fn reset_signals() {
         libc::SIGHUP,
         libc::SIGPIPE,
         libc::SIGCHLD,
-    ] {
+    ];
+    let caught = (1..64).filter(|s| trapped & (1u64 << s) != 0);
+    for signal in fixed.into_iter().chain(caught) {
         if signals::ignored_at_entry(signal) {
             continue;
         }
@@ -309,13 +401,17 @@ impl ExecImage {
 
 /// The child's side of [`RealSystem::spawn`]: join the group, take the
 /// terminal, reset signals, wait for the parent's go (after it has
-/// recorded the spawn), enter the sandbox and the supervisor's filter,
-/// then exec. A failure is written to `error_w` as the errno and ends the
-/// child with 126 (127 when the program is not found).
+/// recorded the spawn), change folder, enter the sandbox and the
+/// supervisor's filter, then exec. A failure is written to `error_w` as
+/// the errno and ends the child with 126 (127 when the program is not
+/// found).
 ///
 /// # Safety
-/// Call only in the child of a `fork` of single-threaded guard-sh: only
-/// async-signal-safe calls are made, and the function never returns.
+/// Call only in the child of `spawn`'s clone of single-threaded guard-sh,
+/// on its own stack: it shares guard-sh's memory, so only async-signal-safe
+/// calls are made, nothing is allocated or written but its own stack (and
+/// `errno`, which the parent does not read while this runs: see
+/// [`read_child_errno`]), and the function never returns.
 unsafe fn exec_child(req: &SpawnRequest, image: &ExecImage, release_r: Fd, error_w: Fd) -> ! {
     let fail = |errno: i32, status: i32| -> ! {
         let bytes = errno.to_ne_bytes();
@@ -334,12 +430,12 @@ unsafe fn exec_child(req: &SpawnRequest, image: &ExecImage, release_r: Fd, error
             libc::tcsetpgrp(tty, libc::getpgrp());
         }
         reset_signals();
-        libc::chdir(image.cwd.as_ptr());
         let mut go = 0u8;
         let n = libc::read(release_r, (&mut go as *mut u8).cast(), 1);
         if n != 1 {
             libc::_exit(126);
         }
+        libc::chdir(image.cwd.as_ptr());
         if req.sandbox.confinement.enforce().is_err() {
             fail(*libc::__errno_location(), 126);
         }
@@ -359,7 +455,10 @@ unsafe fn exec_child(req: &SpawnRequest, image: &ExecImage, release_r: Fd, error
 }
 
 /// The errno a child wrote to the error pipe before it ended, or `None`
-/// when the pipe closed empty (the exec succeeded).
+/// when the pipe closed empty (the exec succeeded). A failed read is taken
+/// as interrupted and tried again, without looking at `errno`: the child,
+/// which shares this memory, may be writing its own there (the pipe is
+/// ours and open, so an interruption is the only failure it can have).
 fn read_child_errno(error_r: Fd) -> Option<i32> {
     let mut errno_bytes = [0u8; 4];
     let mut got = 0usize;
@@ -372,10 +471,10 @@ fn read_child_errno(error_r: Fd) -> Option<i32> {
                 errno_bytes.len() - got,
             )
         };
-        if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+        if n < 0 {
             continue;
         }
-        if n <= 0 {
+        if n == 0 {
             break;
         }
         got += n as usize;
@@ -386,48 +485,23 @@ fn read_child_errno(error_r: Fd) -> Option<i32> {
     None
 }
 
-impl System for RealSystem {
-    fn spawn(
+impl RealSystem {
+    /// The parent's side of a spawn once the child exists: record it, let
+    /// it go, and wait until it has exec'd (or report why it could not).
+    fn release_child(
         &mut self,
+        pid: Pid,
         req: &SpawnRequest,
+        start: &ChildStart<'_>,
         before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
     ) -> Result<Pid, SpawnError> {
-        // Everything the child needs is allocated before fork.
-        let image = ExecImage::new(req).map_err(SpawnError::Os)?;
-        let (release_r, release_w) = pipe_cloexec().map_err(SpawnError::Os)?;
-        let (error_r, error_w) = match pipe_cloexec() {
-            Ok(p) => p,
-            Err(e) => {
-                close_fd(release_r);
-                close_fd(release_w);
-                return Err(SpawnError::Os(e));
-            }
-        };
-        // Signals stay blocked across fork until the child has put back the
-        // default dispositions: one sent to the new pid in between (`cmd &
-        // kill $!`) is then delivered with its default action instead of
-        // reaching a copy of guard-sh's handler and being lost.
-        let saved_mask = block_all_signals();
-        // SAFETY: guard-sh is single-threaded; the child below only makes
-        // async-signal-safe calls before execve or _exit.
-        let pid = unsafe { libc::fork() };
-        if pid != 0 {
-            restore_signal_mask(&saved_mask);
-        }
-        if pid < 0 {
-            let e = io::Error::last_os_error();
-            for fd in [release_r, release_w, error_r, error_w] {
-                close_fd(fd);
-            }
-            return Err(SpawnError::Os(e));
-        }
-        if pid == 0 {
-            close_fd(release_w);
-            close_fd(error_r);
-            // SAFETY: the child of a fork; `exec_child` makes only
-            // async-signal-safe calls and never returns.
-            unsafe { exec_child(req, &image, release_r, error_w) }
-        }
+        let ChildStart {
+            release_r,
+            release_w,
+            error_r,
+            error_w,
+            ..
+        } = *start;
         close_fd(release_r);
         close_fd(error_w);
         // Set the group from the parent too, so it holds before we go on.
@@ -457,7 +531,78 @@ impl System for RealSystem {
         }
         Ok(pid)
     }
+}
 
+impl System for RealSystem {
+    fn spawn(
+        &mut self,
+        req: &SpawnRequest,
+        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+    ) -> Result<Pid, SpawnError> {
+        // Everything the child needs is allocated before fork.
+        let image = ExecImage::new(req).map_err(SpawnError::Os)?;
+        let (release_r, release_w) = pipe_cloexec().map_err(SpawnError::Os)?;
+        let (error_r, error_w) = match pipe_cloexec() {
+            Ok(p) => p,
+            Err(e) => {
+                close_fd(release_r);
+                close_fd(release_w);
+                return Err(SpawnError::Os(e));
+            }
+        };
+        let stack = match self.child_stack.take() {
+            Some(stack) => Ok(stack),
+            None => ChildStack::new(),
+        };
+        let stack = match stack {
+            Ok(stack) => stack,
+            Err(e) => {
+                for fd in [release_r, release_w, error_r, error_w] {
+                    close_fd(fd);
+                }
+                return Err(SpawnError::Os(e));
+            }
+        };
+        let start = ChildStart {
+            req,
+            image: &image,
+            release_r,
+            release_w,
+            error_r,
+            error_w,
+        };
+        // Signals stay blocked across the clone until the child has put
+        // back the default dispositions: one sent to the new pid in between
+        // (`cmd & kill $!`) is then delivered with its default action,
+        // never to guard-sh's handler running in the child.
+        let saved_mask = block_all_signals();
+        // The child shares guard-sh's memory until it execs (no page
+        // tables copied, no page copied on write on either side), runs on
+        // its own stack and uses only `start`, which lives until it is done.
+        // SAFETY: guard-sh is single-threaded; `start_child` makes only
+        // async-signal-safe calls before execve or _exit.
+        let pid = unsafe {
+            libc::clone(
+                start_child,
+                stack.top(),
+                libc::CLONE_VM | libc::SIGCHLD,
+                (&start as *const ChildStart<'_>).cast_mut().cast(),
+            )
+        };
+        restore_signal_mask(&saved_mask);
+        if pid < 0 {
+            let e = io::Error::last_os_error();
+            for fd in [release_r, release_w, error_r, error_w] {
+                close_fd(fd);
+            }
+            self.child_stack = Some(stack);
+            return Err(SpawnError::Os(e));
+        }
+        let result = self.release_child(pid, req, &start, before_release);
+        // The child has exec'd or ended: its stack is free again.
+        self.child_stack = Some(stack);
+        result
+    }
     fn fork_shell(&mut self, pgroup: ProcessGroup) -> io::Result<Forked> {
         // Signals are held across the fork so the copy forgets only what the
         // shell had received before it, never one sent to the copy itself.
