@@ -2,10 +2,12 @@
 //! operating system goes through the [`System`] trait: spawning a command,
 //! forking a copy of the shell, descriptors, waiting, the working folder.
 //!
-//! [`real::RealSystem`] is the only code that forks and execs (with
-//! `fork` + `execve`, never through `/bin/sh`); [`fake::FakeSystem`] records
-//! what would have been spawned so interpreter tests can assert argv, envp,
-//! cwd and descriptors without starting a process.
+//! [`real::RealSystem`] is the only code that forks and execs (a command
+//! with `clone(CLONE_VM)` + `execve`, never through `/bin/sh`; a copy of the
+//! shell with `fork`); [`fake::FakeSystem`] records what would have been
+//! spawned and runs copies of the shell in the test's process, so
+//! interpreter tests can assert argv, envp, cwd and descriptors without
+//! starting a process.
 
 pub mod fake;
 pub mod real;

@@ -1,9 +1,12 @@
 //! The real process layer: the only code in guard-sh that forks and execs.
 //!
-//! A command is started with `fork` + `execve` of the resolved path; no text
-//! is ever handed to another shell. The child waits on a release pipe until
-//! the parent has recorded the spawn, so a spawn that cannot be audited
-//! never execs. After fork the child makes only async-signal-safe calls.
+//! A command is started with `clone(CLONE_VM)` + `execve` of the resolved
+//! path (the child shares guard-sh's memory, on a stack of its own, until it
+//! execs); no text is ever handed to another shell. The child waits on a
+//! release pipe until the parent has recorded the spawn, so a spawn that
+//! cannot be audited never execs. Until it execs the child makes only
+//! async-signal-safe calls and writes only its own stack. A copy of the
+//! shell (subshell, pipeline member, substitution) is a plain `fork`.
 
 use super::{
     Access, ExitStatus, Fd, FileInfo, FileKind, Forked, OpenMode, Pid, ProcessGroup, SpawnError,
