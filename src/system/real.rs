@@ -1010,3 +1010,48 @@ fn truncate_if_regular(fd: Fd) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::os::signals::Disposition;
+
+    /// The disposition of `signal` in the calling process: its handler
+    /// address, `SIG_DFL` or `SIG_IGN`.
+    fn disposition(signal: i32) -> libc::sighandler_t {
+        // SAFETY: a query only; `old` is a plain struct.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(signal, std::ptr::null(), &mut old);
+            old.sa_sigaction
+        }
+    }
+
+    /// A spawned child shares guard-sh's memory until it execs, so a
+    /// trapped signal reaching it there must meet the default action, not
+    /// guard-sh's handler (which would mark the signal received in the
+    /// shell's own memory). Checked in a forked process, whose signal
+    /// dispositions are its own.
+    #[test]
+    fn a_spawned_child_leaves_no_trapped_signal_caught() {
+        // SAFETY: the child makes only sigaction calls and atomic loads
+        // and stores, then _exit; the parent reaps it.
+        let status = unsafe {
+            let pid = libc::fork();
+            if pid == 0 {
+                signals::set(libc::SIGUSR2, Disposition::Catch);
+                let caught = disposition(libc::SIGUSR2) != libc::SIG_DFL;
+                reset_signals();
+                let reset = disposition(libc::SIGUSR2) == libc::SIG_DFL;
+                libc::_exit(if caught && reset { 0 } else { 1 });
+            }
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0);
+            status
+        };
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "{status:#x}"
+        );
+    }
+}
