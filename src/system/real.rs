@@ -412,9 +412,12 @@ impl ExecImage {
 /// # Safety
 /// Call only in the child of `spawn`'s clone of single-threaded guard-sh,
 /// on its own stack: it shares guard-sh's memory, so only async-signal-safe
-/// calls are made, nothing is allocated or written but its own stack (and
-/// `errno`, which the parent does not read while this runs: see
-/// [`read_child_errno`]), and the function never returns.
+/// calls are made, nothing is allocated or written but its own stack and
+/// `errno` (which only a failing call writes: before the go, a failing
+/// `setpgid` or `tcsetpgrp`, while the parent records the spawn, whose
+/// failure fails the spawn whatever its errno says; after it, while the
+/// parent waits in [`read_child_errno`], which does not read it), and the
+/// function never returns.
 unsafe fn exec_child(req: &SpawnRequest, image: &ExecImage, release_r: Fd, error_w: Fd) -> ! {
     let fail = |errno: i32, status: i32| -> ! {
         let bytes = errno.to_ne_bytes();
