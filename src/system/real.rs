@@ -492,6 +492,61 @@ fn read_child_errno(error_r: Fd) -> Option<i32> {
 }
 
 impl RealSystem {
+    /// [`System::spawn`] with the child running on `stack`.
+    fn spawn_on(
+        &mut self,
+        stack: &ChildStack,
+        req: &SpawnRequest,
+        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+    ) -> Result<Pid, SpawnError> {
+        // Everything the child needs is allocated before the clone.
+        let image = ExecImage::new(req).map_err(SpawnError::Os)?;
+        let (release_r, release_w) = pipe_cloexec().map_err(SpawnError::Os)?;
+        let (error_r, error_w) = match pipe_cloexec() {
+            Ok(p) => p,
+            Err(e) => {
+                close_fd(release_r);
+                close_fd(release_w);
+                return Err(SpawnError::Os(e));
+            }
+        };
+        let start = ChildStart {
+            req,
+            image: &image,
+            release_r,
+            release_w,
+            error_r,
+            error_w,
+        };
+        // Signals stay blocked across the clone until the child has put
+        // back the default dispositions: one sent to the new pid in between
+        // (`cmd & kill $!`) is then delivered with its default action,
+        // never to guard-sh's handler running in the child.
+        let saved_mask = block_all_signals();
+        // The child shares guard-sh's memory until it execs (no page
+        // tables copied, no page copied on write on either side), runs on
+        // its own stack and uses only `start`, which lives until it is done.
+        // SAFETY: guard-sh is single-threaded; `start_child` makes only
+        // async-signal-safe calls before execve or _exit.
+        let pid = unsafe {
+            libc::clone(
+                start_child,
+                stack.top(),
+                libc::CLONE_VM | libc::SIGCHLD,
+                (&start as *const ChildStart<'_>).cast_mut().cast(),
+            )
+        };
+        restore_signal_mask(&saved_mask);
+        if pid < 0 {
+            let e = io::Error::last_os_error();
+            for fd in [release_r, release_w, error_r, error_w] {
+                close_fd(fd);
+            }
+            return Err(SpawnError::Os(e));
+        }
+        self.release_child(pid, req, &start, before_release)
+    }
+
     /// The parent's side of a spawn once the child exists: record it, let
     /// it go, and wait until it has exec'd (or report why it could not).
     fn release_child(
@@ -545,70 +600,16 @@ impl System for RealSystem {
         req: &SpawnRequest,
         before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
     ) -> Result<Pid, SpawnError> {
-        // Everything the child needs is allocated before fork.
-        let image = ExecImage::new(req).map_err(SpawnError::Os)?;
-        let (release_r, release_w) = pipe_cloexec().map_err(SpawnError::Os)?;
-        let (error_r, error_w) = match pipe_cloexec() {
-            Ok(p) => p,
-            Err(e) => {
-                close_fd(release_r);
-                close_fd(release_w);
-                return Err(SpawnError::Os(e));
-            }
-        };
         let stack = match self.child_stack.take() {
-            Some(stack) => Ok(stack),
-            None => ChildStack::new(),
+            Some(stack) => stack,
+            None => ChildStack::new().map_err(SpawnError::Os)?,
         };
-        let stack = match stack {
-            Ok(stack) => stack,
-            Err(e) => {
-                for fd in [release_r, release_w, error_r, error_w] {
-                    close_fd(fd);
-                }
-                return Err(SpawnError::Os(e));
-            }
-        };
-        let start = ChildStart {
-            req,
-            image: &image,
-            release_r,
-            release_w,
-            error_r,
-            error_w,
-        };
-        // Signals stay blocked across the clone until the child has put
-        // back the default dispositions: one sent to the new pid in between
-        // (`cmd & kill $!`) is then delivered with its default action,
-        // never to guard-sh's handler running in the child.
-        let saved_mask = block_all_signals();
-        // The child shares guard-sh's memory until it execs (no page
-        // tables copied, no page copied on write on either side), runs on
-        // its own stack and uses only `start`, which lives until it is done.
-        // SAFETY: guard-sh is single-threaded; `start_child` makes only
-        // async-signal-safe calls before execve or _exit.
-        let pid = unsafe {
-            libc::clone(
-                start_child,
-                stack.top(),
-                libc::CLONE_VM | libc::SIGCHLD,
-                (&start as *const ChildStart<'_>).cast_mut().cast(),
-            )
-        };
-        restore_signal_mask(&saved_mask);
-        if pid < 0 {
-            let e = io::Error::last_os_error();
-            for fd in [release_r, release_w, error_r, error_w] {
-                close_fd(fd);
-            }
-            self.child_stack = Some(stack);
-            return Err(SpawnError::Os(e));
-        }
-        let result = self.release_child(pid, req, &start, before_release);
+        let result = self.spawn_on(&stack, req, before_release);
         // The child has exec'd or ended: its stack is free again.
         self.child_stack = Some(stack);
         result
     }
+
     fn fork_shell(&mut self, pgroup: ProcessGroup) -> io::Result<Forked> {
         // Signals are held across the fork so the copy forgets only what the
         // shell had received before it, never one sent to the copy itself.
