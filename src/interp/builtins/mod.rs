@@ -524,8 +524,6 @@ impl Shell<'_> {
         self.dispatch(rest, &[], false)
     }
 
-    /// `type [-a] [-t] NAME…`: what each name runs. `-t` prints only the
-    /// kind and nothing for a name that is none (bash); `-a` every match.
     /// `hash`: nothing is ever hashed (a name resolves in the bin folder
     /// each time it runs), so the table is empty and `-t` finds nothing;
     /// `hash NAME` says whether NAME is a command, as bash does. `-p PATH
@@ -582,6 +580,8 @@ impl Shell<'_> {
         Ok(status)
     }
 
+    /// `type [-a] [-t] NAME…`: what each name runs. `-t` prints only the
+    /// kind and nothing for a name that is none (bash); `-a` every match.
     fn type_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         let mut status = 0;
         let (mut short, mut all) = (false, false);
