@@ -9,8 +9,8 @@
 //! A copy of the shell (subshell, pipeline member, substitution) is run in
 //! this process: [`System::fork_shell`] returns [`Forked::Simulated`], the
 //! shell runs the copy's work at once on a copy of its state, and
-//! [`System::end_simulated_copy`] puts the parent's descriptors, folder
-//! and mask back. Copies therefore run one after the other, never side by
+//! [`System::end_simulated_copy`] puts the parent's descriptors, folder,
+//! mask and signals back. Copies therefore run one after the other, never side by
 //! side: a pipe keeps everything written to it, and a read of an empty
 //! pipe is the end of its input (a reader that expects a writer started
 //! after it sees nothing).
@@ -340,7 +340,7 @@ impl System for FakeSystem {
     }
 
     /// A copy run in this process (see the module docs): the parent's
-    /// descriptors, folder and mask are kept until the copy ends.
+    /// descriptors, folder, mask and signals are kept until the copy ends.
     fn fork_shell(&mut self, _pgroup: ProcessGroup) -> io::Result<Forked> {
         let copy = self.next_pid;
         self.next_pid += 1;
