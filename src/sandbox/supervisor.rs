@@ -27,7 +27,7 @@
 //! holds the plan, so what such a race could reach is the loader, which the
 //! programs of the harmless set and the tools' helpers do not race.
 
-use super::landlock::{CommandFiles, SandboxError};
+use super::landlock::CommandFiles;
 use crate::audit::{AuditSink, Event, FileSink};
 use crate::os::Fd;
 use crate::policy::CommandRule;
@@ -57,18 +57,9 @@ pub struct ExecPlan {
 }
 
 impl ExecPlan {
-    /// The plan for running `exe` under `rule` (the same files Landlock's
-    /// domain lets it execute).
-    pub fn for_command(
-        rule: &CommandRule,
-        exe: &Path,
-        cwd: &Path,
-    ) -> Result<ExecPlan, SandboxError> {
-        let files = CommandFiles::resolve(rule, exe, cwd)?;
-        Ok(ExecPlan::for_files(rule, exe, &files))
-    }
-
-    /// [`ExecPlan::for_command`] with the command's files already resolved.
+    /// The plan for running `exe` under `rule`, from the files
+    /// [`CommandFiles::resolve`] found (the same ones Landlock's domain
+    /// lets it execute).
     pub fn for_files(rule: &CommandRule, exe: &Path, files: &CommandFiles) -> ExecPlan {
         let mut plan = ExecPlan {
             first: exe.to_path_buf(),

@@ -117,8 +117,9 @@ pub trait System {
     /// End a forked copy of the shell at once.
     fn exit_child(&mut self, status: i32) -> !;
     /// End the copy [`System::fork_shell`] returned as
-    /// [`Forked::Simulated`]: its descriptors, folder and mask are dropped,
-    /// the parent's are back, and `status` is what waiting for it gives.
+    /// [`Forked::Simulated`]: its descriptors, folder, mask and signal
+    /// state are dropped, the parent's are back, and `status` is what
+    /// waiting for it gives.
     fn end_simulated_copy(&mut self, status: i32);
     /// The pipe a forked copy reports a refusal through (see
     /// `Shell::deny`): non-blocking, among the private descriptors; `None`
