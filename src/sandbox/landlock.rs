@@ -7,17 +7,18 @@
 //! writable roots (plus the terminal and `/dev/null`), connect over TCP only
 //! to its rule's ports and bind none (ABI >= 4), and neither signal
 //! processes nor reach abstract UNIX sockets outside its domain (ABI >= 6).
-//! It may read any file except those of other processes under `/proc`:
-//! another process's `environ`, `cmdline`, `mem`, `maps` (the harness's
-//! model key among them) are closed, its own (`/proc/self`) open.
+//! It may read any file outside `/proc`; of `/proc`, its own folder
+//! (`/proc/self`) and the system-wide figures in [`PROC_READABLE`]: another
+//! process's `environ`, `cmdline`, `mem`, `maps` (the harness's model key
+//! among them) and the kernel's own lists are closed.
 //!
 //! # Why reads are handled at all
 //! Landlock's ptrace scoping was meant to close other processes' `/proc`
 //! files, but measured on Linux 6.18 a domain still reads its unconfined
 //! parent's `/proc/PID/environ` (and `cmdline` is never ptrace-checked).
 //! So a command's domain handles `READ_FILE` and grants it beneath each
-//! entry of `/` but `/proc`, beneath each entry of `/proc` that is neither
-//! a numbered process folder nor a link into one, and, added by the child
+//! entry of `/` but `/proc`, beneath the entries of `/proc` listed in
+//! [`PROC_READABLE`], and, added by the child
 //! itself just before it enters the domain, beneath its own
 //! `/proc/<pid>` (the one process of the command whose number is known
 //! then: processes it starts cannot read their own `/proc/self`).
@@ -444,31 +445,53 @@ struct ReadRoot {
     fd: crate::os::Fd,
 }
 
+/// The entries of `/proc` every command may read: the system-wide
+/// figures programs ask for (CPU, memory, load, uptime, the kernel's
+/// version and tunables under `sys`, the file systems libselinux checks,
+/// `crypto` and `sys/crypto/fips_enabled` for TLS libraries, cgroups and
+/// pressure for runtimes that size themselves). An allow-list, not
+/// "every entry but the process folders": what the kernel lists besides
+/// (its log `kmsg`, `kallsyms`, other processes' keys, locks and timers,
+/// hardware maps, and whatever a later kernel adds) stays closed, and
+/// seventy rules on every command become sixteen.
+const PROC_READABLE: [&str; 16] = [
+    "cgroups",
+    "cpuinfo",
+    "crypto",
+    "devices",
+    "diskstats",
+    "filesystems",
+    "loadavg",
+    "meminfo",
+    "partitions",
+    "pressure",
+    "stat",
+    "swaps",
+    "sys",
+    "uptime",
+    "version",
+    "vmstat",
+];
+
 /// What every command may read (see the module docs): each entry of `/`
-/// but `/proc`, and each entry of `/proc` that is neither a numbered
-/// process folder nor a symbolic link (`self`, `thread-self`, `net`,
-/// `mounts` lead into one). Opened once per process, at the first
-/// command: these names do not change while a session runs, and opening
-/// ninety paths per spawn would triple Landlock's cost.
+/// but `/proc`, and the entries of `/proc` in [`PROC_READABLE`]. Opened
+/// once per process, at the first command: these names do not change
+/// while a session runs, and opening them per spawn would double
+/// Landlock's cost.
 fn readable_roots() -> Result<&'static [ReadRoot], SandboxError> {
     static ROOTS: OnceLock<Result<Vec<ReadRoot>, String>> = OnceLock::new();
     let opened = ROOTS.get_or_init(|| {
-        let entries = |folder: &str| -> Result<Vec<std::fs::DirEntry>, String> {
-            std::fs::read_dir(folder)
-                .and_then(|d| d.collect::<io::Result<Vec<_>>>())
-                .map_err(|e| format!("{folder}: {e}"))
-        };
-        let mut paths: Vec<PathBuf> = entries("/")?
-            .iter()
-            .map(std::fs::DirEntry::path)
-            .filter(|p| p != Path::new("/proc"))
-            .collect();
-        let proc_entries = proc_entries_before_processes().map_err(|e| format!("/proc: {e}"))?;
+        let mut paths: Vec<PathBuf> = std::fs::read_dir("/")
+            .and_then(|d| {
+                d.map(|e| e.map(|e| e.path()))
+                    .collect::<io::Result<Vec<_>>>()
+            })
+            .map_err(|e| format!("/: {e}"))?;
+        paths.retain(|p| p != Path::new("/proc"));
         paths.extend(
-            proc_entries
-                .into_iter()
-                .filter(|(_, kind)| *kind != libc::DT_LNK)
-                .map(|(name, _)| Path::new("/proc").join(name)),
+            PROC_READABLE
+                .iter()
+                .map(|name| Path::new("/proc").join(name)),
         );
         // A root that vanished (or that this user cannot reach) grants nothing.
         let opened: Vec<OwnedFd> = paths
@@ -492,54 +515,6 @@ fn readable_roots() -> Result<&'static [ReadRoot], SandboxError> {
             path: PathBuf::from("/"),
             source: io::Error::other(why.clone()),
         }),
-    }
-}
-
-/// The entries of `/proc` that are not process folders, with their
-/// `d_type`. The kernel lists them first and then one folder per process
-/// (`proc_root_readdir` in fs/proc/root.c), and fills a cache entry for
-/// each process it lists; so `/proc` is read through a small buffer and
-/// reading stops at the first numbered entry, and the cost does not grow
-/// with the number of processes (listing them all was 5% of a start-up
-/// with 70 processes). Stopping early can only leave an entry out, which
-/// grants less.
-fn proc_entries_before_processes() -> io::Result<Vec<(std::ffi::OsString, u8)>> {
-    use std::os::unix::ffi::OsStrExt;
-    let dir = File::open("/proc")?;
-    let mut entries = Vec::new();
-    let mut buf = [0u8; 1024];
-    loop {
-        // SAFETY: the kernel writes at most `buf.len()` bytes into `buf`.
-        let n = unsafe {
-            libc::syscall(
-                libc::SYS_getdents64,
-                dir.as_raw_fd(),
-                buf.as_mut_ptr(),
-                buf.len(),
-            )
-        };
-        let n = usize::try_from(n).map_err(|_| io::Error::last_os_error())?;
-        if n == 0 {
-            return Ok(entries);
-        }
-        // struct linux_dirent64: u64 ino, i64 off, u16 reclen, u8 type, name\0.
-        let mut at = 0;
-        while at + 19 <= n {
-            let reclen = usize::from(u16::from_ne_bytes([buf[at + 16], buf[at + 17]]));
-            let kind = buf[at + 18];
-            let record = buf.get(at + 19..at + reclen).unwrap_or_default();
-            let name = record.split(|&b| b == 0).next().unwrap_or_default();
-            if name.first().is_some_and(u8::is_ascii_digit) {
-                return Ok(entries);
-            }
-            if name != b"." && name != b".." {
-                entries.push((std::ffi::OsStr::from_bytes(name).to_os_string(), kind));
-            }
-            if reclen == 0 {
-                return Ok(entries);
-            }
-            at += reclen;
-        }
     }
 }
 
@@ -824,34 +799,8 @@ mod tests {
         assert_eq!(std::mem::size_of::<PathBeneathAttr>(), 12);
     }
 
-    /// Reading `/proc` up to its first process folder finds every entry
-    /// that is not one, as a full listing does.
     #[test]
-    fn proc_is_read_up_to_the_first_process() {
-        let early = proc_entries_before_processes().unwrap_or_else(|e| panic!("{e}"));
-        let mut early: Vec<(std::ffi::OsString, bool)> = early
-            .into_iter()
-            .map(|(name, kind)| (name, kind == libc::DT_LNK))
-            .collect();
-        let mut full: Vec<(std::ffi::OsString, bool)> = std::fs::read_dir("/proc")
-            .unwrap_or_else(|e| panic!("{e}"))
-            .filter_map(Result::ok)
-            .filter(|e| {
-                !e.file_name()
-                    .as_encoded_bytes()
-                    .iter()
-                    .all(u8::is_ascii_digit)
-            })
-            .map(|e| (e.file_name(), e.file_type().is_ok_and(|t| t.is_symlink())))
-            .collect();
-        early.sort();
-        full.sort();
-        assert!(full.len() > 20, "{full:?}");
-        assert_eq!(early, full);
-    }
-
-    #[test]
-    fn every_root_is_readable_but_other_processes_proc_folders() {
+    fn every_root_is_readable_but_proc_where_only_the_listed_entries_are() {
         let roots = readable_roots().unwrap_or_else(|e| panic!("{e}"));
         let named: Vec<PathBuf> = roots
             .iter()
@@ -859,10 +808,16 @@ mod tests {
             .collect();
         assert!(named.contains(&PathBuf::from("/usr")), "{named:?}");
         assert!(named.contains(&PathBuf::from("/proc/cpuinfo")), "{named:?}");
+        assert!(named.contains(&PathBuf::from("/proc/sys")), "{named:?}");
+        // Of /proc, only the listed entries: no process folder, no kernel log.
+        let of_proc: Vec<&PathBuf> = named.iter().filter(|r| r.starts_with("/proc")).collect();
         assert!(
-            !named.iter().any(|r| r == Path::new("/proc")
-                || r.starts_with(format!("/proc/{}", std::process::id())))
+            of_proc.iter().all(|r| PROC_READABLE
+                .iter()
+                .any(|name| Path::new("/proc").join(name) == **r)),
+            "{of_proc:?}"
         );
+        assert!(!named.contains(&PathBuf::from("/proc/kmsg")), "{named:?}");
         assert!(
             roots
                 .iter()

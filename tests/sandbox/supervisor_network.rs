@@ -583,3 +583,37 @@ fn a_command_cannot_read_the_harness_environment_or_memory() {
         }
     }
 }
+
+/// Of `/proc`, a command reads the system-wide figures programs ask for
+/// (`meminfo`, `stat`, the tunables under `sys`) and nothing else of the
+/// kernel's: `locks` (other processes' numbers) and `kallsyms` are closed
+/// by its Landlock domain. Without Landlock both open (so the test can fail).
+#[test]
+fn of_proc_a_command_reads_only_the_listed_figures() {
+    let root = tempfile::tempdir().unwrap();
+    let (forge_port, _) = serve("127.0.0.1:0");
+    let arm = build(root.path(), forge_port);
+    let line = "head -c 1 /proc/locks >/dev/null; echo \"locks=$?\"; \
+                head -c 1 /proc/kallsyms >/dev/null; echo \"kallsyms=$?\"; \
+                head -n 1 /proc/meminfo | cut -c 1-9; head -c 3 /proc/stat; echo; \
+                head -c 5 /proc/sys/kernel/ostype; echo";
+    for landlock in [true, false] {
+        let mut cmd = Command::new(common::guard_sh());
+        cmd.args(["-c", line])
+            .env_clear()
+            .env("GUARD_SH_POLICY", arm.join("policy.json"))
+            .current_dir(arm.join("work"));
+        if !landlock {
+            cmd.env("GUARD_SH_LANDLOCK", "off");
+        }
+        let o = cmd.output().unwrap();
+        let stdout = common::text(&o.stdout);
+        let stderr = common::text(&o.stderr);
+        let closed = if landlock { 1 } else { 0 };
+        assert_eq!(
+            stdout,
+            format!("locks={closed}\nkallsyms={closed}\nMemTotal:\ncpu\nLinux\n"),
+            "landlock {landlock}: {stderr}"
+        );
+    }
+}
