@@ -27,7 +27,6 @@
 use hmac::digest::KeyInit;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
-use std::io::Read;
 
 /// The id of the trial (the harness session) a guard-sh belongs to.
 pub const TRIAL_ENV: &str = "GUARD_SH_TRIAL";
@@ -46,10 +45,10 @@ impl std::fmt::Debug for TrialKey {
 }
 
 impl TrialKey {
-    /// 32 random bytes from `/dev/urandom`.
+    /// 32 random bytes from the kernel.
     pub fn generate() -> std::io::Result<TrialKey> {
         let mut key = [0u8; 32];
-        std::fs::File::open("/dev/urandom")?.read_exact(&mut key)?;
+        crate::os::random::fill(&mut key)?;
         Ok(TrialKey(key))
     }
 

@@ -30,7 +30,7 @@ use super::trial::TrialKey;
 use super::{AuditError, AuditSink, Event, Redactor};
 use crate::os::private_fd;
 use std::fs::{DirBuilder, File, OpenOptions};
-use std::io::{ErrorKind, Read, Seek, Write};
+use std::io::{ErrorKind, Seek, Write};
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -340,12 +340,10 @@ impl AuditSink for FileSink {
 }
 
 /// `PID-MILLIS-RANDOM`: unique across concurrent processes and restarts
-/// (64 random bits from `/dev/urandom`).
+/// (64 random bits from the kernel).
 fn new_session_id() -> Result<String, AuditError> {
     let mut random = [0u8; 8];
-    File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut random))
-        .map_err(|e| AuditError::io(Path::new("/dev/urandom"), e))?;
+    crate::os::random::fill(&mut random).map_err(|e| AuditError::io(Path::new("getrandom"), e))?;
     let ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());

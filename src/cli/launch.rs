@@ -106,7 +106,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     if args.fresh {
         start_fresh(&args.arm, &arm.audit_log)?;
     }
-    let key = TrialKey::generate().map_err(|e| failed(format!("/dev/urandom: {e}")))?;
+    let key = TrialKey::generate().map_err(|e| failed(format!("getrandom: {e}")))?;
     let mut sink = record_harness(&arm, &program, args, &cwd, enforcement, &plan, &key)?;
     let trial = sink.session_id().to_string();
     let mut command = std::process::Command::new(&program);

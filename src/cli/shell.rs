@@ -350,8 +350,9 @@ fn open_audit(
     // /proc/self/environ) before any line could read it.
     let trial = audit::trial::take_from_env();
     let existed = log_path.exists();
-    let mut sink = with_high_fds(|| FileSink::open(&log_path, redactor.clone()))
-        .map_err(|e| unavailable(&e))?;
+    // The log's descriptor is claimed among guard-sh's private ones (256
+    // and up), out of the way of the agent's `exec 3>file`.
+    let mut sink = FileSink::open(&log_path, redactor.clone()).map_err(|e| unavailable(&e))?;
     if is_default && !existed {
         say(&format!("audit log: {}", log_path.display()));
     }
@@ -517,35 +518,6 @@ fn confine_self(policy: &Policy, enforcement: &str, sink: &mut FileSink) -> Resu
         "warning: {message}; its own redirections are not confined"
     ));
     Ok(())
-}
-
-/// Run `f` with descriptors 0–9 taken, so whatever it opens lands at 10 or
-/// above, out of the way of the agent's `exec 3>file`-style redirections.
-fn with_high_fds<T>(f: impl FnOnce() -> T) -> T {
-    let mut reserved = Vec::new();
-    loop {
-        // SAFETY: opening /dev/null read-only; the descriptor is closed below.
-        let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-        if fd < 0 {
-            break;
-        }
-        if fd >= 10 {
-            // SAFETY: closing the descriptor just opened.
-            unsafe {
-                libc::close(fd);
-            }
-            break;
-        }
-        reserved.push(fd);
-    }
-    let result = f();
-    for fd in reserved {
-        // SAFETY: closing descriptors opened above.
-        unsafe {
-            libc::close(fd);
-        }
-    }
-    result
 }
 
 /// `--explain`: the static verdict as JSON; nothing runs. The input is

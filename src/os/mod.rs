@@ -1,10 +1,12 @@
 //! The bottom layer: thin, policy-free wrappers over kernel facilities
 //! that several stages share — descriptors kept out of a line's reach
 //! ([`private_fd`]), the shell's signal state ([`signals`]) and real paths
-//! resolved with a memory of the folders on the way ([`real_path`]).
+//! resolved with a memory of the folders on the way ([`real_path`]), and
+//! random bytes ([`random`]).
 //! Nothing here depends on any other module of the crate.
 
 pub mod private_fd;
+pub mod random;
 pub mod real_path;
 pub mod signals;
 

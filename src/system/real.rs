@@ -887,21 +887,8 @@ impl System for RealSystem {
     }
 
     fn random_bytes(&mut self, buf: &mut [u8]) {
-        // No flags: the urandom source, which blocks only until the pool is
-        // first seeded at boot (GRND_INSECURE would need Linux 5.6).
-        let mut filled = 0;
-        while filled < buf.len() {
-            let rest = &mut buf[filled..];
-            // SAFETY: the kernel writes at most `rest.len()` bytes into `rest`.
-            let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
-            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            if n <= 0 {
-                return;
-            }
-            filled += n as usize;
-        }
+        // A failure leaves the rest of `buf` as it was, as before.
+        let _ = crate::os::random::fill(buf);
     }
 
     fn host_name(&self) -> Option<Vec<u8>> {
