@@ -384,9 +384,13 @@ impl Supervisor {
     /// Fork the supervisor process, which records through `sink` (a
     /// session of its own, opened with `session`). guard-sh calls it at its
     /// first fork or spawn, single-threaded and inside its own domain.
-    pub fn start(mut sink: FileSink, session: Event) -> io::Result<Supervisor> {
-        sink.append(session)
-            .map_err(|e| io::Error::other(e.to_string()))?;
+    ///
+    /// The session record is written by the supervisor, not before the
+    /// fork: guard-sh goes on to its command meanwhile, and every page it
+    /// writes after the fork would be copied. A supervisor that cannot
+    /// record its session ends before it serves, so every command's
+    /// hand-over of its listener fails and nothing runs unrecorded.
+    pub fn start(sink: FileSink, session: Event) -> io::Result<Supervisor> {
         let mut pair = [0; 2];
         // SAFETY: a valid array for socketpair.
         let r = unsafe {
@@ -422,7 +426,11 @@ impl Supervisor {
             // Keep nothing of guard-sh's but the socket and the log: a pipe
             // end held here would keep a `$(…)` or a pipeline waiting.
             close_all_except(&[theirs, sink.descriptor()]);
-            let status = Serve::new(theirs, sink).run();
+            let mut sink = sink;
+            let status = match sink.append(session) {
+                Ok(()) => Serve::new(theirs, sink).run(),
+                Err(_) => 1,
+            };
             // SAFETY: ending the supervisor process.
             unsafe { libc::_exit(status) }
         }
