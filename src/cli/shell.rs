@@ -248,12 +248,19 @@ pub fn run_with(argv: Vec<OsString>) -> Result<ExitCode, Exit> {
         .map(|(k, v)| (k.into_vec(), v.into_vec()))
         .collect();
     let mut sys = RealSystem::new();
+    if facts.supervise {
+        supervise(&mut sys, &fork_base, &redactor, &facts);
+    }
     let mut shell = Shell::new(policy.clone(), &mut sys, &mut sink, environ);
     connect_audit(&mut shell, fork_base, redactor, &facts);
     configure(&mut shell, &inv, &argv, interactive)?;
     let status = run_input(&mut shell, &inv, interactive);
     shell.status = status;
-    Ok(exit_code(shell.run_exit_trap()))
+    let status = shell.run_exit_trap();
+    drop(shell);
+    // What a command left running is supervised after the shell is gone.
+    sys.hand_over_served();
+    Ok(exit_code(status))
 }
 
 /// A shell status as the process's exit code: its low eight bits, as the
@@ -388,22 +395,34 @@ fn open_audit(
     })
 }
 
-/// Give the shell the ways to start the exec supervisor and to record from
-/// a forked copy: each opens a session of its own through a copy of
-/// `fork_base`, so the parent's hash chain is never interleaved.
+/// Supervise every command's execs and network calls: the shell answers
+/// them while it waits for the command, recorded in its own session; a
+/// tree that outlives the wait goes to a supervisor process, forked then,
+/// which records in a session of its own through a copy of `fork_base`.
+fn supervise(
+    sys: &mut RealSystem,
+    fork_base: &Rc<FileSink>,
+    redactor: &Redactor,
+    facts: &Rc<SessionFacts>,
+) {
+    let (sink, redactor, facts) = (Rc::clone(fork_base), redactor.clone(), Rc::clone(facts));
+    sys.serve_execs(Box::new(move || {
+        let own = sink
+            .fork_session(redactor.clone())
+            .map_err(|e| e.to_string())?;
+        Supervisor::start(own, facts.event("supervisor")).map_err(|e| e.to_string())
+    }));
+}
+
+/// Give the shell the way to record from a forked copy: each opens a
+/// session of its own through a copy of `fork_base`, so the parent's hash
+/// chain is never interleaved.
 fn connect_audit(
     shell: &mut Shell<'_>,
     fork_base: Rc<FileSink>,
     redactor: Redactor,
     facts: &Rc<SessionFacts>,
 ) {
-    if facts.supervise {
-        let (sink, redactor, facts) = (Rc::clone(&fork_base), redactor.clone(), Rc::clone(facts));
-        shell.supervisor_start = Some(Box::new(move || {
-            let own = sink.fork_session(redactor).map_err(|e| e.to_string())?;
-            Supervisor::start(own, facts.event("supervisor")).map_err(|e| e.to_string())
-        }));
-    }
     let facts = Rc::clone(facts);
     shell.audit_reopen = Some(Box::new(move || {
         let mut child = fork_base

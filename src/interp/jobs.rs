@@ -60,7 +60,7 @@ impl Shell<'_> {
         };
         if args.is_empty() {
             while let Some(&pid) = self.jobs.first() {
-                match self.sys.wait_unless_trapped(pid) {
+                match self.wait_serving(pid) {
                     Ok(None) => return Ok(self.interrupted_wait()),
                     Ok(Some(_)) | Err(_) => {
                         self.jobs.remove(0);
@@ -87,7 +87,7 @@ impl Shell<'_> {
                 status = 127;
                 continue;
             }
-            status = match self.sys.wait_unless_trapped(pid) {
+            status = match self.wait_serving(pid) {
                 Ok(None) => return Ok(self.interrupted_wait()),
                 Ok(Some(s)) => s.code(),
                 Err(_) => 127,
@@ -95,6 +95,13 @@ impl Shell<'_> {
             self.jobs.retain(|p| *p != pid);
         }
         Ok(status)
+    }
+
+    /// Wait for job `pid` unless a trapped signal comes first, answering
+    /// supervised calls meanwhile.
+    fn wait_serving(&mut self, pid: Pid) -> std::io::Result<Option<crate::system::ExitStatus>> {
+        let (sys, audit) = self.sys_and_sink();
+        sys.wait_unless_trapped(pid, audit)
     }
 
     fn interrupted_wait(&self) -> i32 {

@@ -176,11 +176,6 @@ pub struct Shell<'a> {
     /// This process has forked a copy of the shell: only then can the
     /// abort pipe hold a report, so a line of builtins never reads it.
     forked_a_copy: bool,
-    /// Every spawned command's `execve`s go to this supervisor, if set.
-    supervisor: Option<crate::sandbox::supervisor::Supervisor>,
-    /// Starts the supervisor when the shell first forks or spawns (a line
-    /// of builtins costs no extra process); taken when used.
-    pub(crate) supervisor_start: Option<SupervisorStart<'a>>,
     /// The logical working folder (`$PWD`).
     cwd: PathBuf,
     /// `eval`/`source` nesting, bounded.
@@ -203,11 +198,6 @@ pub struct Shell<'a> {
     /// The sink of a forked copy, when `audit_reopen` made one.
     child_audit: Option<Box<dyn AuditSink>>,
 }
-
-/// Starts the exec supervisor; `Err` says why it could not (the shell then
-/// refuses to spawn when the policy requires the sandbox, else warns).
-pub type SupervisorStart<'a> =
-    Box<dyn FnOnce() -> Result<crate::sandbox::supervisor::Supervisor, String> + 'a>;
 
 /// Makes the audit sink of a forked copy of the shell.
 pub type AuditReopen<'a> = Box<dyn Fn() -> Result<Box<dyn AuditSink>, String> + 'a>;
@@ -269,8 +259,6 @@ impl<'a> Shell<'a> {
             errexit_off: 0,
             abort_pipe,
             forked_a_copy: false,
-            supervisor: None,
-            supervisor_start: None,
             cwd,
             nesting: 0,
             name: "guard-sh".into(),
@@ -343,9 +331,6 @@ impl<'a> Shell<'a> {
             errexit_off: self.errexit_off,
             abort_pipe: self.abort_pipe,
             forked_a_copy: self.forked_a_copy,
-            supervisor: self.supervisor.clone(),
-            // Taken by the parent before it forks (`fork_run`).
-            supervisor_start: None,
             cwd: self.cwd.clone(),
             nesting: self.nesting,
             name: self.name.clone(),
@@ -415,6 +400,16 @@ impl<'a> Shell<'a> {
     }
 
     /// The sink this process records to.
+    /// The system and the audit sink at once: waiting and spawning record
+    /// the supervised calls they answer.
+    pub(crate) fn sys_and_sink(&mut self) -> (&mut dyn System, &mut dyn AuditSink) {
+        let sink: &mut dyn AuditSink = match &mut self.child_audit {
+            Some(sink) => sink.as_mut(),
+            None => &mut *self.audit,
+        };
+        (&mut *self.sys, sink)
+    }
+
     pub fn sink(&mut self) -> &mut dyn AuditSink {
         match &mut self.child_audit {
             Some(sink) => sink.as_mut(),

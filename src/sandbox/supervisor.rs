@@ -7,8 +7,10 @@
 //! ./copy-of-dash`), and it records nothing. So between fork and exec each
 //! child also installs a seccomp filter that turns every `execve` and
 //! `execveat` of it and of all its descendants into a user notification,
-//! and hands the listener to a supervisor process forked from guard-sh at
-//! start-up. The supervisor reads the path each call names (from
+//! and hands the listener to the process that spawned it, which serves it
+//! while it waits for the command ([`crate::system::served`]) and hands it
+//! on to a supervisor process ([`Supervisor::adopt`]) when the tree
+//! outlives the wait. Whoever serves reads the path each call names (from
 //! `/proc/PID/mem`, relative paths against the caller's cwd or descriptor),
 //! resolves it, lets the call go on only when the file is in the command's
 //! plan and is not a loader, and records an `exec` event either way. Other
@@ -202,10 +204,12 @@ pub struct Attach {
 }
 
 impl Attach {
-    /// What a child of `supervisor` needs to be supervised under `plan`.
-    pub fn new(supervisor: &Supervisor, plan: &ExecPlan) -> Attach {
+    /// What a child needs to hand its listener, with `plan`, to whoever
+    /// reads `inbox`: the supervisor process's socket, or the spawning
+    /// process's own ([`Watch::receive`]).
+    pub fn to(inbox: Fd, plan: &ExecPlan) -> Attach {
         Attach {
-            socket: supervisor.socket,
+            socket: inbox,
             message: plan.encode(),
         }
     }
@@ -382,8 +386,9 @@ pub struct Supervisor {
 
 impl Supervisor {
     /// Fork the supervisor process, which records through `sink` (a
-    /// session of its own, opened with `session`). guard-sh calls it at its
-    /// first fork or spawn, single-threaded and inside its own domain.
+    /// session of its own, opened with `session`). A process of guard-sh
+    /// calls it at its first hand-over ([`Supervisor::adopt`]),
+    /// single-threaded and inside its own domain.
     ///
     /// The session record is written by the supervisor, not before the
     /// fork: guard-sh goes on to its command meanwhile, and every page it
@@ -443,10 +448,54 @@ impl Supervisor {
         Ok(Supervisor { socket })
     }
 
+    /// Hand `watch` over: from now on the supervisor process serves its
+    /// tree (the spawning process stops waiting for it).
+    pub fn adopt(&self, watch: Watch) -> io::Result<()> {
+        let message = watch.encode();
+        send_with_descriptor(self.socket, watch.listener, &message)
+        // `watch` is dropped here: the supervisor holds its own copy.
+    }
+
     /// Whether supervision is wanted (`GUARD_SH_SUPERVISOR` is not `off`).
     pub fn wanted() -> bool {
         std::env::var_os(SUPERVISOR_ENV).is_none_or(|v| v != "off")
     }
+}
+
+/// Send `message` with a copy of descriptor `fd` over the SEQPACKET
+/// `socket`.
+fn send_with_descriptor(socket: Fd, fd: Fd, message: &[u8]) -> io::Result<()> {
+    let mut iov = libc::iovec {
+        iov_base: message.as_ptr().cast_mut().cast(),
+        iov_len: message.len(),
+    };
+    let mut control = [0u64; 4];
+    // SAFETY: a zeroed msghdr pointing at live locals; the control buffer
+    // has room for one descriptor, aligned for cmsghdr.
+    let sent = unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as usize;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        if cmsg.is_null() {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as usize;
+        std::ptr::copy_nonoverlapping(
+            (&fd as *const libc::c_int).cast::<u8>(),
+            libc::CMSG_DATA(cmsg),
+            std::mem::size_of::<libc::c_int>(),
+        );
+        libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL)
+    };
+    if sent < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// The supervisor keeps running until every command it watches has ended;
@@ -496,19 +545,174 @@ fn close_all_except(keep: &[Fd]) {
     }
 }
 
-/// One watched process tree.
-struct Watched {
+/// One supervised process tree: the listener its filter reports to and the
+/// plan its calls are judged by. Served by the process that spawned the
+/// command while it waits for it, or by the supervisor process it was
+/// handed to ([`Supervisor::adopt`]).
+#[derive(Debug)]
+pub struct Watch {
     listener: Fd,
     plan: ExecPlan,
     /// The first notification is guard-sh's own exec of the command.
     first_done: bool,
 }
 
+/// The line a handed-over plan carries when its first exec was answered.
+const FIRST_DONE: &[u8] = b"D";
+
+impl Watch {
+    /// Take a listener and its plan from `inbox` (a child of guard-sh's
+    /// hand-over, or a process handing its watch over): `Ok(None)` when
+    /// the other end is closed, `Err` when nothing usable came.
+    pub fn receive(inbox: Fd) -> io::Result<Option<Watch>> {
+        // Room for the largest plan, left unwritten: the kernel touches only
+        // the pages the message fills (zeroing 256 KiB first cost a page
+        // fault per page on every command's way to its first exec).
+        let mut buf: Vec<u8> = Vec::with_capacity(256 * 1024);
+        let mut control_buf = [0u64; 4];
+        let mut iov = libc::iovec {
+            iov_base: buf.as_mut_ptr().cast(),
+            iov_len: buf.capacity(),
+        };
+        // SAFETY: a zeroed msghdr pointing at live locals; the received
+        // descriptor is read out of the control buffer as the kernel wrote it.
+        let (n, fd) = unsafe {
+            let mut msg: libc::msghdr = std::mem::zeroed();
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control_buf.as_mut_ptr().cast();
+            msg.msg_controllen = std::mem::size_of_val(&control_buf);
+            let n = libc::recvmsg(inbox, &mut msg, libc::MSG_CMSG_CLOEXEC);
+            let cmsg = libc::CMSG_FIRSTHDR(&msg);
+            let fd = if n > 0
+                && !cmsg.is_null()
+                && (*cmsg).cmsg_level == libc::SOL_SOCKET
+                && (*cmsg).cmsg_type == libc::SCM_RIGHTS
+            {
+                let mut fd: libc::c_int = -1;
+                std::ptr::copy_nonoverlapping(
+                    libc::CMSG_DATA(cmsg),
+                    (&mut fd as *mut libc::c_int).cast::<u8>(),
+                    std::mem::size_of::<libc::c_int>(),
+                );
+                fd
+            } else {
+                -1
+            };
+            (n, fd)
+        };
+        if n == 0 {
+            return Ok(None);
+        }
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if fd < 0 {
+            return Err(io::Error::other("a message without a listener"));
+        }
+        // SAFETY: recvmsg wrote `n` bytes (at most the capacity) at the
+        // start of `buf`.
+        unsafe { buf.set_len(n as usize) };
+        Ok(Some(Watch {
+            listener: fd,
+            plan: ExecPlan::decode(&buf),
+            first_done: buf.split(|&b| b == b'\n').any(|line| line == FIRST_DONE),
+        }))
+    }
+
+    /// The listener, to poll: readable when a call waits for an answer,
+    /// hung up when no process of the tree is left.
+    pub fn listener(&self) -> Fd {
+        self.listener
+    }
+
+    /// Answer the call waiting on the listener, recording it in `sink`
+    /// before it may go on (a call that cannot be recorded is refused).
+    pub fn answer(&mut self, sink: &mut dyn AuditSink) {
+        let listener = self.listener;
+        // SAFETY: a zeroed notification buffer of the kernel's layout.
+        let mut notif: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+        // SAFETY: the ioctl fills `notif`.
+        let r = unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut notif) };
+        if r != 0 {
+            return;
+        }
+        let pid = notif.pid as i32;
+        let nr = notif.data.nr as u32;
+        if nr != arch::EXECVE && nr != arch::EXECVEAT {
+            self.answer_network(sink, &notif);
+            return;
+        }
+        let first = !self.first_done;
+        self.first_done = true;
+        let named = if first {
+            Ok(self.plan.first.clone())
+        } else {
+            exec_target(pid, &notif.data)
+        };
+        let (path, refusal) =
+            match named.and_then(|p| std::fs::canonicalize(&p).map(|real| (p, real))) {
+                Ok((named, real)) => {
+                    let refusal = self.plan.refusal(&real);
+                    (named.display().to_string(), refusal.map(str::to_string))
+                }
+                Err(e) => (
+                    "?".to_string(),
+                    Some(format!("cannot tell what it executes: {e}")),
+                ),
+            };
+        let allowed = refusal.is_none();
+        let recorded = sink.record(Event::Exec {
+            pid,
+            ppid: parent_of(pid),
+            path,
+            allowed,
+            reason: refusal.clone().unwrap_or_default(),
+        });
+        respond(listener, notif.id, allowed && recorded.is_ok());
+    }
+
+    /// Whether no process of the tree is left (the listener hung up), asked
+    /// without waiting.
+    pub fn ended(&self) -> bool {
+        let mut pfd = libc::pollfd {
+            fd: self.listener,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, no wait.
+        let n = unsafe { libc::poll(&mut pfd, 1, 0) };
+        n == 1
+            && pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+            && pfd.revents & libc::POLLIN == 0
+    }
+
+    /// The plan with the listener as one message, as [`Watch::receive`]
+    /// reads it.
+    fn encode(&self) -> Vec<u8> {
+        let mut message = self.plan.encode();
+        if self.first_done {
+            message.extend_from_slice(FIRST_DONE);
+            message.push(b'\n');
+        }
+        message
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        // SAFETY: closing the listener this watch owns.
+        unsafe {
+            libc::close(self.listener);
+        }
+    }
+}
+
 /// The supervisor's loop.
 struct Serve {
     control: Option<Fd>,
     sink: FileSink,
-    watched: Vec<Watched>,
+    watched: Vec<Watch>,
 }
 
 impl Serve {
@@ -528,9 +732,9 @@ impl Serve {
             }
             let mut fds: Vec<libc::pollfd> = self
                 .control
-                .iter()
-                .chain(self.watched.iter().map(|w| &w.listener))
-                .map(|&fd| libc::pollfd {
+                .into_iter()
+                .chain(self.watched.iter().map(Watch::listener))
+                .map(|fd| libc::pollfd {
                     fd,
                     events: libc::POLLIN,
                     revents: 0,
@@ -549,135 +753,36 @@ impl Serve {
                 let revents = fds[0].revents;
                 index = 1;
                 if revents & libc::POLLIN != 0 {
-                    self.accept(control);
-                } else if revents & (libc::POLLHUP | libc::POLLERR) != 0 {
-                    // SAFETY: closing our end of the control socket.
-                    unsafe {
-                        libc::close(control);
+                    match Watch::receive(control) {
+                        Ok(Some(watch)) => self.watched.push(watch),
+                        Ok(None) => self.close_control(control),
+                        Err(_) => {}
                     }
-                    self.control = None;
+                } else if revents & (libc::POLLHUP | libc::POLLERR) != 0 {
+                    self.close_control(control);
                 }
             }
             let mut ended = Vec::new();
             for (i, pfd) in fds[index..].iter().enumerate() {
                 if pfd.revents & libc::POLLIN != 0 {
-                    self.answer(i);
+                    self.watched[i].answer(&mut self.sink);
                 } else if pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
                     ended.push(i);
                 }
             }
             for i in ended.into_iter().rev() {
-                let w = self.watched.remove(i);
-                // SAFETY: closing a listener this process owns.
-                unsafe {
-                    libc::close(w.listener);
-                }
+                self.watched.remove(i);
             }
         }
     }
 
-    /// Take a listener and its plan from a child of guard-sh.
-    fn accept(&mut self, control: Fd) {
-        // Room for the largest plan, left unwritten: the kernel touches only
-        // the pages the message fills (zeroing 256 KiB first cost a page
-        // fault per page on every command's way to its first exec).
-        let mut buf: Vec<u8> = Vec::with_capacity(256 * 1024);
-        let mut control_buf = [0u64; 4];
-        let mut iov = libc::iovec {
-            iov_base: buf.as_mut_ptr().cast(),
-            iov_len: buf.capacity(),
-        };
-        // SAFETY: a zeroed msghdr pointing at live locals; the received
-        // descriptor is read out of the control buffer as the kernel wrote it.
-        let (n, fd) = unsafe {
-            let mut msg: libc::msghdr = std::mem::zeroed();
-            msg.msg_iov = &mut iov;
-            msg.msg_iovlen = 1;
-            msg.msg_control = control_buf.as_mut_ptr().cast();
-            msg.msg_controllen = std::mem::size_of_val(&control_buf);
-            let n = libc::recvmsg(control, &mut msg, libc::MSG_CMSG_CLOEXEC);
-            let cmsg = libc::CMSG_FIRSTHDR(&msg);
-            let fd = if n > 0
-                && !cmsg.is_null()
-                && (*cmsg).cmsg_level == libc::SOL_SOCKET
-                && (*cmsg).cmsg_type == libc::SCM_RIGHTS
-            {
-                let mut fd: libc::c_int = -1;
-                std::ptr::copy_nonoverlapping(
-                    libc::CMSG_DATA(cmsg),
-                    (&mut fd as *mut libc::c_int).cast::<u8>(),
-                    std::mem::size_of::<libc::c_int>(),
-                );
-                fd
-            } else {
-                -1
-            };
-            (n, fd)
-        };
-        if n <= 0 || fd < 0 {
-            if n == 0 {
-                // SAFETY: guard-sh closed the socket.
-                unsafe {
-                    libc::close(control);
-                }
-                self.control = None;
-            }
-            return;
+    /// guard-sh closed the control socket: nothing new will come.
+    fn close_control(&mut self, control: Fd) {
+        // SAFETY: closing our end of the control socket.
+        unsafe {
+            libc::close(control);
         }
-        // SAFETY: recvmsg wrote `n` bytes (at most the capacity) at the
-        // start of `buf`.
-        unsafe { buf.set_len(n as usize) };
-        let plan = ExecPlan::decode(&buf);
-        self.watched.push(Watched {
-            listener: fd,
-            plan,
-            first_done: false,
-        });
-    }
-
-    /// Answer one notification of watched tree `i`.
-    fn answer(&mut self, i: usize) {
-        let listener = self.watched[i].listener;
-        // SAFETY: a zeroed notification buffer of the kernel's layout.
-        let mut notif: libc::seccomp_notif = unsafe { std::mem::zeroed() };
-        // SAFETY: the ioctl fills `notif`.
-        let r = unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut notif) };
-        if r != 0 {
-            return;
-        }
-        let pid = notif.pid as i32;
-        let nr = notif.data.nr as u32;
-        if nr != arch::EXECVE && nr != arch::EXECVEAT {
-            self.answer_network(listener, i, &notif);
-            return;
-        }
-        let first = !self.watched[i].first_done;
-        self.watched[i].first_done = true;
-        let named = if first {
-            Ok(self.watched[i].plan.first.clone())
-        } else {
-            exec_target(pid, &notif.data)
-        };
-        let (path, refusal) =
-            match named.and_then(|p| std::fs::canonicalize(&p).map(|real| (p, real))) {
-                Ok((named, real)) => {
-                    let refusal = self.watched[i].plan.refusal(&real);
-                    (named.display().to_string(), refusal.map(str::to_string))
-                }
-                Err(e) => (
-                    "?".to_string(),
-                    Some(format!("cannot tell what it executes: {e}")),
-                ),
-            };
-        let allowed = refusal.is_none();
-        let recorded = self.sink.record(Event::Exec {
-            pid,
-            ppid: parent_of(pid),
-            path,
-            allowed,
-            reason: refusal.clone().unwrap_or_default(),
-        });
-        respond(listener, notif.id, allowed && recorded.is_ok());
+        self.control = None;
     }
 }
 
@@ -706,11 +811,12 @@ fn respond(listener: Fd, id: u64, allowed: bool) {
     }
 }
 
-impl Serve {
+impl Watch {
     /// A `connect`/`sendto`/`sendmsg`/`sendmmsg`: every destination address
     /// it names must be the forge's (the plan's); calls on a connected
     /// socket name none and go on. Each address is recorded with the verdict.
-    fn answer_network(&mut self, listener: Fd, i: usize, notif: &libc::seccomp_notif) {
+    fn answer_network(&mut self, sink: &mut dyn AuditSink, notif: &libc::seccomp_notif) {
+        let listener = self.listener;
         let pid = notif.pid as i32;
         let data = &notif.data;
         let nr = data.nr as u32;
@@ -737,16 +843,14 @@ impl Serve {
             Ok(addresses) => {
                 for address in addresses {
                     let why = match &address {
-                        Destination::Inet(a) => {
-                            self.watched[i].plan.network_refusal(a).map(str::to_string)
-                        }
+                        Destination::Inet(a) => self.plan.network_refusal(a).map(str::to_string),
                         Destination::Unspecified => None,
                         Destination::Other(family) => {
                             Some(format!("address family {family} is not the forge's"))
                         }
                     };
                     if recorded.is_ok() {
-                        recorded = self.sink.record(Event::Connect {
+                        recorded = sink.record(Event::Connect {
                             pid,
                             ppid: parent_of(pid),
                             call: call.to_string(),

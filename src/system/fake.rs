@@ -308,11 +308,12 @@ impl System for FakeSystem {
     fn spawn(
         &mut self,
         req: &SpawnRequest,
-        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+        audit: &mut dyn crate::audit::AuditSink,
+        before_release: &mut dyn FnMut(Pid, &mut dyn crate::audit::AuditSink) -> Result<(), String>,
     ) -> Result<Pid, SpawnError> {
         let pid = self.next_pid;
         self.next_pid += 1;
-        before_release(pid).map_err(SpawnError::Refused)?;
+        before_release(pid, audit).map_err(SpawnError::Refused)?;
         let fds = self
             .fds
             .iter()
@@ -381,18 +382,29 @@ impl System for FakeSystem {
         Some((r, w))
     }
 
-    fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus> {
+    fn wait(
+        &mut self,
+        pid: Pid,
+        _audit: &mut dyn crate::audit::AuditSink,
+    ) -> io::Result<ExitStatus> {
         self.exits
             .remove(&pid)
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ECHILD))
     }
 
-    fn wait_unless_trapped(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {
-        self.wait(pid).map(Some)
+    fn wait_unless_trapped(
+        &mut self,
+        pid: Pid,
+        audit: &mut dyn crate::audit::AuditSink,
+    ) -> io::Result<Option<ExitStatus>> {
+        self.wait(pid, audit).map(Some)
     }
 
     fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {
-        self.wait(pid).map(Some)
+        self.exits
+            .remove(&pid)
+            .map(Some)
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ECHILD))
     }
 
     fn pipe(&mut self) -> io::Result<(Fd, Fd)> {

@@ -11,7 +11,9 @@
 
 pub mod fake;
 pub mod real;
+pub mod served;
 
+use crate::audit::AuditSink;
 use crate::sandbox::SandboxSpec;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -104,12 +106,14 @@ pub enum OpenMode {
 /// system returns is close-on-exec, except those made by [`System::dup2`].
 pub trait System {
     /// Start `req`. After the child exists but before it may exec,
-    /// `before_release(pid)` runs in the parent; if it fails the child is
-    /// killed without exec'ing.
+    /// `before_release(pid, audit)` runs in the parent; if it fails the
+    /// child is killed without exec'ing. A supervised child's calls are
+    /// answered and recorded in `audit` until it has exec'd.
     fn spawn(
         &mut self,
         req: &SpawnRequest,
-        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+        audit: &mut dyn AuditSink,
+        before_release: &mut dyn FnMut(Pid, &mut dyn AuditSink) -> Result<(), String>,
     ) -> Result<Pid, SpawnError>;
     /// Fork a copy of this shell process (subshells, pipeline members that
     /// run shell code, command substitution).
@@ -125,11 +129,26 @@ pub trait System {
     /// `Shell::deny`): non-blocking, among the private descriptors; `None`
     /// if it cannot be made.
     fn abort_pipe(&mut self) -> Option<(Fd, Fd)>;
-    /// Wait for `pid` to end.
-    fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus>;
-    /// Wait for `pid` to end, or `None` as soon as a signal with a `trap`
-    /// action arrives (the `wait` builtin).
-    fn wait_unless_trapped(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>>;
+    /// Wait for `pid` to end, answering the supervised calls of what this
+    /// process spawned meanwhile (recorded in `audit`).
+    fn wait(&mut self, pid: Pid, audit: &mut dyn AuditSink) -> io::Result<ExitStatus>;
+    /// [`System::wait`], or `None` as soon as a signal with a `trap` action
+    /// arrives (the `wait` builtin).
+    fn wait_unless_trapped(
+        &mut self,
+        pid: Pid,
+        audit: &mut dyn AuditSink,
+    ) -> io::Result<Option<ExitStatus>>;
+    /// Where a child of this process hands its supervision listener
+    /// ([`crate::sandbox::supervisor::Attach::to`]); `None` when this
+    /// system supervises nothing.
+    fn exec_inbox(&mut self) -> Option<io::Result<Fd>> {
+        None
+    }
+    /// Stop serving the supervised trees of what this process spawned: a
+    /// supervisor process serves them from now on (the shell exits, or
+    /// runs shell code while they go on).
+    fn hand_over_served(&mut self) {}
     /// Has `pid` ended? Reaps it if so, without blocking.
     fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>>;
     fn pipe(&mut self) -> io::Result<(Fd, Fd)>;

@@ -8,10 +8,12 @@
 //! async-signal-safe calls and writes only its own stack. A copy of the
 //! shell (subshell, pipeline member, substitution) is a plain `fork`.
 
+use super::served::{Served, StartSupervisor};
 use super::{
     Access, ExitStatus, Fd, FileInfo, FileKind, Forked, OpenMode, Pid, ProcessGroup, SpawnError,
     SpawnRequest, System,
 };
+use crate::audit::AuditSink;
 use crate::os::{private_fd, signals};
 use std::ffi::CString;
 use std::io;
@@ -25,11 +27,24 @@ pub struct RealSystem {
     /// The stack spawned children run on until they exec, made at the
     /// first spawn and kept: spawns follow one another.
     child_stack: Option<ChildStack>,
+    /// The exec supervision this process serves; None: commands are not
+    /// supervised.
+    served: Option<Served>,
 }
 
 impl RealSystem {
     pub fn new() -> Self {
-        RealSystem { child_stack: None }
+        RealSystem {
+            child_stack: None,
+            served: None,
+        }
+    }
+
+    /// Supervise every command's execs and network calls: served by this
+    /// process while it waits for the command ([`super::served`]), by a
+    /// supervisor process `start` forks once a tree outlives the wait.
+    pub fn serve_execs(&mut self, start: StartSupervisor) {
+        self.served = Some(Served::new(start));
     }
 }
 
@@ -288,8 +303,14 @@ fn decode(status: libc::c_int) -> Option<ExitStatus> {
 /// it; with `stop_on_trap`, return `None` as soon as a trapped signal
 /// arrived. The signals are blocked while the flags are read and only
 /// unblocked inside `ppoll`, so one arriving between the check and the
-/// sleep still wakes it (SIGCHLD wakes it when a child ends).
-fn wait_loop(pid: Pid, stop_on_trap: bool) -> io::Result<Option<ExitStatus>> {
+/// sleep still wakes it (SIGCHLD wakes it when a child ends). Meanwhile
+/// the supervised trees of `served` are answered, recorded in `audit`.
+fn wait_loop(
+    pid: Pid,
+    stop_on_trap: bool,
+    mut served: Option<&mut Served>,
+    audit: &mut dyn AuditSink,
+) -> io::Result<Option<ExitStatus>> {
     signals::wake_on_child_exit();
     let old = block_shell_signals();
     let mut forwarded = false;
@@ -319,13 +340,28 @@ fn wait_loop(pid: Pid, stop_on_trap: bool) -> io::Result<Option<ExitStatus>> {
         }
         if r == pid {
             if let Some(ended) = decode(status) {
+                if let Some(served) = served.as_deref_mut() {
+                    served.command_ended(pid);
+                }
                 break Ok(Some(ended));
             }
         }
-        // SAFETY: sleeping until a signal arrives, with the caller's mask
-        // (the signals blocked above unblocked only for the sleep).
-        unsafe {
-            libc::ppoll(std::ptr::null_mut(), 0, std::ptr::null(), &old);
+        let mut polled = served.as_deref().map(Served::poll_set).unwrap_or_default();
+        // SAFETY: sleeping until a signal arrives or a listener is ready,
+        // with the caller's mask (the signals blocked above unblocked only
+        // for the sleep); `polled` is a valid array of pollfd.
+        let n = unsafe {
+            libc::ppoll(
+                polled.as_mut_ptr(),
+                polled.len() as libc::nfds_t,
+                std::ptr::null(),
+                &old,
+            )
+        };
+        if n > 0
+            && let Some(served) = served.as_deref_mut()
+        {
+            served.serve(&polled, pid, audit);
         }
     };
     restore_mask(&old);
@@ -497,7 +533,8 @@ impl RealSystem {
         &mut self,
         stack: &ChildStack,
         req: &SpawnRequest,
-        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+        audit: &mut dyn AuditSink,
+        before_release: &mut dyn FnMut(Pid, &mut dyn AuditSink) -> Result<(), String>,
     ) -> Result<Pid, SpawnError> {
         // Everything the child needs is allocated before the clone.
         let image = ExecImage::new(req).map_err(SpawnError::Os)?;
@@ -544,7 +581,7 @@ impl RealSystem {
             }
             return Err(SpawnError::Os(e));
         }
-        self.release_child(pid, req, &start, before_release)
+        self.release_child(pid, req, &start, audit, before_release)
     }
 
     /// The parent's side of a spawn once the child exists: record it, let
@@ -554,7 +591,8 @@ impl RealSystem {
         pid: Pid,
         req: &SpawnRequest,
         start: &ChildStart<'_>,
-        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+        audit: &mut dyn AuditSink,
+        before_release: &mut dyn FnMut(Pid, &mut dyn AuditSink) -> Result<(), String>,
     ) -> Result<Pid, SpawnError> {
         let ChildStart {
             release_r,
@@ -567,7 +605,7 @@ impl RealSystem {
         close_fd(error_w);
         // Set the group from the parent too, so it holds before we go on.
         join_group(pid, req.pgroup);
-        if let Err(message) = before_release(pid) {
+        if let Err(message) = before_release(pid, audit) {
             close_fd(release_w);
             close_fd(error_r);
             // SAFETY: killing and reaping our own child that never exec'd.
@@ -584,13 +622,40 @@ impl RealSystem {
             libc::write(release_w, go.as_ptr().cast(), 1);
         }
         close_fd(release_w);
+        if let Some(served) = self.served.as_mut() {
+            serve_until_readable(served, error_r, pid, audit);
+        }
         let errno = read_child_errno(error_r);
         close_fd(error_r);
         if let Some(errno) = errno {
-            let _ = self.wait(pid);
+            let _ = self.wait(pid, audit);
             return Err(SpawnError::Os(io::Error::from_raw_os_error(errno)));
         }
         Ok(pid)
+    }
+}
+
+/// Answer the supervised trees of `served` (the new child's `execve`
+/// first: it cannot exec before) until `fd` is readable or closed: the
+/// child `pid` has exec'd or failed.
+fn serve_until_readable(served: &mut Served, fd: Fd, pid: Pid, audit: &mut dyn AuditSink) {
+    loop {
+        let mut polled = vec![libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        polled.extend(served.poll_set());
+        // SAFETY: a valid array of pollfd.
+        let n = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, -1) };
+        if n <= 0 {
+            // Interrupted: look again (no other failure with valid pollfds).
+            continue;
+        }
+        if polled[0].revents != 0 {
+            return;
+        }
+        served.serve(&polled[1..], pid, audit);
     }
 }
 
@@ -598,13 +663,14 @@ impl System for RealSystem {
     fn spawn(
         &mut self,
         req: &SpawnRequest,
-        before_release: &mut dyn FnMut(Pid) -> Result<(), String>,
+        audit: &mut dyn AuditSink,
+        before_release: &mut dyn FnMut(Pid, &mut dyn AuditSink) -> Result<(), String>,
     ) -> Result<Pid, SpawnError> {
         let stack = match self.child_stack.take() {
             Some(stack) => stack,
             None => ChildStack::new().map_err(SpawnError::Os)?,
         };
-        let result = self.spawn_on(&stack, req, before_release);
+        let result = self.spawn_on(&stack, req, audit, before_release);
         // The child has exec'd or ended: its stack is free again.
         self.child_stack = Some(stack);
         result
@@ -618,6 +684,9 @@ impl System for RealSystem {
         // running ordinary Rust code.
         let forked = check(unsafe { libc::fork() });
         if let Ok(0) = forked {
+            if let Some(served) = self.served.as_mut() {
+                served.forget_in_copy();
+            }
             signals::forget_received();
             restore_mask(&old);
             join_group(0, pgroup);
@@ -630,6 +699,7 @@ impl System for RealSystem {
     }
 
     fn exit_child(&mut self, status: i32) -> ! {
+        self.hand_over_served();
         // SAFETY: ending a forked copy of the shell without running the
         // parent's exit handlers twice.
         unsafe { libc::_exit(status & 0xff) }
@@ -642,16 +712,30 @@ impl System for RealSystem {
         make_abort_pipe()
     }
 
-    fn wait(&mut self, pid: Pid) -> io::Result<ExitStatus> {
+    fn wait(&mut self, pid: Pid, audit: &mut dyn AuditSink) -> io::Result<ExitStatus> {
         loop {
-            if let Some(status) = wait_loop(pid, false)? {
+            if let Some(status) = wait_loop(pid, false, self.served.as_mut(), audit)? {
                 return Ok(status);
             }
         }
     }
 
-    fn wait_unless_trapped(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {
-        wait_loop(pid, true)
+    fn wait_unless_trapped(
+        &mut self,
+        pid: Pid,
+        audit: &mut dyn AuditSink,
+    ) -> io::Result<Option<ExitStatus>> {
+        wait_loop(pid, true, self.served.as_mut(), audit)
+    }
+
+    fn exec_inbox(&mut self) -> Option<io::Result<Fd>> {
+        self.served.as_mut().map(Served::inbox)
+    }
+
+    fn hand_over_served(&mut self) {
+        if let Some(served) = self.served.as_mut() {
+            served.hand_over_all();
+        }
     }
 
     fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {

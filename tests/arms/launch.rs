@@ -321,11 +321,11 @@ fn a_trial_without_the_launcher_fails_require_harness() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let (status, report) = f.verify_requiring_harness();
     assert_eq!(status, 1, "{report}");
-    // No harness record, and the shell's session and its exec
-    // supervisor's name no trial they could prove.
+    // No harness record, and the shell's session (which records its
+    // command's execs too) names no trial it could prove.
     assert_eq!(
         finding_kinds(&report),
-        ["trial-unproven", "trial-unproven", "harness-unconfined"],
+        ["trial-unproven", "harness-unconfined"],
         "{report}"
     );
     assert!(report.to_string().contains("no harness record"), "{report}");

@@ -78,21 +78,19 @@ fn eight_guard_sh_sessions_of_1000_lines_share_one_log_with_every_chain_intact()
         .collect();
     assert_eq!(stdin.len(), 8);
     assert_eq!(subshell.len(), 8 * 10, "one per command substitution");
-    assert_eq!(supervisors.len(), 8, "one exec supervisor per guard-sh");
-    assert_eq!(sessions.len(), 96);
-    for s in &supervisors {
-        // session + one exec per spawn (90 by the shell, 10 by its subshells)
-        assert_eq!(s["records"], 101);
-    }
+    // Each process answers its own commands' execs (none outlives its
+    // wait): no supervisor process, no session of its own.
+    assert_eq!(supervisors.len(), 0);
+    assert_eq!(sessions.len(), 88);
     for s in &stdin {
         assert_eq!(s["lines"], 1000);
-        // session + 1000 lines + 1000 verdicts + 90 × (spawn, exit)
-        assert_eq!(s["records"], 2181);
+        // session + 1000 lines + 1000 verdicts + 90 × (spawn, exec, exit)
+        assert_eq!(s["records"], 2271);
         assert_eq!(s["spawned"], 90);
     }
     for s in &subshell {
         assert_eq!(s["lines"], 0);
-        assert_eq!(s["records"], 3, "session, spawn, exit");
+        assert_eq!(s["records"], 4, "session, spawn, exec, exit");
         assert_eq!(s["spawned"], 1);
     }
     let total_lines: u64 = sessions.iter().filter_map(|s| s["lines"].as_u64()).sum();
@@ -100,7 +98,7 @@ fn eight_guard_sh_sessions_of_1000_lines_share_one_log_with_every_chain_intact()
 
     // Read the file independently of the verifier: every line whole JSON.
     let all = records(&log);
-    assert_eq!(all.len(), 8 * 2181 + 80 * 3 + 8 * 101);
+    assert_eq!(all.len(), 8 * 2271 + 80 * 4);
     assert_eq!(of_type(&all, "line").len(), 8000);
     // The test only proves something if the sessions really overlapped.
     let ids: Vec<&str> = all
@@ -157,31 +155,23 @@ fn a_real_stdin_session_records_every_event_kind() {
     assert!(m1.exists());
 
     let everything = records(&log);
-    // The exec supervisor records in a session of its own (one `exec` per
-    // spawn); the shell's session is the rest.
-    let supervisor: Vec<&Value> = everything
-        .iter()
-        .filter(|r| r["session"] != everything[0]["session"])
-        .collect();
-    let supervisor_kinds: Vec<&str> = supervisor
-        .iter()
-        .filter_map(|r| r["type"].as_str())
-        .collect();
-    assert_eq!(supervisor_kinds, ["session", "exec", "exec"]);
-    assert_eq!(supervisor[0]["mode"], "supervisor");
-    let all: Vec<Value> = everything
-        .iter()
-        .filter(|r| r["session"] == everything[0]["session"])
-        .cloned()
-        .collect();
+    // One session: the shell answers its commands' execs itself and
+    // records each (`exec`) between the spawn and the exit.
+    assert!(
+        everything
+            .iter()
+            .all(|r| r["session"] == everything[0]["session"]),
+        "{everything:?}"
+    );
+    let all: Vec<Value> = everything.clone();
     let kinds: Vec<&str> = all.iter().filter_map(|r| r["type"].as_str()).collect();
     assert_eq!(
         kinds,
         [
-            "session", "line", "verdict", "spawn", "exit", // X=1 mark m1 && echo ok
+            "session", "line", "verdict", "spawn", "exec", "exit", // X=1 mark m1 && echo ok
             "line", "verdict", // curl: refused before anything runs
             "line", "verdict", "denied", // $c: refused at run time
-            "line", "verdict", "spawn", "exit", // selfkill
+            "line", "verdict", "spawn", "exec", "exit", // selfkill
         ]
     );
 
@@ -221,15 +211,19 @@ fn a_real_stdin_session_records_every_event_kind() {
     assert_eq!(spawn["argv"], serde_json::json!(["mark", "m1"]));
     // PWD: the shell exports its working folder, as bash does.
     assert_eq!(spawn["env_added"], serde_json::json!(["PWD", "X"]));
-    let exit = &all[4];
+    let exec = &all[4];
+    assert_eq!(exec["pid"], spawn["pid"]);
+    assert_eq!(exec["path"], spawn["path"]);
+    assert_eq!(exec["allowed"], true);
+    let exit = &all[5];
     assert_eq!(exit["pid"], spawn["pid"]);
     assert_eq!(exit["status"], 0);
     assert_eq!(exit["signal"], Value::Null);
     assert!(exit["duration_ms"].as_u64().is_some());
 
-    assert_eq!(all[6]["allowed"], false);
-    assert_eq!(all[6]["commands"][0]["name"], "curl");
-    let denied = &all[9];
+    assert_eq!(all[7]["allowed"], false);
+    assert_eq!(all[7]["commands"][0]["name"], "curl");
+    let denied = &all[10];
     assert_eq!(denied["argv"], serde_json::json!(["curl", "-s", "x"]));
     assert!(
         denied["reason"]
@@ -237,10 +231,10 @@ fn a_real_stdin_session_records_every_event_kind() {
             .is_some_and(|r| r.contains("curl"))
     );
     assert!(denied["rule"].as_str().is_some_and(|r| !r.is_empty()));
-    let killed = first_after(&all, 11, "exit");
+    let killed = first_after(&all, 12, "exit");
     assert_eq!(killed["signal"], libc::SIGKILL);
     assert_eq!(killed["status"], Value::Null);
-    assert_eq!(first_after(&all, 11, "spawn")["pid"], killed["pid"]);
+    assert_eq!(first_after(&all, 12, "spawn")["pid"], killed["pid"]);
 
     // Each record names its session, counts on, and links to the last.
     for (i, r) in all.iter().enumerate() {

@@ -402,3 +402,44 @@ fn hostile_repository_config_reaches_no_other_host() {
         "{refused:?}"
     );
 }
+
+/// The shell answers its command's execs while it waits for it; when it
+/// stops waiting with the command still running (here `lastpipe`: the
+/// shell runs the loop that reads the tool's output), the tree is handed
+/// to a supervisor process, which refuses and records the loader there
+/// (its own session). Were the tree left unserved, the tool would block in
+/// `execve` and the loop would never see the end of its output: the run
+/// would not finish.
+#[test]
+fn a_tree_the_shell_stops_waiting_for_is_served_by_a_supervisor_process() {
+    let arm = Arm::new();
+    let line = format!(
+        "shopt -s lastpipe; tea {} 2>&1 | while read -r l; do echo \"got $l\"; done",
+        hostile(&arm).replace('"', "'")
+    );
+    for landlock in [true, false] {
+        let _ = std::fs::remove_file(arm.dir.join("audit/audit.jsonl"));
+        let (out, started) = arm.run(&line, landlock, true);
+        arm.assert_only_the_plan_ran(&started, &format!("lastpipe, landlock {landlock}"));
+        assert!(
+            common::text(&out.stdout).contains("Permission denied"),
+            "{}",
+            common::text(&out.stderr)
+        );
+        let audit = arm.audit();
+        let supervisors: Vec<&Value> = audit
+            .iter()
+            .filter(|r| r["type"] == "session" && r["mode"] == "supervisor")
+            .collect();
+        let refused = audit
+            .iter()
+            .find(|r| r["type"] == "exec" && r["allowed"] == false && r["path"] == LOADER)
+            .unwrap_or_else(|| panic!("no refused loader: {audit:?}"));
+        assert!(
+            supervisors
+                .iter()
+                .any(|s| s["session"] == refused["session"]),
+            "the refusal was not the supervisor process's: {audit:?}"
+        );
+    }
+}

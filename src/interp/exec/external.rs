@@ -1,5 +1,5 @@
 //! Spawning an external command: the last check of its argv, the name
-//! resolved in the bin folder, the supervisor started on first use.
+//! resolved in the bin folder, its supervision handed to this process.
 
 use super::{Assign, Started};
 use crate::audit::Event;
@@ -15,19 +15,16 @@ use std::os::unix::ffi::OsStrExt;
 use std::time::Instant;
 
 impl Shell<'_> {
-    /// Start the exec supervisor if it is wanted and not running yet. Where
-    /// it cannot start, a policy that requires the sandbox stops the line
-    /// (126); otherwise the shell warns once and goes on with Landlock alone.
-    pub(super) fn ensure_supervisor(&mut self) -> Result<(), Flow> {
-        let Some(start) = self.supervisor_start.take() else {
-            return Ok(());
-        };
-        match start() {
-            Ok(supervisor) => {
-                self.supervisor = Some(supervisor);
-                Ok(())
-            }
-            Err(e) => {
+    /// Where a spawned child hands its supervision listener: this
+    /// process's inbox (`Ok(None)` when commands are not supervised).
+    /// Where it cannot be made, a policy that requires the sandbox stops
+    /// the line (126); otherwise the shell warns and goes on with Landlock
+    /// alone.
+    fn exec_inbox(&mut self) -> Result<Option<crate::system::Fd>, Flow> {
+        match self.sys.exec_inbox() {
+            None => Ok(None),
+            Some(Ok(fd)) => Ok(Some(fd)),
+            Some(Err(e)) => {
                 let message = format!("cannot start the exec supervisor: {e}");
                 let _ = self.sink().record(Event::Error {
                     message: message.clone(),
@@ -39,7 +36,7 @@ impl Shell<'_> {
                 self.error(&format!(
                     "warning: {message}; commands run with Landlock alone"
                 ));
-                Ok(())
+                Ok(None)
             }
         }
     }
@@ -88,7 +85,9 @@ impl Shell<'_> {
             });
         }
         let env = build_child_env(&policy, rule, shell_vars);
-        let (confinement, plan) = match self.command_sandbox(&policy, rule, &path) {
+        let inbox = self.exec_inbox()?;
+        let (confinement, plan) = match self.command_sandbox(&policy, rule, &path, inbox.is_some())
+        {
             Ok(prepared) => prepared,
             Err(e) => {
                 self.error(&format!("{name}: sandbox: {e}"));
@@ -98,15 +97,9 @@ impl Shell<'_> {
                 return Ok(Started::Done(126));
             }
         };
-        // Started after the command's domain is made, not before: every
-        // page guard-sh writes after the supervisor's fork is copied, and
-        // making the domain writes many.
-        self.ensure_supervisor()?;
-        let supervise = self
-            .supervisor
-            .as_ref()
+        let supervise = inbox
             .zip(plan)
-            .map(|(supervisor, plan)| Attach::new(supervisor, &plan));
+            .map(|(inbox, plan)| Attach::to(inbox, &plan));
         let req = SpawnRequest {
             path: path.clone(),
             argv: argv.to_vec(),
@@ -124,11 +117,8 @@ impl Shell<'_> {
         let event_argv: Vec<String> = argv.iter().map(|a| lossy(a)).collect();
         let added = env.added;
         let t0 = Instant::now();
-        let audit: &mut dyn crate::audit::AuditSink = match &mut self.child_audit {
-            Some(sink) => sink.as_mut(),
-            None => &mut *self.audit,
-        };
-        let result = self.sys.spawn(&req, &mut |pid| {
+        let (sys, audit) = self.sys_and_sink();
+        let result = sys.spawn(&req, audit, &mut |pid, audit| {
             audit.record(Event::Spawn {
                 pid,
                 path: resolved.display().to_string(),
@@ -166,10 +156,10 @@ impl Shell<'_> {
         policy: &crate::policy::Policy,
         rule: &crate::policy::CommandRule,
         path: &std::path::Path,
+        supervised: bool,
     ) -> Result<(Confinement, Option<ExecPlan>), SandboxError> {
         use crate::sandbox::landlock::CommandFiles;
         let landlock = crate::sandbox::landlock::effective_abi(policy.sandbox.mode)?.is_some();
-        let supervised = self.supervisor.is_some() || self.supervisor_start.is_some();
         if !landlock && !supervised {
             return Ok((Confinement::none(), None));
         }

@@ -100,7 +100,7 @@ impl Shell<'_> {
             let pgroup = self.job_group(leader);
             let in_shell = i + 1 == n && self.opts.lastpipe && !self.interactive;
             let outcome = if in_shell {
-                self.run_command(&element.command).map(Started::Done)
+                self.run_last_in_shell(&element.command)
             } else {
                 self.start_element(&element.command, pgroup, next.map(|p| p.0))
             };
@@ -137,7 +137,8 @@ impl Shell<'_> {
             }
             for s in started {
                 if let Started::Running(pid, _, _) = s {
-                    let _ = self.sys.wait(pid);
+                    let (sys, audit) = self.sys_and_sink();
+                    let _ = sys.wait(pid, audit);
                 }
             }
             return Err(flow);
@@ -260,8 +261,6 @@ impl Shell<'_> {
         pgroup: ProcessGroup,
         f: impl FnOnce(&mut Shell<'_>) -> Status,
     ) -> Result<Pid, Flow> {
-        // Forked copies share the parent's supervisor.
-        self.ensure_supervisor()?;
         self.forked_a_copy = true;
         match self.sys.fork_shell(pgroup) {
             Ok(Forked::Child) => {
@@ -319,7 +318,8 @@ impl Shell<'_> {
         t0: Instant,
         external: bool,
     ) -> Status {
-        let status = match self.sys.wait(pid) {
+        let (sys, audit) = self.sys_and_sink();
+        let status = match sys.wait(pid, audit) {
             Ok(s) => s,
             Err(e) => {
                 self.error(&format!("wait: {e}"));
@@ -358,6 +358,14 @@ impl Shell<'_> {
             let pgid = self.shell_pgid;
             let _ = self.sys.tcsetpgrp(0, pgid);
         }
+    }
+
+    /// The last member of a `lastpipe` pipeline, run by the shell itself
+    /// while the members before it go on: a supervisor process answers
+    /// their calls meanwhile (the shell is not waiting for them).
+    fn run_last_in_shell(&mut self, command: &Command) -> Result<Started, Flow> {
+        self.sys.hand_over_served();
+        self.run_command(command).map(Started::Done)
     }
 
     pub(super) fn run_background(&mut self, ao: &AndOr) -> Status {
