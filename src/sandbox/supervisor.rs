@@ -620,6 +620,23 @@ impl Watch {
         }))
     }
 
+    /// Ask the kernel to wake the notifying process and its server on one
+    /// CPU (`SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP`, Linux 6.6): each call is
+    /// a round trip between two processes that otherwise sleep, and waking
+    /// across CPUs costs an interrupt each way. Older kernels refuse the
+    /// flag; that costs nothing but the speed.
+    pub fn wake_on_one_cpu(&self) {
+        const SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP: u64 = 1;
+        // SAFETY: an ioctl on the listener this watch owns, with a flag word.
+        unsafe {
+            libc::ioctl(
+                self.listener,
+                libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+                SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP,
+            );
+        }
+    }
+
     /// The listener, to poll: readable when a call waits for an answer,
     /// hung up when no process of the tree is left.
     pub fn listener(&self) -> Fd {

@@ -136,6 +136,8 @@ impl Served {
             self.watches.remove(i);
         }
         if let Some(watch) = received {
+            // This process answers while it waits, so the two sleep in turn.
+            watch.wake_on_one_cpu();
             self.watches.push((spawned, watch));
         }
     }
