@@ -128,7 +128,11 @@ impl Served {
             }
             if pfd.revents & libc::POLLIN != 0 {
                 self.watches[i].1.answer(audit);
-            } else if pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            }
+            // Hung up: no process of the tree is left to call (checked after
+            // answering, so a listener that reports both is never polled
+            // again in a loop).
+            if pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
                 ended.push(i);
             }
         }
