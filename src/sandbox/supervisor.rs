@@ -256,19 +256,10 @@ impl Attach {
             if listener < 0 {
                 return Err(errno());
             }
-            let cmsg = libc::CMSG_FIRSTHDR(&msg);
-            if cmsg.is_null() {
+            if !put_descriptor(&msg, listener) {
                 libc::close(listener);
                 return Err(libc::EINVAL);
             }
-            (*cmsg).cmsg_level = libc::SOL_SOCKET;
-            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-            (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as usize;
-            std::ptr::copy_nonoverlapping(
-                (&listener as *const libc::c_int).cast::<u8>(),
-                libc::CMSG_DATA(cmsg),
-                std::mem::size_of::<libc::c_int>(),
-            );
             let sent = libc::sendmsg(self.socket, &msg, libc::MSG_NOSIGNAL);
             let result = if sent < 0 { Err(errno()) } else { Ok(()) };
             libc::close(listener);
@@ -396,20 +387,7 @@ impl Supervisor {
     /// record its session ends before it serves, so every command's
     /// hand-over of its listener fails and nothing runs unrecorded.
     pub fn start(sink: FileSink, session: Event) -> io::Result<Supervisor> {
-        let mut pair = [0; 2];
-        // SAFETY: a valid array for socketpair.
-        let r = unsafe {
-            libc::socketpair(
-                libc::AF_UNIX,
-                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-                0,
-                pair.as_mut_ptr(),
-            )
-        };
-        if r != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let (ours, theirs) = (pair[0], pair[1]);
+        let (ours, theirs) = seqpacket_pair()?;
         // SAFETY: guard-sh is single-threaded here; the child runs the
         // supervisor loop and exits without returning.
         let pid = unsafe { libc::fork() };
@@ -478,9 +456,30 @@ fn send_with_descriptor(socket: Fd, fd: Fd, message: &[u8]) -> io::Result<()> {
         msg.msg_iovlen = 1;
         msg.msg_control = control.as_mut_ptr().cast();
         msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as usize;
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        if cmsg.is_null() {
+        if !put_descriptor(&msg, fd) {
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL)
+    };
+    if sent < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Put descriptor `fd` into `msg`'s control buffer as its one
+/// `SCM_RIGHTS` message; false if the buffer has no room. Only stack
+/// memory and no call: safe in a spawned child before its exec.
+///
+/// # Safety
+/// `msg.msg_control` points at `msg.msg_controllen` writable bytes,
+/// aligned for `cmsghdr`.
+unsafe fn put_descriptor(msg: &libc::msghdr, fd: Fd) -> bool {
+    // SAFETY: the caller's buffer; CMSG_FIRSTHDR checks it holds a header.
+    unsafe {
+        let cmsg = libc::CMSG_FIRSTHDR(msg);
+        if cmsg.is_null() {
+            return false;
         }
         (*cmsg).cmsg_level = libc::SOL_SOCKET;
         (*cmsg).cmsg_type = libc::SCM_RIGHTS;
@@ -490,12 +489,27 @@ fn send_with_descriptor(socket: Fd, fd: Fd, message: &[u8]) -> io::Result<()> {
             libc::CMSG_DATA(cmsg),
             std::mem::size_of::<libc::c_int>(),
         );
-        libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL)
+    }
+    true
+}
+
+/// A connected pair of `SOCK_SEQPACKET` UNIX sockets, close-on-exec: one
+/// message a send, a listener travelling with it.
+pub fn seqpacket_pair() -> io::Result<(Fd, Fd)> {
+    let mut pair = [0; 2];
+    // SAFETY: a valid array for socketpair.
+    let r = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            pair.as_mut_ptr(),
+        )
     };
-    if sent < 0 {
+    if r != 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok(())
+    Ok((pair[0], pair[1]))
 }
 
 /// The supervisor keeps running until every command it watches has ended;

@@ -17,7 +17,7 @@
 use super::{Fd, Pid};
 use crate::audit::AuditSink;
 use crate::os::private_fd;
-use crate::sandbox::supervisor::{Supervisor, Watch};
+use crate::sandbox::supervisor::{Supervisor, Watch, seqpacket_pair};
 use std::io;
 
 /// Starts the supervisor process that adopts trees this process stops
@@ -62,21 +62,9 @@ impl Served {
         if let Some((_, send)) = self.inbox {
             return Ok(send);
         }
-        let mut pair = [0; 2];
-        // SAFETY: a valid array for socketpair.
-        let r = unsafe {
-            libc::socketpair(
-                libc::AF_UNIX,
-                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-                0,
-                pair.as_mut_ptr(),
-            )
-        };
-        if r != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let read = private_fd::claim(pair[0]);
-        let send = private_fd::claim(pair[1]);
+        let (read, send) = seqpacket_pair()?;
+        let read = private_fd::claim(read);
+        let send = private_fd::claim(send);
         match (read, send) {
             (Ok(read), Ok(send)) => {
                 self.inbox = Some((read, send));
