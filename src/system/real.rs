@@ -452,8 +452,13 @@ impl ExecImage {
 /// `errno` (which only a failing call writes: before the go, a failing
 /// `setpgid` or `tcsetpgrp`, while the parent records the spawn, whose
 /// failure fails the spawn whatever its errno says; after it, while the
-/// parent waits in [`read_child_errno`], which does not read it), and the
-/// function never returns.
+/// parent serves the child's supervision and waits in
+/// [`read_child_errno`], neither of which reads it), and the function
+/// never returns. The parent's own failing calls in that time (a `poll`
+/// interrupted by a signal) write the same `errno`: the number the child
+/// reports may then be the parent's, which changes the message and 126
+/// against 127, never whether the program runs (every decision here is
+/// made on return values).
 unsafe fn exec_child(req: &SpawnRequest, image: &ExecImage, release_r: Fd, error_w: Fd) -> ! {
     let fail = |errno: i32, status: i32| -> ! {
         let bytes = errno.to_ne_bytes();
