@@ -569,6 +569,9 @@ pub struct Watch {
     plan: ExecPlan,
     /// The first notification is guard-sh's own exec of the command.
     first_done: bool,
+    /// The process that spawned the command, when it serves the watch
+    /// itself: the parent of that first exec, known without asking.
+    spawner: Option<i32>,
 }
 
 /// The line a handed-over plan carries when its first exec was answered.
@@ -631,7 +634,13 @@ impl Watch {
             listener: fd,
             plan: ExecPlan::decode(&buf),
             first_done: buf.split(|&b| b == b'\n').any(|line| line == FIRST_DONE),
+            spawner: None,
         }))
+    }
+
+    /// This process spawned the command and serves the watch itself.
+    pub fn served_by_spawner(&mut self) {
+        self.spawner = Some(std::process::id() as i32);
     }
 
     /// Ask the kernel to wake the notifying process and its server on one
@@ -693,9 +702,13 @@ impl Watch {
                 ),
             };
         let allowed = refusal.is_none();
+        let ppid = match self.spawner {
+            Some(spawner) if first => spawner,
+            _ => parent_of(pid),
+        };
         let recorded = sink.record(Event::Exec {
             pid,
-            ppid: parent_of(pid),
+            ppid,
             path,
             allowed,
             reason: refusal.clone().unwrap_or_default(),

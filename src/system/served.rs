@@ -127,7 +127,8 @@ impl Served {
         for i in ended.into_iter().rev() {
             self.watches.remove(i);
         }
-        if let Some(watch) = received {
+        if let Some(mut watch) = received {
+            watch.served_by_spawner();
             // This process answers while it waits, so the two sleep in turn.
             watch.wake_on_one_cpu();
             self.watches.push((spawned, watch));
