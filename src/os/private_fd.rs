@@ -139,9 +139,32 @@ pub fn claim(fd: Fd) -> io::Result<Fd> {
     copy
 }
 
+/// [`claim`] both ends of a pipe or socket pair; when either fails,
+/// neither stays open.
+pub fn claim_pair((first, second): (Fd, Fd)) -> io::Result<(Fd, Fd)> {
+    match (claim(first), claim(second)) {
+        (Ok(first), Ok(second)) => Ok((first, second)),
+        (Ok(claimed), Err(e)) | (Err(e), Ok(claimed)) => {
+            let _ = close(claimed);
+            Err(e)
+        }
+        (Err(e), Err(_)) => Err(e),
+    }
+}
+
 /// `fd` is being closed: forget it.
 pub fn forget(fd: Fd) {
     held().remove(&fd);
+}
+
+/// Close `fd`, forgetting it if it was private.
+pub fn close(fd: Fd) -> io::Result<()> {
+    forget(fd);
+    // SAFETY: closing a descriptor number the caller owns.
+    if unsafe { libc::close(fd) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Whether a line must not name descriptor `fd`.

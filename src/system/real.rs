@@ -242,12 +242,7 @@ fn make_abort_pipe() -> Option<(Fd, Fd)> {
     if r < 0 {
         return None;
     }
-    let read = private_fd::claim(fds[0]);
-    let write = private_fd::claim(fds[1]);
-    match (read, write) {
-        (Ok(r), Ok(w)) => Some((r, w)),
-        _ => None,
-    }
+    private_fd::claim_pair((fds[0], fds[1])).ok()
 }
 
 /// The terminal at `fd` in the mode line editing needs (no echo, keys one
@@ -791,9 +786,8 @@ impl System for RealSystem {
     }
 
     fn close(&mut self, fd: Fd) -> io::Result<()> {
-        crate::os::private_fd::forget(fd);
-        // SAFETY: closing a descriptor number; EBADF is reported.
-        check(unsafe { libc::close(fd) }).map(|_| ())
+        // EBADF is reported.
+        private_fd::close(fd)
     }
 
     fn dup2(&mut self, from: Fd, to: Fd) -> io::Result<()> {
