@@ -31,7 +31,7 @@
 
 use super::landlock::CommandFiles;
 use crate::audit::{AuditSink, Event, FileSink};
-use crate::os::Fd;
+use crate::os::{Fd, Pid};
 use crate::policy::CommandRule;
 use std::collections::BTreeSet;
 use std::io;
@@ -369,8 +369,8 @@ fn filter(socket: u32, message: u64) -> [libc::sock_filter; FILTER_LEN] {
 }
 
 /// guard-sh's end of the supervisor's socket (a private descriptor, never
-/// closed while guard-sh runs; a copy of the handle names the same one).
-#[derive(Debug, Clone)]
+/// closed while guard-sh runs).
+#[derive(Debug)]
 pub struct Supervisor {
     socket: Fd,
 }
@@ -569,9 +569,10 @@ pub struct Watch {
     plan: ExecPlan,
     /// The first notification is guard-sh's own exec of the command.
     first_done: bool,
-    /// The process that spawned the command, when it serves the watch
-    /// itself: the parent of that first exec, known without asking.
-    spawner: Option<i32>,
+    /// When the process that spawned the command serves the watch itself:
+    /// its pid (the parent of that first exec, known without asking) and
+    /// the command's.
+    served_here: Option<(Pid, Pid)>,
 }
 
 /// The line a handed-over plan carries when its first exec was answered.
@@ -634,13 +635,18 @@ impl Watch {
             listener: fd,
             plan: ExecPlan::decode(&buf),
             first_done: buf.split(|&b| b == b'\n').any(|line| line == FIRST_DONE),
-            spawner: None,
+            served_here: None,
         }))
     }
 
-    /// This process spawned the command and serves the watch itself.
-    pub fn served_by_spawner(&mut self) {
-        self.spawner = Some(std::process::id() as i32);
+    /// This process spawned `command` and serves the watch itself.
+    pub fn served_by_spawner(&mut self, command: Pid) {
+        self.served_here = Some((std::process::id() as Pid, command));
+    }
+
+    /// The command whose tree this is, when this process spawned it.
+    pub fn command(&self) -> Option<Pid> {
+        self.served_here.map(|(_, command)| command)
     }
 
     /// Ask the kernel to wake the notifying process and its server on one
@@ -702,8 +708,8 @@ impl Watch {
                 ),
             };
         let allowed = refusal.is_none();
-        let ppid = match self.spawner {
-            Some(spawner) if first => spawner,
+        let ppid = match self.served_here {
+            Some((spawner, _)) if first => spawner,
             _ => parent_of(pid),
         };
         let recorded = sink.record(Event::Exec {
@@ -743,6 +749,40 @@ impl Watch {
     }
 }
 
+/// What to poll while serving: `inbox` (where new listeners arrive), if
+/// any, then each watch's listener.
+pub fn poll_set(inbox: Option<Fd>, watches: &[Watch]) -> Vec<libc::pollfd> {
+    inbox
+        .into_iter()
+        .chain(watches.iter().map(Watch::listener))
+        .map(|fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect()
+}
+
+/// Act on what `polled` (the watches' part of a [`poll_set`] after `poll`)
+/// reports: answer each waiting call, recorded in `sink`, then drop each
+/// tree whose listener hung up (no process of it is left to call; checked
+/// after answering, so a listener that reports both is never polled again
+/// in a loop).
+pub fn serve_ready(watches: &mut Vec<Watch>, polled: &[libc::pollfd], sink: &mut dyn AuditSink) {
+    let mut ended = Vec::new();
+    for (i, pfd) in polled.iter().enumerate().take(watches.len()) {
+        if pfd.revents & libc::POLLIN != 0 {
+            watches[i].answer(sink);
+        }
+        if pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+            ended.push(i);
+        }
+    }
+    for i in ended.into_iter().rev() {
+        watches.remove(i);
+    }
+}
+
 impl Drop for Watch {
     fn drop(&mut self) {
         // SAFETY: closing the listener this watch owns.
@@ -774,16 +814,7 @@ impl Serve {
             if self.control.is_none() && self.watched.is_empty() {
                 return 0;
             }
-            let mut fds: Vec<libc::pollfd> = self
-                .control
-                .into_iter()
-                .chain(self.watched.iter().map(Watch::listener))
-                .map(|fd| libc::pollfd {
-                    fd,
-                    events: libc::POLLIN,
-                    revents: 0,
-                })
-                .collect();
+            let mut fds = poll_set(self.control, &self.watched);
             // SAFETY: a valid array of pollfd.
             let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
             if n < 0 {
@@ -806,17 +837,7 @@ impl Serve {
                     self.close_control(control);
                 }
             }
-            let mut ended = Vec::new();
-            for (i, pfd) in fds[index..].iter().enumerate() {
-                if pfd.revents & libc::POLLIN != 0 {
-                    self.watched[i].answer(&mut self.sink);
-                } else if pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
-                    ended.push(i);
-                }
-            }
-            for i in ended.into_iter().rev() {
-                self.watched.remove(i);
-            }
+            serve_ready(&mut self.watched, &fds[index..], &mut self.sink);
         }
     }
 

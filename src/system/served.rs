@@ -17,7 +17,7 @@
 use super::{Fd, Pid};
 use crate::audit::AuditSink;
 use crate::os::private_fd;
-use crate::sandbox::supervisor::{Supervisor, Watch, seqpacket_pair};
+use crate::sandbox::supervisor::{Supervisor, Watch, poll_set, seqpacket_pair, serve_ready};
 use std::io;
 
 /// Starts the supervisor process that adopts trees this process stops
@@ -29,8 +29,8 @@ pub struct Served {
     /// The socket pair children hand their listeners to (read end, write
     /// end), private descriptors made at the first supervised spawn.
     inbox: Option<(Fd, Fd)>,
-    /// The trees this process answers, each with its command's pid.
-    watches: Vec<(Pid, Watch)>,
+    /// The trees this process answers.
+    watches: Vec<Watch>,
     /// The supervisor process, once one was needed.
     supervisor: Option<Supervisor>,
     start: StartSupervisor,
@@ -62,43 +62,22 @@ impl Served {
         if let Some((_, send)) = self.inbox {
             return Ok(send);
         }
-        let (read, send) = seqpacket_pair()?;
-        let read = private_fd::claim(read);
-        let send = private_fd::claim(send);
-        match (read, send) {
-            (Ok(read), Ok(send)) => {
-                self.inbox = Some((read, send));
-                Ok(send)
-            }
-            (read, send) => {
-                for fd in [read, send].into_iter().flatten() {
-                    close_private(fd);
-                }
-                Err(io::Error::other("cannot keep the exec inbox private"))
-            }
-        }
+        let pair = private_fd::claim_pair(seqpacket_pair()?)?;
+        self.inbox = Some(pair);
+        Ok(pair.1)
     }
 
     /// The descriptors to poll while serving: the inbox's read end, then
     /// each tree's listener.
     pub fn poll_set(&self) -> Vec<libc::pollfd> {
-        self.inbox
-            .map(|(read, _)| read)
-            .into_iter()
-            .chain(self.watches.iter().map(|(_, w)| w.listener()))
-            .map(|fd| libc::pollfd {
-                fd,
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect()
+        poll_set(self.inbox.map(|(read, _)| read), &self.watches)
     }
 
     /// Act on what `polled` (a [`Served::poll_set`] after `poll`) reports:
     /// take a listener a child of `spawned` sent, answer each waiting call,
     /// drop each tree that has ended.
     pub fn serve(&mut self, polled: &[libc::pollfd], spawned: Pid, audit: &mut dyn AuditSink) {
-        let mut at = 0;
+        let mut trees = polled;
         let mut received = None;
         if let Some((read, _)) = self.inbox {
             if polled
@@ -107,31 +86,14 @@ impl Served {
             {
                 received = Watch::receive(read).ok().flatten();
             }
-            at = 1;
+            trees = polled.get(1..).unwrap_or_default();
         }
-        let mut ended = Vec::new();
-        for (i, pfd) in polled.iter().skip(at).enumerate() {
-            if i >= self.watches.len() {
-                break;
-            }
-            if pfd.revents & libc::POLLIN != 0 {
-                self.watches[i].1.answer(audit);
-            }
-            // Hung up: no process of the tree is left to call (checked after
-            // answering, so a listener that reports both is never polled
-            // again in a loop).
-            if pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
-                ended.push(i);
-            }
-        }
-        for i in ended.into_iter().rev() {
-            self.watches.remove(i);
-        }
+        serve_ready(&mut self.watches, trees, audit);
         if let Some(mut watch) = received {
-            watch.served_by_spawner();
+            watch.served_by_spawner(spawned);
             // This process answers while it waits, so the two sleep in turn.
             watch.wake_on_one_cpu();
-            self.watches.push((spawned, watch));
+            self.watches.push(watch);
         }
     }
 
@@ -140,9 +102,9 @@ impl Served {
     pub fn command_ended(&mut self, pid: Pid) {
         let (ended, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.watches)
             .into_iter()
-            .partition(|(of, _)| *of == pid);
+            .partition(|watch| watch.command() == Some(pid));
         self.watches = kept;
-        for (_, watch) in ended {
+        for watch in ended {
             if !watch.ended() {
                 self.hand_over(watch);
             }
@@ -153,7 +115,7 @@ impl Served {
     /// process stops waiting (it exits, or runs shell code while a command
     /// it spawned goes on).
     pub fn hand_over_all(&mut self) {
-        for (_, watch) in std::mem::take(&mut self.watches) {
+        for watch in std::mem::take(&mut self.watches) {
             if !watch.ended() {
                 self.hand_over(watch);
             }
@@ -186,17 +148,9 @@ impl Served {
     pub fn forget_in_copy(&mut self) {
         self.watches.clear();
         if let Some((read, send)) = self.inbox.take() {
-            close_private(read);
-            close_private(send);
+            let _ = private_fd::close(read);
+            let _ = private_fd::close(send);
         }
-    }
-}
-
-fn close_private(fd: Fd) {
-    private_fd::forget(fd);
-    // SAFETY: closing a descriptor this process owns.
-    unsafe {
-        libc::close(fd);
     }
 }
 
