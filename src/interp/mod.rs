@@ -399,9 +399,8 @@ impl<'a> Shell<'a> {
         self.sys.write_all(fd, data).is_ok()
     }
 
-    /// The sink this process records to.
-    /// The system and the audit sink at once: waiting and spawning record
-    /// the supervised calls they answer.
+    /// The system and the sink this process records to, at once: waiting
+    /// and spawning record the supervised calls they answer.
     pub(crate) fn sys_and_sink(&mut self) -> (&mut dyn System, &mut dyn AuditSink) {
         let sink: &mut dyn AuditSink = match &mut self.child_audit {
             Some(sink) => sink.as_mut(),
@@ -410,11 +409,9 @@ impl<'a> Shell<'a> {
         (&mut *self.sys, sink)
     }
 
+    /// The sink this process records to.
     pub fn sink(&mut self) -> &mut dyn AuditSink {
-        match &mut self.child_audit {
-            Some(sink) => sink.as_mut(),
-            None => &mut *self.audit,
-        }
+        self.sys_and_sink().1
     }
 
     /// Record an audit event; on failure say so. Returns whether it was recorded.
