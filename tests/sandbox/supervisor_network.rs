@@ -598,15 +598,7 @@ fn of_proc_a_command_reads_only_the_listed_figures() {
                 head -n 1 /proc/meminfo | cut -c 1-9; head -c 3 /proc/stat; echo; \
                 head -c 5 /proc/sys/kernel/ostype; echo";
     for landlock in [true, false] {
-        let mut cmd = Command::new(common::guard_sh());
-        cmd.args(["-c", line])
-            .env_clear()
-            .env("GUARD_SH_POLICY", arm.join("policy.json"))
-            .current_dir(arm.join("work"));
-        if !landlock {
-            cmd.env("GUARD_SH_LANDLOCK", "off");
-        }
-        let o = cmd.output().unwrap();
+        let o = run(&arm, line, landlock);
         let stdout = common::text(&o.stdout);
         let stderr = common::text(&o.stderr);
         let closed = if landlock { 1 } else { 0 };
