@@ -237,8 +237,7 @@ impl Attach {
             msg.msg_iov = &mut iov;
             msg.msg_iovlen = 1;
             msg.msg_control = control.as_mut_ptr().cast();
-            msg.msg_controllen =
-                libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as usize;
+            msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as _;
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(errno());
             }
@@ -260,7 +259,15 @@ impl Attach {
                 libc::close(listener);
                 return Err(libc::EINVAL);
             }
-            let sent = libc::sendmsg(self.socket, &msg, libc::MSG_NOSIGNAL);
+            // The system call itself, not the C library's wrapper: the
+            // filter exempts exactly this `msg`'s address, and a wrapper
+            // may pass a copy (musl does, to clear its padding fields).
+            let sent = libc::syscall(
+                libc::SYS_sendmsg,
+                self.socket,
+                &msg as *const libc::msghdr,
+                libc::MSG_NOSIGNAL,
+            );
             let result = if sent < 0 { Err(errno()) } else { Ok(()) };
             libc::close(listener);
             result
@@ -455,7 +462,7 @@ fn send_with_descriptor(socket: Fd, fd: Fd, message: &[u8]) -> io::Result<()> {
         msg.msg_iov = &mut iov;
         msg.msg_iovlen = 1;
         msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as usize;
+        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as _;
         if !put_descriptor(&msg, fd) {
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
         }
@@ -483,7 +490,7 @@ unsafe fn put_descriptor(msg: &libc::msghdr, fd: Fd) -> bool {
         }
         (*cmsg).cmsg_level = libc::SOL_SOCKET;
         (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as usize;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as _;
         std::ptr::copy_nonoverlapping(
             (&fd as *const libc::c_int).cast::<u8>(),
             libc::CMSG_DATA(cmsg),
@@ -599,7 +606,7 @@ impl Watch {
             msg.msg_iov = &mut iov;
             msg.msg_iovlen = 1;
             msg.msg_control = control_buf.as_mut_ptr().cast();
-            msg.msg_controllen = std::mem::size_of_val(&control_buf);
+            msg.msg_controllen = std::mem::size_of_val(&control_buf) as _;
             let n = libc::recvmsg(inbox, &mut msg, libc::MSG_CMSG_CLOEXEC);
             let cmsg = libc::CMSG_FIRSTHDR(&msg);
             let fd = if n > 0
