@@ -1,14 +1,15 @@
 //! The bottom layer: thin, policy-free wrappers over kernel facilities
 //! that several stages share — descriptors kept out of a line's reach
 //! ([`private_fd`]), the shell's signal state ([`signals`]) and real paths
-//! resolved with a memory of the folders on the way ([`real_path`]), and
-//! random bytes ([`random`]).
+//! resolved with a memory of the folders on the way ([`real_path`]),
+//! random bytes ([`random`]) and the stack left to recurse ([`stack`]).
 //! Nothing here depends on any other module of the crate.
 
 pub mod private_fd;
 pub mod random;
 pub mod real_path;
 pub mod signals;
+pub mod stack;
 
 /// A file descriptor number.
 pub type Fd = i32;

@@ -63,6 +63,53 @@ fn plain_recursion_ends_with_status_1() {
     assert_eq!(common::text(&out.stdout), "");
 }
 
+/// `f N` recurses N function calls deep, then prints `bottom`.
+const COUNTDOWN: &str = "f() { if [ $1 -gt 0 ]; then f $(($1-1)); else echo bottom; fi; }";
+
+#[test]
+fn a_hundred_calls_deep_is_not_refused() {
+    // The stack check knows where the stack ends: a limit taken from the
+    // pages mapped so far (what musl's pthread_getattr_np reports for the
+    // main thread) refuses the first command.
+    let out = run(&["-c", &format!("{COUNTDOWN}; f 100")], "");
+    assert_eq!(
+        common::text(&out.stdout),
+        "bottom\n",
+        "{}",
+        common::text(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn recursion_under_a_small_stack_limit_ends_with_status_1_not_a_crash() {
+    // 199 calls (within the nesting limit of 200) need about 1 MiB of
+    // stack; with RLIMIT_STACK at 768 KiB the stack check must stop them
+    // (a check that assumed the usual 8 MiB lets the process die of the
+    // overflow, signal 6).
+    let arm = common::test_arm(&[], None);
+    let mut cmd = common::guard_cmd(&arm, arm.dir.path());
+    cmd.args(["-c", &format!("{COUNTDOWN}; f 199; echo not reached")]);
+    // SAFETY: setrlimit is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            let limit = libc::rlimit {
+                rlim_cur: 768 * 1024,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            if libc::setrlimit(libc::RLIMIT_STACK, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let stderr = common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr} {:?}", out.status);
+    assert!(stderr.contains("(stack nearly exhausted)"), "{stderr}");
+    assert_eq!(common::text(&out.stdout), "");
+}
+
 #[test]
 fn a_brace_expansion_past_the_limit_is_an_error_not_a_shorter_list() {
     let out = run(&["-c", "echo {1..100005}"], "");

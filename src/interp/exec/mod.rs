@@ -241,7 +241,7 @@ impl Shell<'_> {
     /// process die of a stack overflow. Reported as bash reports
     /// `FUNCNEST`, status 1, the rest of the line discarded.
     pub(super) fn check_stack(&mut self) -> Result<(), Flow> {
-        if stacker::remaining_stack().is_some_and(|left| left < STACK_RESERVE) {
+        if crate::os::stack::remaining().is_some_and(|left| left < STACK_RESERVE) {
             let what = if self.func_depth > 0 {
                 "maximum function nesting level exceeded"
             } else {
