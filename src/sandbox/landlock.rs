@@ -17,7 +17,8 @@
 //! files, but measured on Linux 6.18 a domain still reads its unconfined
 //! parent's `/proc/PID/environ` (and `cmdline` is never ptrace-checked).
 //! So a command's domain handles `READ_FILE` and grants it beneath each
-//! entry of `/` but `/proc`, beneath the entries of `/proc` listed in
+//! entry of `/` but `/proc` (and but links: what they lead to lies beneath
+//! another entry), beneath the entries of `/proc` listed in
 //! [`PROC_READABLE`], and, added by the child
 //! itself just before it enters the domain, beneath its own
 //! `/proc/<pid>` (the one process of the command whose number is known
@@ -481,13 +482,18 @@ const PROC_READABLE: [&str; 16] = [
 fn readable_roots() -> Result<&'static [ReadRoot], SandboxError> {
     static ROOTS: OnceLock<Result<Vec<ReadRoot>, String>> = OnceLock::new();
     let opened = ROOTS.get_or_init(|| {
-        let mut paths: Vec<PathBuf> = std::fs::read_dir("/")
-            .and_then(|d| {
-                d.map(|e| e.map(|e| e.path()))
-                    .collect::<io::Result<Vec<_>>>()
-            })
-            .map_err(|e| format!("/: {e}"))?;
-        paths.retain(|p| p != Path::new("/proc"));
+        // A link at `/` (`bin -> usr/bin` on a merged-/usr system) needs
+        // no rule: Landlock judges the file a name leads to, which lies
+        // beneath the entry of `/` holding it (or in `/proc`, closed on
+        // purpose). The entry's type comes with the listing.
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for entry in std::fs::read_dir("/").map_err(|e| format!("/: {e}"))? {
+            let entry = entry.map_err(|e| format!("/: {e}"))?;
+            let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+            if !is_link && entry.file_name() != "proc" {
+                paths.push(entry.path());
+            }
+        }
         paths.extend(
             PROC_READABLE
                 .iter()
@@ -818,6 +824,16 @@ mod tests {
             "{of_proc:?}"
         );
         assert!(!named.contains(&PathBuf::from("/proc/kmsg")), "{named:?}");
+        // No rule lies beneath another: a link at `/` (`bin -> usr/bin`
+        // where /usr is merged) is not opened as a root of its own.
+        for root in &named {
+            assert!(
+                !named
+                    .iter()
+                    .any(|other| other != root && root.starts_with(other)),
+                "{root:?} lies beneath another root: {named:?}"
+            );
+        }
         assert!(
             roots
                 .iter()
