@@ -19,7 +19,6 @@ use crate::system::real::RealSystem;
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::rc::Rc;
 
 /// What the command line asked for.
@@ -163,12 +162,12 @@ fn say(message: &str) {
 }
 
 /// Run guard-sh with the process's arguments.
-pub fn run() -> Result<ExitCode, Exit> {
+pub fn run() -> Result<u8, Exit> {
     run_with(std::env::args_os().collect())
 }
 
 /// Run guard-sh with `argv` (its first element names the program in help).
-pub fn run_with(argv: Vec<OsString>) -> Result<ExitCode, Exit> {
+pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
     // Writing to a closed pipe ends guard-sh as it ends bash.
     // SAFETY: restoring the default disposition of SIGPIPE.
     unsafe {
@@ -192,14 +191,14 @@ pub fn run_with(argv: Vec<OsString>) -> Result<ExitCode, Exit> {
     })?;
     if inv.help {
         print!("{usage}");
-        return Ok(ExitCode::SUCCESS);
+        return Ok(0);
     }
     if inv.version {
         match program.as_str() {
             "guard-sh" => println!("guard-sh {}", env!("CARGO_PKG_VERSION")),
             other => println!("{other} (guard-sh {})", env!("CARGO_PKG_VERSION")),
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(0);
     }
     if let Some(arm) = &inv.arm {
         return Err(Exit::new(
@@ -265,8 +264,8 @@ pub fn run_with(argv: Vec<OsString>) -> Result<ExitCode, Exit> {
 
 /// A shell status as the process's exit code: its low eight bits, as the
 /// kernel would keep them.
-fn exit_code(status: i32) -> ExitCode {
-    ExitCode::from((status & 0xff) as u8)
+fn exit_code(status: i32) -> u8 {
+    (status & 0xff) as u8
 }
 
 /// Load the policy named by `--policy` or `GUARD_SH_POLICY` and check it

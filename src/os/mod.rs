@@ -2,7 +2,8 @@
 //! that several stages share — descriptors kept out of a line's reach
 //! ([`private_fd`]), the shell's signal state ([`signals`]) and real paths
 //! resolved with a memory of the folders on the way ([`real_path`]),
-//! random bytes ([`random`]) and the stack left to recurse ([`stack`]).
+//! random bytes ([`random`]), the stack left to recurse ([`stack`]) and
+//! the standard descriptors at start ([`stdio`]).
 //! Nothing here depends on any other module of the crate.
 
 pub mod private_fd;
@@ -10,6 +11,7 @@ pub mod random;
 pub mod real_path;
 pub mod signals;
 pub mod stack;
+pub mod stdio;
 
 /// A file descriptor number.
 pub type Fd = i32;

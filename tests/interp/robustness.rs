@@ -111,6 +111,35 @@ fn recursion_under_a_small_stack_limit_ends_with_status_1_not_a_crash() {
 }
 
 #[test]
+fn closed_standard_descriptors_are_dev_null_not_the_first_file_opened() {
+    // guard-sh skips Rust's runtime set-up, which opened /dev/null on a
+    // closed descriptor 0, 1 or 2; it must still do so before it opens
+    // anything, or the policy, the audit log or a command's pipe would
+    // take the number. Writing to the closed output then succeeds.
+    let arm = common::test_arm(&[], None);
+    let mut cmd = common::guard_cmd(&arm, arm.dir.path());
+    cmd.args(["-c", "echo out; echo err >&2; cat < /dev/null; echo done-$?"]);
+    // SAFETY: close(2) is async-signal-safe.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            for fd in 0..3 {
+                libc::close(fd);
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{:?}", out.status);
+    let log = std::fs::read_to_string(&arm.audit).unwrap();
+    for line in log.lines() {
+        let record: serde_json::Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("audit line is not JSON ({e}): {line:?}"));
+        assert!(record.get("type").is_some(), "{line}");
+    }
+    assert!(log.contains("\"exit\""), "the command's exit is recorded: {log}");
+}
+
+#[test]
 fn a_brace_expansion_past_the_limit_is_an_error_not_a_shorter_list() {
     let out = run(&["-c", "echo {1..100005}"], "");
     let stderr = common::text(&out.stderr);
