@@ -118,7 +118,10 @@ fn closed_standard_descriptors_are_dev_null_not_the_first_file_opened() {
     // take the number. Writing to the closed output then succeeds.
     let arm = common::test_arm(&[], None);
     let mut cmd = common::guard_cmd(&arm, arm.dir.path());
-    cmd.args(["-c", "echo out; echo err >&2; cat < /dev/null; echo done-$?"]);
+    cmd.args([
+        "-c",
+        "echo out; echo err >&2; cat < /dev/null; echo done-$?",
+    ]);
     // SAFETY: close(2) is async-signal-safe.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
@@ -136,7 +139,10 @@ fn closed_standard_descriptors_are_dev_null_not_the_first_file_opened() {
             .unwrap_or_else(|e| panic!("audit line is not JSON ({e}): {line:?}"));
         assert!(record.get("type").is_some(), "{line}");
     }
-    assert!(log.contains("\"exit\""), "the command's exit is recorded: {log}");
+    assert!(
+        log.contains("\"exit\""),
+        "the command's exit is recorded: {log}"
+    );
 }
 
 #[test]
