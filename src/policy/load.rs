@@ -62,7 +62,6 @@ impl Policy {
         serde_json::to_string_pretty(self).map(|s| s + "\n")
     }
 
-    /// SHA-256 (lowercase hex) of a file's bytes, as `GUARD_SH_POLICY_SHA256` holds it.
     /// SHA-256 (hex) of the policy's canonical JSON, [`Policy::to_json`]:
     /// the exact bytes arm-build writes to `policy.json`. So for an
     /// unmodified arm-build policy it equals the file's hash (the pin,
@@ -74,6 +73,7 @@ impl Policy {
         sha256_hex(self.to_json().unwrap_or_default().as_bytes())
     }
 
+    /// SHA-256 (lowercase hex) of a file's bytes, as `GUARD_SH_POLICY_SHA256` holds it.
     pub fn sha256_of_file(path: &Path) -> Result<String, PolicyError> {
         let bytes = std::fs::read(path).map_err(|e| PolicyError::io(path, e))?;
         Ok(sha256_hex(&bytes))
