@@ -64,10 +64,23 @@ fn report(program: &str, exit: Exit) -> u8 {
 /// for a handler the shells' own stack check makes moot (they refuse
 /// recursion before the stack ends) and a SIGPIPE disposition they reset.
 /// What remains of it is done here: descriptors 0–2 are opened on
-/// `/dev/null` when closed. Exits through [`std::process::exit`], which
-/// flushes standard output as a returning `main` does.
+/// `/dev/null` when closed (status 126, nothing run, when that fails).
+/// Exits through [`std::process::exit`], which flushes standard output as
+/// a returning `main` does.
 pub fn run_without_runtime_setup(program: &str, run: impl FnOnce() -> Result<u8, Exit>) -> ! {
-    crate::os::stdio::open_standard_descriptors();
-    let status = run().unwrap_or_else(|exit| report(program, exit));
+    let status = match crate::os::stdio::open_standard_descriptors() {
+        Ok(()) => run().unwrap_or_else(|exit| report(program, exit)),
+        // Rust's runtime aborts here; a status says it (the message goes
+        // to stderr if that is not the closed one).
+        Err(e) => report(
+            program,
+            Exit::new(
+                126,
+                format!(
+                    "a standard descriptor is closed and /dev/null cannot be opened on it: {e}"
+                ),
+            ),
+        ),
+    };
     std::process::exit(i32::from(status))
 }

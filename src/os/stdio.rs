@@ -1,11 +1,14 @@
 //! The three standard descriptors, open before anything else is.
 
+use std::io;
+
 /// Open `/dev/null` on each of descriptors 0, 1 and 2 that is closed, as
 /// Rust's runtime does before `main` (the shells skip that set-up, see
 /// `cli::run_without_runtime_setup`): otherwise the first file guard-sh
 /// opened would take the number, and a command's output would land in it.
-/// One `poll` when all three are open.
-pub fn open_standard_descriptors() {
+/// One `poll` when all three are open. An error when `/dev/null` cannot be
+/// opened for a closed one (the caller must not go on).
+pub fn open_standard_descriptors() -> io::Result<()> {
     let mut fds = [0, 1, 2].map(|fd| libc::pollfd {
         fd,
         events: 0,
@@ -24,9 +27,16 @@ pub fn open_standard_descriptors() {
         if closed {
             // SAFETY: a NUL-terminated literal path; the lowest free
             // number is the closed one (the lower ones are open).
-            unsafe {
-                libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+            let opened = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
+            if opened != pollfd.fd {
+                let error = io::Error::last_os_error();
+                if opened >= 0 {
+                    // SAFETY: closing the descriptor just opened.
+                    unsafe { libc::close(opened) };
+                }
+                return Err(error);
             }
         }
     }
+    Ok(())
 }

@@ -146,6 +146,65 @@ fn closed_standard_descriptors_are_dev_null_not_the_first_file_opened() {
 }
 
 #[test]
+fn a_closed_standard_descriptor_without_dev_null_stops_guard_sh_with_126() {
+    // A Landlock domain that may read and write everything but what lies
+    // beneath /dev: /dev/null cannot be opened on the closed descriptor,
+    // so nothing may run (Rust's runtime aborted here).
+    use landlock::{
+        ABI, Access, AccessFs, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    };
+    let arm = common::test_arm(&[], None);
+    let rights = AccessFs::ReadFile | AccessFs::WriteFile;
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(ABI::V1) & rights)
+        .unwrap()
+        .create()
+        .unwrap();
+    for entry in std::fs::read_dir("/").unwrap() {
+        let path = entry.unwrap().path();
+        if path != std::path::Path::new("/dev") {
+            ruleset = ruleset
+                .add_rule(PathBeneath::new(PathFd::new(&path).unwrap(), rights))
+                .unwrap();
+        }
+    }
+    let ruleset: Option<std::os::fd::OwnedFd> = ruleset.into();
+    let ruleset = ruleset.expect("Landlock is available");
+    let ruleset_fd = std::os::fd::AsRawFd::as_raw_fd(&ruleset);
+    let run = |close_stdout: bool| {
+        let mut cmd = common::guard_cmd(&arm, arm.dir.path());
+        cmd.args(["-c", ":"]);
+        // SAFETY: prctl, the Landlock system call and close are
+        // async-signal-safe and allocate nothing.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                    || libc::syscall(libc::SYS_landlock_restrict_self, ruleset_fd, 0) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if close_stdout {
+                    libc::close(1);
+                }
+                Ok(())
+            });
+        }
+        cmd.output().unwrap()
+    };
+    let open = run(false);
+    assert_eq!(
+        open.status.code(),
+        Some(0),
+        "{}",
+        common::text(&open.stderr)
+    );
+    let closed = run(true);
+    let stderr = common::text(&closed.stderr);
+    assert_eq!(closed.status.code(), Some(126), "{stderr}");
+    assert!(stderr.contains("/dev/null cannot be opened"), "{stderr}");
+}
+
+#[test]
 fn a_brace_expansion_past_the_limit_is_an_error_not_a_shorter_list() {
     let out = run(&["-c", "echo {1..100005}"], "");
     let stderr = common::text(&out.stderr);
