@@ -11,7 +11,8 @@
 #   4. peak RSS of each shell (/usr/bin/time -f %M) on 1 and 2.
 # Times are hyperfine medians of RUNS runs (default 10). Prints a table,
 # the ratios guard-sh/dash and guard-sh/bash, and whether each target holds:
-# (1) <= 1.0x dash, (3) >= 0.98x bash throughput, RSS <= bash.
+# (1) <= 1.5x dash now and 1.0x at the plan's end, (3) >= 0.98x bash
+# throughput, RSS <= bash.
 #
 # Usage (from a checkout): bash bench/compare.sh
 # Needs: cargo, cc, hyperfine, GNU time, jq, dash, bash. As root it installs
@@ -159,7 +160,8 @@ printf '%-34s %11s %11s %11s %10s %10s\n' "(4) peak RSS, (2)  KiB" \
     "$(ratio "${RSS2[guard-sh]}" "${RSS2[dash]}")" "$(ratio "${RSS2[guard-sh]}" "${RSS2[bash]}")"
 echo
 echo "targets:"
-echo "  (1) start-up <= 1.00x dash:        $(ratio "$s_g" "$s_d")x  $(verdict "$(ratio "$s_g" "$s_d")" "<=" 1.0)"
+echo "  (1) start-up <= 1.50x dash, now:   $(ratio "$s_g" "$s_d")x  $(verdict "$(ratio "$s_g" "$s_d")" "<=" 1.5)"
+echo "      <= 1.00x dash, the plan's end: $(ratio "$s_g" "$s_d")x  $(verdict "$(ratio "$s_g" "$s_d")" "<=" 1.0)"
 echo "      like for like, (1'), all fork:  $(ratio "$f_g" "$f_d")x  $(verdict "$(ratio "$f_g" "$f_d")" "<=" 1.0)"
 echo "  (3) throughput >= 0.98x bash:      $(ratio "$p_b" "$p_g")x  $(verdict "$(ratio "$p_b" "$p_g")" ">=" 0.98)"
 echo "  (4) peak RSS <= bash, (1) and (2): $(ratio "${RSS1[guard-sh]}" "${RSS1[bash]}")x, $(ratio "${RSS2[guard-sh]}" "${RSS2[bash]}")x  $(verdict "$(awk -v a="${RSS1[guard-sh]}" -v b="${RSS1[bash]}" -v c="${RSS2[guard-sh]}" -v d="${RSS2[bash]}" 'BEGIN {print (a <= b && c <= d) ? 1 : 0}')" ">=" 1)"
