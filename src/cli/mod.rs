@@ -60,7 +60,7 @@ fn report(program: &str, exit: Exit) -> u8 {
 /// Run `run` as a program whose C `main` calls this (`#![no_main]`): Rust's
 /// own start-up is skipped. It would find the main thread's stack guard
 /// (glibc reads `/proc/self/maps` for it), install a stack-overflow handler
-/// on an alternate stack and ignore SIGPIPE: 0.05 ms of each shell's start,
+/// on an alternate stack and ignore SIGPIPE: 0.07 ms of each shell's start,
 /// for a handler the shells' own stack check makes moot (they refuse
 /// recursion before the stack ends) and a SIGPIPE disposition they reset.
 /// What remains of it is done here: descriptors 0–2 are opened on

@@ -28,13 +28,16 @@ pub fn open_standard_descriptors() -> io::Result<()> {
             // SAFETY: a NUL-terminated literal path; the lowest free
             // number is the closed one (the lower ones are open).
             let opened = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
+            if opened < 0 {
+                return Err(io::Error::last_os_error());
+            }
             if opened != pollfd.fd {
-                let error = io::Error::last_os_error();
-                if opened >= 0 {
-                    // SAFETY: closing the descriptor just opened.
-                    unsafe { libc::close(opened) };
-                }
-                return Err(error);
+                // SAFETY: closing the descriptor just opened.
+                unsafe { libc::close(opened) };
+                return Err(io::Error::other(format!(
+                    "/dev/null opened as descriptor {opened}, not {}",
+                    pollfd.fd
+                )));
             }
         }
     }

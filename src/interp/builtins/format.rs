@@ -610,7 +610,7 @@ pub(crate) fn strftime_local(pattern: &[u8], when: i64) -> Vec<u8> {
     let Ok(pattern) = std::ffi::CString::new(pattern) else {
         return Vec::new();
     };
-    let t = when; // time_t: 64 bits on every target built (named, the alias warns on musl)
+    let t: libc::time_t = when;
     let mut tm = std::mem::MaybeUninit::<libc::tm>::uninit();
     let mut buf = vec![0u8; 1024];
     // SAFETY: localtime_r (which reads TZ itself) fills `tm` when it returns non-null; strftime
