@@ -117,6 +117,9 @@ struct ChildStart<'a> {
     release_w: Fd,
     error_r: Fd,
     error_w: Fd,
+    /// The shell's supervision descriptors, which the child closes first
+    /// ([`Served::held_by_children`]).
+    served: &'a [Fd],
 }
 
 /// The child's entry: `arg` is the parent's [`ChildStart`].
@@ -126,6 +129,9 @@ extern "C" fn start_child(arg: *mut libc::c_void) -> libc::c_int {
     let start = unsafe { &*(arg as *const ChildStart<'_>) };
     close_fd(start.release_w);
     close_fd(start.error_r);
+    for &fd in start.served {
+        close_fd(fd);
+    }
     // SAFETY: the child of `spawn`'s clone; `exec_child` makes only
     // async-signal-safe calls and never returns.
     unsafe { exec_child(start.req, start.image, start.release_r, start.error_w) }
@@ -547,6 +553,11 @@ impl RealSystem {
                 return Err(SpawnError::Os(e));
             }
         };
+        let served = self
+            .served
+            .as_ref()
+            .map(Served::held_by_children)
+            .unwrap_or_default();
         let start = ChildStart {
             req,
             image: &image,
@@ -554,6 +565,7 @@ impl RealSystem {
             release_w,
             error_r,
             error_w,
+            served: &served,
         };
         // Signals stay blocked across the clone until the child has put
         // back the default dispositions: one sent to the new pid in between

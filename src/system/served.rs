@@ -67,6 +67,21 @@ impl Served {
         Ok(pair.1)
     }
 
+    /// What a spawned child must close before it hands its listener over:
+    /// the inbox's read end and every tree's listener. The child has a copy
+    /// of each until its exec; were the shell to die before answering (a
+    /// `kill -KILL` of a job's copy mid-spawn), the listener in flight to
+    /// the inbox would be kept alive by the child's own copy of the read
+    /// end, and the child would wait in `execve` for ever, with every tree
+    /// whose listener it holds.
+    pub fn held_by_children(&self) -> Vec<Fd> {
+        self.inbox
+            .map(|(read, _)| read)
+            .into_iter()
+            .chain(self.watches.iter().map(Watch::listener))
+            .collect()
+    }
+
     /// The descriptors to poll while serving: the inbox's read end, then
     /// each tree's listener.
     pub fn poll_set(&self) -> Vec<libc::pollfd> {

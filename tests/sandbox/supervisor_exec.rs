@@ -443,3 +443,60 @@ fn a_tree_the_shell_stops_waiting_for_is_served_by_a_supervisor_process() {
         );
     }
 }
+
+/// A job's copy killed while its command waits for the exec answer must
+/// not leave the command waiting for ever: the command had a copy of the
+/// copy's inbox, which kept the listener it sent there alive. Five hundred
+/// `sleep 5 & kill -KILL $!` (the old code left a few children in
+/// `execve` in most runs, with Landlock on and off); the oracle is `/proc`:
+/// no process of this guard-sh binary whose command line carries the run's
+/// token is left a second after the shell ended (a command that did exec
+/// is `sleep`, not guard-sh).
+#[test]
+fn a_job_killed_mid_spawn_leaves_no_command_waiting_for_its_exec() {
+    let arm = common::test_arm(&[], None);
+    let work = tempfile::tempdir().unwrap();
+    let guard = std::fs::canonicalize(common::guard_sh()).unwrap();
+    for landlock in [true, false] {
+        let token = format!("token-{}-{landlock}", std::process::id());
+        let line = format!(
+            ": {token}; for i in $(seq 500); do sleep 5 >/dev/null 2>&1 & kill -KILL $!; done; wait"
+        );
+        let mut c = common::guard_cmd(&arm, work.path());
+        c.args(["-c", &line])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        if !landlock {
+            c.env("GUARD_SH_LANDLOCK", "off");
+        }
+        let mut child = c.spawn().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            assert!(std::time::Instant::now() < deadline, "guard-sh did not end");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        let mut stuck = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let dir = entry.path();
+            let is_guard = std::fs::read_link(dir.join("exe")).is_ok_and(|exe| exe == guard);
+            let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+            if is_guard && String::from_utf8_lossy(&cmdline).contains(&token) {
+                stuck.push(dir);
+            }
+        }
+        for dir in &stuck {
+            if let Some(pid) = dir
+                .file_name()
+                .and_then(|n| n.to_str()?.parse::<i32>().ok())
+            {
+                // SAFETY: killing a process this test's shell left behind.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+        assert!(
+            stuck.is_empty(),
+            "landlock {landlock}: left waiting: {stuck:?}"
+        );
+    }
+}
