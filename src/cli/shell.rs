@@ -217,11 +217,9 @@ pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
         Ok(None) => "none".to_string(),
         Err(e) => return Err(Exit::new(126, format!("sandbox: {e}"))),
     };
+    let mut sys = RealSystem::new();
     let interactive = inv.interactive
-        || (inv.command.is_none()
-            && inv.script.is_none()
-            && RealSystem::new().isatty(0)
-            && RealSystem::new().isatty(2));
+        || (inv.command.is_none() && inv.script.is_none() && sys.isatty(0) && sys.isatty(2));
     let facts = SessionFacts {
         policy: policy.clone(),
         policy_sha256: policy.canonical_sha256(),
@@ -246,7 +244,6 @@ pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
     let environ: Vec<(Vec<u8>, Vec<u8>)> = std::env::vars_os()
         .map(|(k, v)| (k.into_vec(), v.into_vec()))
         .collect();
-    let mut sys = RealSystem::new();
     if facts.supervise {
         supervise(&mut sys, &fork_base, &redactor, &facts);
     }
