@@ -68,18 +68,15 @@ impl Served {
     }
 
     /// What a spawned child must close before it hands its listener over:
-    /// the inbox's read end and every tree's listener. The child has a copy
+    /// what this process serves, the inbox's read end and every tree's
+    /// listener ([`Served::poll_set`]). The child has a copy
     /// of each until its exec; were the shell to die before answering (a
     /// `kill -KILL` of a job's copy mid-spawn), the listener in flight to
     /// the inbox would be kept alive by the child's own copy of the read
     /// end, and the child would wait in `execve` for ever, with every tree
     /// whose listener it holds.
     pub fn held_by_children(&self) -> Vec<Fd> {
-        self.inbox
-            .map(|(read, _)| read)
-            .into_iter()
-            .chain(self.watches.iter().map(Watch::listener))
-            .collect()
+        self.poll_set().iter().map(|polled| polled.fd).collect()
     }
 
     /// The descriptors to poll while serving: the inbox's read end, then
