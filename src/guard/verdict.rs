@@ -48,6 +48,8 @@ pub enum Rule {
     PrivateDescriptor,
     /// Refused: an array subscript built at run time holding expansions.
     RuntimeSubscript,
+    /// Refused: a file the shell would open is another process's in `/proc`.
+    OtherProcess,
 }
 
 impl Rule {
@@ -73,6 +75,7 @@ impl Rule {
             Rule::NotABuiltin => "not-a-builtin",
             Rule::PrivateDescriptor => "private-descriptor",
             Rule::RuntimeSubscript => "runtime-subscript",
+            Rule::OtherProcess => "other-process",
         }
     }
 }
@@ -266,6 +269,7 @@ mod rule_tests {
             (Rule::NotABuiltin, "\"not-a-builtin\""),
             (Rule::PrivateDescriptor, "\"private-descriptor\""),
             (Rule::RuntimeSubscript, "\"runtime-subscript\""),
+            (Rule::OtherProcess, "\"other-process\""),
         ] {
             assert_eq!(serde_json::to_string(&rule).unwrap_or_default(), written);
         }

@@ -139,11 +139,8 @@ impl Shell<'_> {
         };
         match self.sys.open(&absolute, mode) {
             Ok(fd) => Ok(fd),
-            Err(e) if private_fd::is_reserved_error(&e) => {
-                let deny = Deny::new(
-                    crate::guard::Rule::PrivateDescriptor,
-                    format!("{text}: {e}: its audit log or one of its pipes"),
-                );
+            Err(e) if let Some(rule) = refusal_rule(&e) => {
+                let deny = Deny::new(rule, format!("{text}: {e}"));
                 Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])))
             }
             Err(e) => Err(self.fail(format!("{text}: {}", describe_io(&e)))),
@@ -347,5 +344,18 @@ pub(super) fn describe_io(e: &std::io::Error) -> String {
             text.to_string_lossy().into_owned()
         }
         None => e.to_string(),
+    }
+}
+
+/// The rule that refused opening a file, when the system refused it
+/// after the open: one of guard-sh's own files or pipes, or another
+/// process's `/proc` file.
+pub(super) fn refusal_rule(e: &std::io::Error) -> Option<crate::guard::Rule> {
+    if private_fd::is_reserved_error(e) {
+        Some(crate::guard::Rule::PrivateDescriptor)
+    } else if crate::os::procfs::is_refused_error(e) {
+        Some(crate::guard::Rule::OtherProcess)
+    } else {
+        None
     }
 }

@@ -206,7 +206,9 @@ struct Reserved;
 
 impl std::fmt::Display for Reserved {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the file is one guard-sh holds open for itself")
+        f.write_str(
+            "the file is one guard-sh holds open for itself: its audit log or one of its pipes",
+        )
     }
 }
 

@@ -62,6 +62,7 @@
 //! It is read once per process, at the first probe.
 
 use super::exec_chain::Resolver;
+use crate::os::procfs::PROC_READABLE;
 use crate::os::real_path::RealPaths;
 use crate::policy::{CommandRule, Policy, SandboxMode};
 use landlock::{
@@ -445,34 +446,6 @@ impl Confinement {
 struct ReadRoot {
     fd: crate::os::Fd,
 }
-
-/// The entries of `/proc` every command may read: the system-wide
-/// figures programs ask for (CPU, memory, load, uptime, the kernel's
-/// version and tunables under `sys`, the file systems libselinux checks,
-/// `crypto` and `sys/crypto/fips_enabled` for TLS libraries, cgroups and
-/// pressure for runtimes that size themselves). An allow-list, not
-/// "every entry but the process folders": what the kernel lists besides
-/// (its log `kmsg`, `kallsyms`, other processes' keys, locks and timers,
-/// hardware maps, and whatever a later kernel adds) stays closed, and
-/// seventy rules on every command become sixteen.
-const PROC_READABLE: [&str; 16] = [
-    "cgroups",
-    "cpuinfo",
-    "crypto",
-    "devices",
-    "diskstats",
-    "filesystems",
-    "loadavg",
-    "meminfo",
-    "partitions",
-    "pressure",
-    "stat",
-    "swaps",
-    "sys",
-    "uptime",
-    "version",
-    "vmstat",
-];
 
 /// What every command may read (see the module docs): each entry of `/`
 /// but `/proc`, and the entries of `/proc` in [`PROC_READABLE`]. Opened

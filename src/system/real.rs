@@ -14,7 +14,7 @@ use super::{
     SpawnRequest, System,
 };
 use crate::audit::AuditSink;
-use crate::os::{private_fd, signals};
+use crate::os::{private_fd, procfs, signals};
 use std::ffi::CString;
 use std::io;
 use std::os::fd::BorrowedFd;
@@ -765,36 +765,7 @@ impl System for RealSystem {
     }
 
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<Fd> {
-        let c = cstring(path.as_os_str().as_bytes())?;
-        // `>` truncates only after the file is known not to be one of the
-        // shell's private files (a race could swap the path in between).
-        let flags = match mode {
-            OpenMode::Read => libc::O_RDONLY,
-            OpenMode::Write { exclusive: false } => libc::O_WRONLY | libc::O_CREAT,
-            OpenMode::Write { exclusive: true } => libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL,
-            OpenMode::Append => libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND,
-            OpenMode::ReadWrite => libc::O_RDWR | libc::O_CREAT,
-        };
-        // SAFETY: a valid C path and flags; mode bits as a shell uses.
-        let fd = check(unsafe {
-            libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o666 as libc::c_uint)
-        })?;
-        if private_fd::reaches_private(fd) {
-            // SAFETY: closing the descriptor just opened.
-            unsafe {
-                libc::close(fd);
-            }
-            return Err(private_fd::reserved_error());
-        }
-        if mode == (OpenMode::Write { exclusive: false }) {
-            truncate_if_regular(fd).inspect_err(|_| {
-                // SAFETY: closing the descriptor just opened.
-                unsafe {
-                    libc::close(fd);
-                }
-            })?;
-        }
-        Ok(fd)
+        open_checked(path, mode)
     }
 
     fn close(&mut self, fd: Fd) -> io::Result<()> {
@@ -964,7 +935,15 @@ impl System for RealSystem {
     }
 
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
-        std::fs::read(path)
+        // The same checks as `open` (`source /proc/$PPID/environ` would
+        // print the file in its errors): read through a checked descriptor.
+        use std::io::Read;
+        let fd = open_checked(path, OpenMode::Read)?;
+        // SAFETY: `fd` was just opened here and is owned by the `File`.
+        let mut file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+        let mut text = Vec::new();
+        file.read_to_end(&mut text)?;
+        Ok(text)
     }
 
     fn current_dir(&self) -> io::Result<std::path::PathBuf> {
@@ -1095,6 +1074,46 @@ fn truncate_if_regular(fd: Fd) -> io::Result<()> {
         check(unsafe { libc::ftruncate(fd, 0) })?;
     }
     Ok(())
+}
+
+/// Open `path` for a line (a redirection, a script, `source`): refused,
+/// after the open, when it reaches one of guard-sh's private descriptors
+/// or another process's `/proc` file.
+fn open_checked(path: &Path, mode: OpenMode) -> io::Result<Fd> {
+    let c = cstring(path.as_os_str().as_bytes())?;
+    // `>` truncates only after the file is known not to be one of the
+    // shell's private files (a race could swap the path in between).
+    let flags = match mode {
+        OpenMode::Read => libc::O_RDONLY,
+        OpenMode::Write { exclusive: false } => libc::O_WRONLY | libc::O_CREAT,
+        OpenMode::Write { exclusive: true } => libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL,
+        OpenMode::Append => libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND,
+        OpenMode::ReadWrite => libc::O_RDWR | libc::O_CREAT,
+    };
+    // SAFETY: a valid C path and flags; mode bits as a shell uses.
+    let fd =
+        check(unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o666 as libc::c_uint) })?;
+    let refused = if private_fd::reaches_private(fd) {
+        Some(private_fd::reserved_error())
+    } else {
+        procfs::refusal(fd).map(|name| procfs::refused_error(&name))
+    };
+    if let Some(refused) = refused {
+        // SAFETY: closing the descriptor just opened.
+        unsafe {
+            libc::close(fd);
+        }
+        return Err(refused);
+    }
+    if mode == (OpenMode::Write { exclusive: false }) {
+        truncate_if_regular(fd).inspect_err(|_| {
+            // SAFETY: closing the descriptor just opened.
+            unsafe {
+                libc::close(fd);
+            }
+        })?;
+    }
+    Ok(fd)
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ mod exec;
 mod execute_set;
 mod guard_sh_domain;
 mod net;
+mod proc_files;
 mod supervisor_exec;
 mod supervisor_network;
 mod tool_env;

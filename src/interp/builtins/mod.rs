@@ -17,6 +17,7 @@ pub(super) use vars::{array_text, dq_quote, quote_key};
 
 use super::lossy;
 use super::{Flow, Shell, Status};
+use crate::guard::Deny;
 use crate::guard::builtins::Builtin;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -417,6 +418,10 @@ impl Shell<'_> {
         };
         let text = match self.sys.read_file(&path) {
             Ok(t) => t,
+            Err(e) if let Some(rule) = super::redirect::refusal_rule(&e) => {
+                let deny = Deny::new(rule, format!("{}: {e}", lossy(file)));
+                return Err(self.deny(&deny, &[name.as_bytes().to_vec(), file.clone()]));
+            }
             Err(e) => {
                 self.error(&format!(
                     "{}: {}",
