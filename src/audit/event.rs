@@ -23,8 +23,8 @@ pub enum Event {
     /// [`crate::audit::session_event`].
     Session {
         arm: String,
-        /// SHA-256 (hex) of the canonical policy JSON
-        /// ([`crate::policy::Policy::canonical_sha256`]).
+        /// SHA-256 (hex) of the policy file's bytes, as
+        /// `GUARD_SH_POLICY_SHA256` pins it.
         policy_sha256: String,
         /// `landlock-abi-N` or `none`.
         enforcement: String,

@@ -7,10 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The first event of a session.
 ///
-/// `policy_sha256` is [`Policy::canonical_sha256`] (computed once by the
-/// caller: every process of a run, the supervisor and each forked copy,
-/// records a session, and serializing the policy to hash it is the most
-/// costly part of one), `enforcement` the level actually in force
+/// `policy_sha256` is the SHA-256 of the policy file's bytes (computed
+/// once by the caller, with the pin: every process of a run, the
+/// supervisor and each forked copy, records a session), `enforcement` the level actually in force
 /// (`landlock-abi-N` or `none`), `mode` how guard-sh was started
 /// (`command`, `script`, `stdin`, `interactive`).
 pub fn session_event(

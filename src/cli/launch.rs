@@ -230,7 +230,7 @@ fn record_harness(
     let lossy = |p: &Path| p.to_string_lossy().into_owned();
     let event = Event::Harness {
         arm: arm.policy.arm.clone(),
-        policy_sha256: arm.policy.canonical_sha256(),
+        policy_sha256: arm.policy_sha256.clone(),
         enforcement: enforcement.to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         cwd: lossy(cwd),
@@ -316,6 +316,8 @@ fn planted_config(work: &Path) -> Vec<String> {
 /// What the launcher needs from an arm folder.
 struct ArmFolder {
     policy: Policy,
+    /// The SHA-256 of the policy file's bytes (its pin when the arm has one).
+    policy_sha256: String,
     /// guard-sh under each name the arm uses, and the MCP server.
     programs: Vec<PathBuf>,
     /// Where guard-sh records this arm's sessions (`auditLog`).
@@ -333,7 +335,7 @@ fn read_arm(dir: &Path) -> Result<ArmFolder, Exit> {
         .ok_or_else(|| failed(format!("{}: no `policy`", path.display())))?;
     let bytes = std::fs::read(&policy_path)
         .map_err(|e| failed(format!("{}: {e}", policy_path.display())))?;
-    pin::verify_policy_pin(&bytes, definition["policySha256"].as_str())
+    let policy_sha256 = pin::verify_policy_pin(&bytes, definition["policySha256"].as_str())
         .map_err(|e| failed(format!("{}: {e}", policy_path.display())))?;
     let policy = Policy::from_json(&policy_path, &bytes).map_err(|e| failed(e.to_string()))?;
     let shell = &definition["shell"];
@@ -353,6 +355,7 @@ fn read_arm(dir: &Path) -> Result<ArmFolder, Exit> {
         .ok_or_else(|| failed(format!("{}: no `auditLog`", path.display())))?;
     Ok(ArmFolder {
         policy,
+        policy_sha256,
         programs,
         audit_log,
     })

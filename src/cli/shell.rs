@@ -208,7 +208,7 @@ pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
             ),
         ));
     }
-    let policy = load_policy(&inv)?;
+    let (policy, policy_sha256) = load_policy(&inv)?;
     if inv.explain {
         return Ok(exit_code(explain(&policy, &inv)));
     }
@@ -222,7 +222,7 @@ pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
         || (inv.command.is_none() && inv.script.is_none() && sys.isatty(0) && sys.isatty(2));
     let facts = SessionFacts {
         policy: policy.clone(),
-        policy_sha256: policy.canonical_sha256(),
+        policy_sha256,
         enforcement,
         argv: argv
             .iter()
@@ -266,8 +266,9 @@ fn exit_code(status: i32) -> u8 {
 }
 
 /// Load the policy named by `--policy` or `GUARD_SH_POLICY` and check it
-/// against its pin. Every failure is status 2.
-fn load_policy(inv: &Invocation) -> Result<Rc<Policy>, Exit> {
+/// against its pin; with the SHA-256 of its bytes. Every failure is
+/// status 2.
+fn load_policy(inv: &Invocation) -> Result<(Rc<Policy>, String), Exit> {
     let policy_path = inv
         .policy
         .clone()
@@ -280,17 +281,18 @@ fn load_policy(inv: &Invocation) -> Result<Rc<Policy>, Exit> {
     let bytes = std::fs::read(&policy_path)
         .map_err(|e| Exit::new(2, format!("policy {}: {e}", policy_path.display())))?;
     let pin_value = std::env::var(pin::POLICY_PIN_ENV).ok();
-    pin::verify_policy_pin(&bytes, pin_value.as_deref())
+    let sha256 = pin::verify_policy_pin(&bytes, pin_value.as_deref())
         .map_err(|e| Exit::new(2, e.to_string()))?;
     let policy =
         Policy::from_json(&policy_path, &bytes).map_err(|e| Exit::new(2, e.to_string()))?;
-    Ok(Rc::new(policy))
+    Ok((Rc::new(policy), sha256))
 }
 
 /// What every session record of this process says about it.
 struct SessionFacts {
     policy: Rc<Policy>,
-    /// [`Policy::canonical_sha256`], hashed once for every session record.
+    /// The SHA-256 of the policy file's bytes, hashed once (for the pin)
+    /// for every session record.
     policy_sha256: String,
     enforcement: String,
     argv: Vec<String>,

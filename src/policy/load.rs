@@ -62,17 +62,6 @@ impl Policy {
         serde_json::to_string_pretty(self).map(|s| s + "\n")
     }
 
-    /// SHA-256 (hex) of the policy's canonical JSON, [`Policy::to_json`]:
-    /// the exact bytes arm-build writes to `policy.json`. So for an
-    /// unmodified arm-build policy it equals the file's hash (the pin,
-    /// `GUARD_SH_POLICY_SHA256`); for a hand-edited file it identifies the
-    /// content guard-sh actually loaded. The audit's session records carry it.
-    pub fn canonical_sha256(&self) -> String {
-        // Serializing plain structs, strings and maps cannot fail; if it ever
-        // did, an empty hash input still yields a value that matches no policy.
-        sha256_hex(self.to_json().unwrap_or_default().as_bytes())
-    }
-
     /// SHA-256 (lowercase hex) of a file's bytes, as `GUARD_SH_POLICY_SHA256` holds it.
     pub fn sha256_of_file(path: &Path) -> Result<String, PolicyError> {
         let bytes = std::fs::read(path).map_err(|e| PolicyError::io(path, e))?;

@@ -21,19 +21,21 @@ pub enum PinError {
 }
 
 /// Check `policy_bytes` against `pin` (the value of `GUARD_SH_POLICY_SHA256`,
-/// hex in either case, surrounding blanks ignored). No pin: Ok. An empty or
-/// malformed pin is refused, so a typo cannot switch the check off.
-pub fn verify_policy_pin(policy_bytes: &[u8], pin: Option<&str>) -> Result<(), PinError> {
+/// hex in either case, surrounding blanks ignored) and return their SHA-256
+/// (hex): what the audit records name the policy by, hashed once. No pin:
+/// Ok. An empty or malformed pin is refused, so a typo cannot switch the
+/// check off.
+pub fn verify_policy_pin(policy_bytes: &[u8], pin: Option<&str>) -> Result<String, PinError> {
+    let actual = sha256_hex(policy_bytes);
     let Some(pin) = pin else {
-        return Ok(());
+        return Ok(actual);
     };
     let expected = pin.trim().to_ascii_lowercase();
     if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(PinError::Malformed(pin.to_string()));
     }
-    let actual = sha256_hex(policy_bytes);
     if actual == expected {
-        Ok(())
+        Ok(actual)
     } else {
         Err(PinError::Mismatch { expected, actual })
     }
@@ -48,12 +50,15 @@ mod tests {
 
     #[test]
     fn matching_pin_in_upper_case_is_accepted() {
-        assert!(verify_policy_pin(b"abc", Some(&ABC.to_uppercase())).is_ok());
+        assert_eq!(
+            verify_policy_pin(b"abc", Some(&ABC.to_uppercase())).ok(),
+            Some(ABC.to_string())
+        );
     }
 
     #[test]
     fn no_pin_accepts_any_policy() {
-        assert!(verify_policy_pin(b"anything", None).is_ok());
+        assert_eq!(verify_policy_pin(b"abc", None).ok(), Some(ABC.to_string()));
     }
 
     #[test]

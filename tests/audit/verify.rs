@@ -44,7 +44,7 @@ fn write_session(log: &Path, enforcement: &str, sandbox: &str, events: Vec<Event
     let mut sink = FileSink::open(log, Redactor::none()).expect("open");
     sink.record(session_event(
         &tea_policy(sandbox),
-        &tea_policy(sandbox).canonical_sha256(),
+        &"ab".repeat(32),
         enforcement,
         &["guard-sh".into()],
         "command",
@@ -438,7 +438,7 @@ fn write_trial(log: &Path, reveal: bool) -> (String, TrialKey, String) {
     shell
         .record(session_event(
             &tea_policy("best-effort"),
-            &tea_policy("best-effort").canonical_sha256(),
+            &"ab".repeat(32),
             "landlock-abi-4",
             &["guard-sh".into()],
             "command",
@@ -566,7 +566,7 @@ fn a_record_injected_into_a_sealed_trial_is_reported_as_forged() {
     sink.seal_with(own);
     sink.record(session_event(
         &tea_policy("best-effort"),
-        &tea_policy("best-effort").canonical_sha256(),
+        &"ab".repeat(32),
         "landlock-abi-4",
         &["guard-sh".into()],
         "command",
@@ -595,7 +595,7 @@ fn a_trial_that_cannot_be_proven_is_not_clean() {
     let mut sink = FileSink::open(&log2, Redactor::none()).expect("open");
     sink.record(session_event(
         &tea_policy("best-effort"),
-        &tea_policy("best-effort").canonical_sha256(),
+        &"ab".repeat(32),
         "landlock-abi-4",
         &["guard-sh".into()],
         "command",
@@ -662,7 +662,7 @@ fn the_writer_refuses_a_harness_record_inside_a_session() {
     let mut sink = FileSink::open(&log, Redactor::none()).expect("open");
     sink.record(session_event(
         &tea_policy("best-effort"),
-        &tea_policy("best-effort").canonical_sha256(),
+        &"ab".repeat(32),
         "none",
         &["guard-sh".into()],
         "command",
