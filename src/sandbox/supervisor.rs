@@ -635,6 +635,10 @@ impl Watch {
         if fd < 0 {
             return Err(io::Error::other("a message without a listener"));
         }
+        // Among the private descriptors: the kernel gave the lowest free
+        // number, which a line may name, or one of 0-2 it closed, where a
+        // command's standard descriptors are put.
+        let fd = crate::os::private_fd::claim(fd)?;
         // SAFETY: recvmsg wrote `n` bytes (at most the capacity) at the
         // start of `buf`.
         unsafe { buf.set_len(n as usize) };
@@ -792,10 +796,8 @@ pub fn serve_ready(watches: &mut Vec<Watch>, polled: &[libc::pollfd], sink: &mut
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        // SAFETY: closing the listener this watch owns.
-        unsafe {
-            libc::close(self.listener);
-        }
+        // Closing the listener this watch owns; it is forgotten as private.
+        let _ = crate::os::private_fd::close(self.listener);
     }
 }
 

@@ -154,7 +154,24 @@ fn pipe_cloexec() -> io::Result<(Fd, Fd)> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: `fds` is a valid two-element array for pipe2 to fill.
     check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
-    Ok((fds[0], fds[1]))
+    let read = above_standard(fds[0]).inspect_err(|_| close_fd(fds[1]))?;
+    let write = above_standard(fds[1]).inspect_err(|_| close_fd(read))?;
+    Ok((read, write))
+}
+
+/// `fd`, or a close-on-exec copy of it at 3 or above when it took one of
+/// the standard numbers (the line closed one: `exec >&-`), the original
+/// closed again. A pipe or file the shell opens must not sit where a
+/// command's standard descriptors are put: the copy that gives a pipeline
+/// member its output would close it again, or a child would be handed it.
+fn above_standard(fd: Fd) -> io::Result<Fd> {
+    if fd > 2 {
+        return Ok(fd);
+    }
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor this module just opened.
+    let moved = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+    close_fd(fd);
+    check(moved)
 }
 
 fn close_fd(fd: Fd) {
@@ -1092,7 +1109,8 @@ fn open_checked(path: &Path, mode: OpenMode) -> io::Result<Fd> {
     };
     // SAFETY: a valid C path and flags; mode bits as a shell uses.
     let fd =
-        check(unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o666 as libc::c_uint) })?;
+        check(unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o666 as libc::c_uint) })
+            .and_then(above_standard)?;
     let refused = if private_fd::reaches_private(fd) {
         Some(private_fd::reserved_error())
     } else {

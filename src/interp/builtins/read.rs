@@ -346,6 +346,12 @@ impl Shell<'_> {
             }
             match self.sys.read(opts.fd, &mut byte) {
                 Ok(1) => {}
+                Err(e) if e.kind() != std::io::ErrorKind::Interrupted => {
+                    // bash's words: `read: read error: 0: Bad file descriptor`.
+                    let why = crate::interp::redirect::describe_io(&e);
+                    self.error(&format!("read: read error: {}: {why}", opts.fd));
+                    return (line, quoted_mask, true);
+                }
                 _ => return (line, quoted_mask, true),
             }
             let b = byte[0];
