@@ -250,6 +250,7 @@ pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
     let mut shell = Shell::new(policy.clone(), &mut sys, &mut sink, environ);
     connect_audit(&mut shell, fork_base, redactor, &facts);
     configure(&mut shell, &inv, &argv, interactive)?;
+    crate::os::stdio::close_placeholders();
     let status = run_input(&mut shell, &inv, interactive);
     shell.status = status;
     let status = shell.run_exit_trap();
