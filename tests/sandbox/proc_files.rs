@@ -10,6 +10,7 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 use crate::common;
+use crate::sandbox_support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -21,18 +22,6 @@ const KEY: &str = "harness-key-0123";
 fn build(root: &Path) -> PathBuf {
     // No request reaches the forge in these tests.
     common::build_arm("raw-api", "http://127.0.0.1:9", root)
-}
-
-fn run(arm: &Path, line: &str, landlock: bool) -> Output {
-    let mut c = Command::new(common::guard_sh());
-    c.args(["-c", line])
-        .env_clear()
-        .env("GUARD_SH_POLICY", arm.join("policy.json"))
-        .current_dir(arm.join("work"));
-    if !landlock {
-        c.env("GUARD_SH_LANDLOCK", "off");
-    }
-    c.output().unwrap()
 }
 
 /// `shell -c LINE` started by a `/bin/sh` that stays its parent and holds
@@ -97,7 +86,7 @@ fn of_proc_a_command_reads_only_the_listed_figures() {
                 head -n 1 /proc/meminfo | cut -c 1-9; head -c 3 /proc/stat; echo; \
                 head -c 5 /proc/sys/kernel/ostype; echo";
     for landlock in [true, false] {
-        let o = run(&arm, line, landlock);
+        let o = sandbox_support::run_in_built_arm(&arm, line, landlock);
         let stdout = common::text(&o.stdout);
         let stderr = common::text(&o.stderr);
         let closed = if landlock { 1 } else { 0 };
@@ -200,7 +189,7 @@ fn the_shell_opens_no_other_process_proc_file_for_a_line() {
     let line = "head -n 1 < /proc/self/status; (head -c 3 < /proc/self/stat | tr -c 0-9 _); echo; \
                 read -r a b < /proc/loadavg; echo \"${#b}\"; head -c 5 < /proc/sys/kernel/ostype; echo";
     for landlock in [true, false] {
-        let o = run(&arm, line, landlock);
+        let o = sandbox_support::run_in_built_arm(&arm, line, landlock);
         let stdout = common::text(&o.stdout);
         assert!(
             stdout.starts_with("Name:\tguard-sh\n"),

@@ -51,18 +51,6 @@ fn serve(address: &str) -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>)
     (port, count)
 }
 
-fn run(arm: &Path, line: &str, landlock: bool) -> std::process::Output {
-    let mut c = Command::new(common::guard_sh());
-    c.args(["-c", line])
-        .env_clear()
-        .env("GUARD_SH_POLICY", arm.join("policy.json"))
-        .current_dir(arm.join("work"));
-    if !landlock {
-        c.env("GUARD_SH_LANDLOCK", "off");
-    }
-    c.output().unwrap()
-}
-
 fn connect_records(arm: &Path) -> Vec<Value> {
     std::fs::read_to_string(arm.join("audit/audit.jsonl"))
         .unwrap()
@@ -81,7 +69,7 @@ fn curl_reaches_the_forge_and_no_other_address_or_port() {
     let (_, other_host_seen) = serve(&format!("127.0.0.2:{forge_port}"));
     let arm = build(root.path(), forge_port);
     for landlock in [true, false] {
-        let forge = run(
+        let forge = sandbox_support::run_in_built_arm(
             &arm,
             &format!("curl -s -m 5 http://127.0.0.1:{forge_port}/api/v1/user"),
             landlock,
@@ -97,7 +85,7 @@ fn curl_reaches_the_forge_and_no_other_address_or_port() {
             format!("http://127.0.0.1:{other_port}/api/v1/user"),
             format!("http://[::ffff:127.0.0.2]:{forge_port}/"),
         ] {
-            let o = run(
+            let o = sandbox_support::run_in_built_arm(
                 &arm,
                 &format!("curl -s -m 5 {url}; echo \"curl=$?\""),
                 landlock,
@@ -140,7 +128,7 @@ fn a_harmless_utility_has_no_network_and_no_local_socket() {
     let (forge_port, forge_seen) = serve("127.0.0.1:0");
     let arm = build(root.path(), forge_port);
     // `ls -l` looks users up; with no local socket it falls back to files.
-    let o = run(&arm, "ls -ld . > /dev/null; echo \"ls=$?\"", false);
+    let o = sandbox_support::run_in_built_arm(&arm, "ls -ld . > /dev/null; echo \"ls=$?\"", false);
     assert_eq!(
         common::text(&o.stdout),
         "ls=0\n",

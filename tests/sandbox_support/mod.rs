@@ -240,3 +240,17 @@ pub fn join_resumed(trace: &str) -> String {
     }
     out
 }
+
+/// `guard-sh -c LINE` in the `work/` folder of an arm `arm-build` built,
+/// with only its policy in the environment; Landlock off unless `landlock`.
+pub fn run_in_built_arm(arm: &Path, line: &str, landlock: bool) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_guard-sh"));
+    c.args(["-c", line])
+        .env_clear()
+        .env("GUARD_SH_POLICY", arm.join("policy.json"))
+        .current_dir(arm.join("work"));
+    if !landlock {
+        c.env("GUARD_SH_LANDLOCK", "off");
+    }
+    c.output().expect("run guard-sh")
+}
