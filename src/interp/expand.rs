@@ -227,6 +227,11 @@ impl Shell<'_> {
             WordPart::Parameter(expansion) => self.expand_param(expansion, in_dq, b)?,
             WordPart::CommandSubst { list, .. } => {
                 let mut output = self.command_subst(list)?;
+                if output.contains(&0) {
+                    // bash's strings cannot hold a NUL: it drops them, once warned.
+                    self.error("warning: command substitution: ignored null byte in input");
+                    output.retain(|&b| b != 0);
+                }
                 while output.last() == Some(&b'\n') {
                     output.pop();
                 }
@@ -1002,7 +1007,7 @@ impl Shell<'_> {
             }
             ParamOp::Transform(c) => match c {
                 b'Q' | b'K' => single_quote(&v),
-                b'E' => super::builtins::backslash_escapes(&v, false).0,
+                b'E' => up_to_nul(super::builtins::backslash_escapes(&v, false).0),
                 b'U' | b'u' | b'L' => {
                     let text = String::from_utf8_lossy(&v).into_owned();
                     match c {
@@ -1280,4 +1285,14 @@ fn substring_start(off: i64, count: i64) -> Option<i64> {
     } else {
         Some(off.min(count))
     }
+}
+
+/// `bytes` up to its first NUL: what a shell string keeps of bytes that
+/// hold one (bash's strings are C strings: `printf -v`, `${x@E}`,
+/// `mapfile`).
+pub(crate) fn up_to_nul(mut bytes: Vec<u8>) -> Vec<u8> {
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+        bytes.truncate(nul);
+    }
+    bytes
 }

@@ -249,7 +249,8 @@ impl Shell<'_> {
                     self.error(&format!("printf: `{var}': not a valid identifier"));
                     return Ok(2);
                 }
-                self.assign_reference(var.as_bytes(), printed.out)?;
+                let value = crate::interp::expand::up_to_nul(printed.out);
+                self.assign_reference(var.as_bytes(), value)?;
                 Ok(status)
             }
             None => Ok(self.write_out(&printed.out, "printf").max(status)),

@@ -358,6 +358,10 @@ impl Shell<'_> {
             if Some(b) == opts.delim {
                 return (line, quoted_mask, false);
             }
+            if b == 0 {
+                // bash drops a NUL it reads (its strings cannot hold one).
+                continue;
+            }
             if b == b'\\' && !opts.raw {
                 match self.sys.read(opts.fd, &mut byte) {
                     Ok(1) if byte[0] == b'\n' => continue,
@@ -458,7 +462,8 @@ impl Shell<'_> {
                 break;
             }
             seen += 1;
-            let done = std::mem::take(&mut line);
+            // bash keeps a line up to its first NUL (a C string).
+            let done = crate::interp::expand::up_to_nul(std::mem::take(&mut line));
             if seen > skip {
                 lines.push(done);
             }

@@ -298,6 +298,11 @@ impl<'a> Parser<'a> {
             match c {
                 b'\'' => {
                     self.literal(&i[2..], &i[k..], false);
+                    // A NUL (`\0`, `\x00`, `\c@`) ends the string, as in
+                    // bash: its strings are C strings.
+                    if let Some(nul) = out.iter().position(|&b| b == 0) {
+                        out.truncate(nul);
+                    }
                     return Ok((&i[k + 1..], out));
                 }
                 b'\\' => {
