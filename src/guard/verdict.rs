@@ -50,6 +50,8 @@ pub enum Rule {
     RuntimeSubscript,
     /// Refused: a file the shell would open is another process's in `/proc`.
     OtherProcess,
+    /// Refused: a redirection to `/dev/tcp/…` or `/dev/udp/…` (a socket in bash).
+    NetworkRedirection,
 }
 
 impl Rule {
@@ -76,6 +78,7 @@ impl Rule {
             Rule::PrivateDescriptor => "private-descriptor",
             Rule::RuntimeSubscript => "runtime-subscript",
             Rule::OtherProcess => "other-process",
+            Rule::NetworkRedirection => "network-redirection",
         }
     }
 }
@@ -270,6 +273,7 @@ mod rule_tests {
             (Rule::PrivateDescriptor, "\"private-descriptor\""),
             (Rule::RuntimeSubscript, "\"runtime-subscript\""),
             (Rule::OtherProcess, "\"other-process\""),
+            (Rule::NetworkRedirection, "\"network-redirection\""),
         ] {
             assert_eq!(serde_json::to_string(&rule).unwrap_or_default(), written);
         }

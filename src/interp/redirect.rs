@@ -113,6 +113,18 @@ impl Shell<'_> {
     }
 
     fn open_target(&mut self, path: &[u8], mode: OpenMode) -> Result<Fd, RedirFail> {
+        if path.starts_with(b"/dev/tcp/") || path.starts_with(b"/dev/udp/") {
+            // bash opens a socket for these names; the arm reaches the
+            // network through its tool only.
+            let deny = Deny::new(
+                crate::guard::Rule::NetworkRedirection,
+                format!(
+                    "{}: bash's network redirections are not supported: the arm reaches the network through its tool only",
+                    String::from_utf8_lossy(path)
+                ),
+            );
+            return Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])));
+        }
         let absolute = self.absolute(path);
         if mode != OpenMode::Read {
             let policy = self.policy.clone();

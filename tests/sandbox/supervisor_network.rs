@@ -523,3 +523,76 @@ fn a_command_cannot_make_an_io_uring() {
         common::text(&unsupervised.stderr)
     );
 }
+
+/// bash opens a socket for a redirection to `/dev/tcp/HOST/PORT` or
+/// `/dev/udp/HOST/PORT`; guard-sh refuses it (126, a `denied` record of
+/// rule `network-redirection`) before anything is opened, with Landlock on
+/// and off. The oracle is a TCP and a UDP listener the test owns, which
+/// bash reaches with the same lines (so the oracle can fail).
+#[test]
+fn a_network_redirection_reaches_no_listener() {
+    let root = tempfile::tempdir().unwrap();
+    let (forge_port, forge_seen) = serve("127.0.0.1:0");
+    let arm = build(root.path(), forge_port);
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_read_timeout(Some(std::time::Duration::from_millis(300)))
+        .unwrap();
+    let udp_port = udp.local_addr().unwrap().port();
+    let lines = [
+        format!("echo probe > /dev/tcp/127.0.0.1/{forge_port}"),
+        format!("p={forge_port}; exec 3<>/dev/tcp/127.0.0.1/$p; echo probe >&3"),
+        format!("echo probe > /dev/udp/127.0.0.1/{udp_port}"),
+    ];
+    let received = |udp: &UdpSocket| {
+        let mut buf = [0u8; 64];
+        udp.recv(&mut buf).is_ok()
+    };
+    // bash reaches both listeners with the same lines.
+    for line in &lines {
+        let o = Command::new("/bin/bash")
+            .args(["-c", line])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{line}: {}", common::text(&o.stderr));
+    }
+    // The listener's thread counts each connection once it accepts it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while forge_seen.load(Ordering::SeqCst) < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(forge_seen.load(Ordering::SeqCst), 2, "bash's connections");
+    assert!(received(&udp), "bash's datagram");
+    for landlock in [true, false] {
+        for line in &lines {
+            let before = forge_seen.load(Ordering::SeqCst);
+            let o = sandbox_support::run_in_built_arm(&arm, line, landlock);
+            let stderr = common::text(&o.stderr);
+            assert_eq!(
+                o.status.code(),
+                Some(126),
+                "{line}, landlock {landlock}: {stderr}"
+            );
+            assert!(
+                stderr.contains("network redirections are not supported"),
+                "{stderr}"
+            );
+            assert_eq!(
+                forge_seen.load(Ordering::SeqCst),
+                before,
+                "{line}: a connection"
+            );
+            assert!(!received(&udp), "{line}: a datagram");
+        }
+    }
+    let denied: Vec<Value> = std::fs::read_to_string(arm.join("audit/audit.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["type"] == "denied")
+        .collect();
+    assert_eq!(denied.len(), 6, "{denied:?}");
+    assert!(
+        denied.iter().all(|r| r["rule"] == "network-redirection"),
+        "{denied:?}"
+    );
+}
