@@ -183,6 +183,8 @@ struct ReadOptions {
     exact: bool,
     /// `-u`: the descriptor read.
     fd: Fd,
+    /// `-u` was given: its descriptor must be open before anything is read.
+    fd_given: bool,
     /// `-t`: seconds to wait for input.
     timeout: Option<f64>,
     /// `-a`: the array the fields go to.
@@ -197,6 +199,7 @@ impl Default for ReadOptions {
             max: None,
             exact: false,
             fd: 0,
+            fd_given: false,
             timeout: None,
             array: None,
         }
@@ -211,6 +214,13 @@ impl Shell<'_> {
             Ok(parsed) => parsed,
             Err(status) => return Ok(status),
         };
+        if opts.fd_given && !self.descriptor_is_open(opts.fd) {
+            self.error(&format!(
+                "read: {}: invalid file descriptor: Bad file descriptor",
+                opts.fd
+            ));
+            return Ok(1);
+        }
         let mut names: Vec<String> = args[first_name..].iter().map(|a| lossy(a)).collect();
         let reply = names.is_empty() && opts.array.is_none();
         if reply {
@@ -319,7 +329,10 @@ impl Shell<'_> {
                 opts.timeout = text.trim().parse::<f64>().ok();
             }
             b'u' => match text.trim().parse::<Fd>() {
-                Ok(n) if n >= 0 && !crate::os::private_fd::is_private(n) => opts.fd = n,
+                Ok(n) if n >= 0 && !crate::os::private_fd::is_private(n) => {
+                    opts.fd = n;
+                    opts.fd_given = true;
+                }
                 _ => {
                     return Err(format!(
                         "read: {text}: invalid file descriptor specification"
@@ -406,7 +419,15 @@ impl Shell<'_> {
                 (b'n', Some(n)) => count = n as usize,
                 (b'O', Some(n)) => origin = Some(n),
                 (b's', Some(n)) => skip = n as usize,
-                (b'u', Some(n)) if !crate::os::private_fd::is_private(n as Fd) => fd = n as Fd,
+                (b'u', Some(n)) if !crate::os::private_fd::is_private(n as Fd) => {
+                    fd = n as Fd;
+                    if !self.descriptor_is_open(fd) {
+                        self.error(&format!(
+                            "{builtin}: {fd}: invalid file descriptor: Bad file descriptor"
+                        ));
+                        return Ok(1);
+                    }
+                }
                 (b'u', _) => {
                     self.error(&format!(
                         "{builtin}: {text}: invalid file descriptor specification"
@@ -480,6 +501,17 @@ impl Shell<'_> {
         // Without -O the array is emptied first.
         self.assign_array(&name, items, origin.is_some(), false)?;
         Ok(0)
+    }
+
+    /// Whether `fd` is open (bash checks `-u`'s descriptor before reading).
+    fn descriptor_is_open(&mut self, fd: Fd) -> bool {
+        match self.sys.dup_saved(fd) {
+            Ok(Some(copy)) => {
+                let _ = self.sys.close(copy);
+                true
+            }
+            _ => false,
+        }
     }
 }
 
