@@ -11,7 +11,14 @@ use std::collections::BTreeMap;
 /// `Line::origin` values for text read at top level (as opposed to `eval`
 /// or `source` text, which runs inside a line already checked). A prompt
 /// that expands something is such text too: it runs before any line.
-pub const TOP_LEVEL_ORIGINS: [&str; 5] = ["command", "script", "stdin", "interactive", "prompt"];
+pub const TOP_LEVEL_ORIGINS: [&str; 6] = [
+    "command",
+    "script",
+    "stdin",
+    "interactive",
+    "prompt",
+    "prompt-command",
+];
 
 // The session record is large but written once per process; boxing it would
 // only complicate every match on events.

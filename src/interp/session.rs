@@ -4,7 +4,7 @@
 //! is continued with the next line, as bash does.
 
 use super::line_editor::{self, Keys, Read, Step};
-use super::{Outcome, Shell};
+use super::{Flow, Outcome, Shell};
 use crate::system::OpenMode;
 
 /// Where the lines come from.
@@ -181,6 +181,12 @@ impl Shell<'_> {
         };
         loop {
             let prompt = if chunker.is_pending() { "PS2" } else { "PS1" };
+            if prompt == "PS1"
+                && self.interactive
+                && let Some(status) = self.run_prompt_command()
+            {
+                return status;
+            }
             let line = match self.next_line(&mut input, prompt) {
                 Read::Line(line) => Some(line),
                 Read::End => None,
@@ -222,6 +228,23 @@ impl Shell<'_> {
                 return self.status;
             }
         }
+    }
+
+    /// `PROMPT_COMMAND` before each primary prompt of an interactive
+    /// shell, as bash runs it: each element of an array in turn (bash 5.1),
+    /// each a line of its own in the audit log (origin `prompt-command`),
+    /// checked as any other; `$?` is kept for the prompt and the next line.
+    /// `Some(status)` when it ran `exit`.
+    fn run_prompt_command(&mut self) -> Option<i32> {
+        let commands = self.vars.get_var("PROMPT_COMMAND")?.value.elements();
+        let status = self.status;
+        for text in commands.iter().filter(|text| !text.is_empty()) {
+            if let Err(Flow::Exit(code)) = self.run_guarded(text, "prompt-command") {
+                return Some(code);
+            }
+        }
+        self.status = status;
+        None
     }
 
     /// The chunk just run did not parse, in a shell that is not

@@ -85,6 +85,11 @@ struct Session {
 
 impl Session {
     fn start(ps1: &str) -> Session {
+        Session::start_with(ps1, &[])
+    }
+
+    /// [`Session::start`] with more variables in guard-sh's environment.
+    fn start_with(ps1: &str, env: &[(&str, &str)]) -> Session {
         let arm = common::test_arm(&[], None);
         let work = tempfile::tempdir().expect("work");
         let pair = native_pty_system()
@@ -102,6 +107,9 @@ impl Session {
         cmd.env("HOME", work.path());
         cmd.env("PS1", ps1);
         cmd.env("TERM", "dumb");
+        for (name, value) in env {
+            cmd.env(name, value);
+        }
         cmd.cwd(work.path());
         let child = pair.slave.spawn_command(cmd).expect("spawn");
         drop(pair.slave);
@@ -273,5 +281,43 @@ fn a_prompt_running_a_foreign_command_is_denied_and_shown_unexpanded() {
     s.send(b"\x04");
     s.expect("exit");
     let log = std::fs::read_to_string(&s._arm.audit).expect("audit log");
+    assert!(log.contains(r#""allowed":false"#), "{log}");
+}
+
+#[test]
+fn prompt_command_runs_before_each_prompt_keeps_the_status_and_is_checked() {
+    // bash runs PROMPT_COMMAND before each primary prompt (each element of
+    // an array in turn); `$?` stays the last line's. A denied one is
+    // refused each time and the shell goes on.
+    let mut s = Session::start_with(
+        "[$?]> ",
+        &[("PROMPT_COMMAND", r#"n=$((n+1)); echo "before-prompt-$n""#)],
+    );
+    s.expect("before-prompt-1");
+    s.expect("[0]> ");
+    s.send(b"false\r");
+    s.expect("before-prompt-2");
+    s.expect("[1]> ");
+    s.send(b"PROMPT_COMMAND=('echo first-of-two' 'echo second-of-two')\r");
+    s.expect("first-of-two");
+    s.expect("second-of-two");
+    s.expect("[0]> ");
+    s.send(b"PROMPT_COMMAND='curl -s http://127.0.0.1:9/'\r");
+    s.expect("denied");
+    s.expect("]> ");
+    s.send(b"echo still-here\r");
+    s.expect("still-here");
+    s.expect("]> ");
+    s.send(b"\x04");
+    s.expect("exit");
+    let log = std::fs::read_to_string(&s._arm.audit).expect("audit log");
+    let prompt_commands = log
+        .lines()
+        .filter(|l| l.contains(r#""origin":"prompt-command""#))
+        .count();
+    // Two runs of the first, one of each of the two; then, as in bash,
+    // assigning the array's name sets its element 0 only: two runs of the
+    // denied one with the second element after each.
+    assert_eq!(prompt_commands, 8, "{log}");
     assert!(log.contains(r#""allowed":false"#), "{log}");
 }
