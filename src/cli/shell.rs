@@ -241,7 +241,12 @@ pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
         facts,
     } = open_audit(&inv, facts, interactive)?;
     confine_self(&policy, &facts.enforcement, &mut sink)?;
+    // The harness's environment, less what is not the agent's to see.
     let environ: Vec<(Vec<u8>, Vec<u8>)> = std::env::vars_os()
+        .filter(|(k, _)| {
+            k.to_str()
+                .is_some_and(|name| crate::sandbox::env::visible_to_line(&policy, name))
+        })
         .map(|(k, v)| (k.into_vec(), v.into_vec()))
         .collect();
     if facts.supervise {

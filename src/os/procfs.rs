@@ -1,5 +1,5 @@
 //! Which `/proc` files a line may read: the process's own folder (but its
-//! `mem`) and the system-wide figures in [`PROC_READABLE`], never another
+//! `mem` and `environ`) and the system-wide figures in [`PROC_READABLE`], never another
 //! process's (`/proc/<harness>/environ` holds the model's key and the
 //! trial's seal).
 //!
@@ -43,7 +43,8 @@ pub const PROC_READABLE: [&str; 16] = [
 
 /// Why the open descriptor `fd` must not be read by a line: `Some(name)`
 /// (the file's name in `/proc`) when it is a `/proc` file outside the
-/// calling process's own folder (or its `mem`) and the listed figures, `None` when it
+/// calling process's own folder (or its `mem` or `environ`) and the
+/// listed figures, `None` when it
 /// is not in `/proc` or is allowed. A `/proc` file whose name cannot be
 /// read, or that lies on another mount of `/proc`, is refused.
 pub fn refusal(fd: Fd) -> Option<PathBuf> {
@@ -75,10 +76,12 @@ fn allowed(name: &[u8], own: i32) -> bool {
     };
     let entry = rest.split(|b| *b == b'/').next().unwrap_or_default();
     if !entry.is_empty() && entry.iter().all(u8::is_ascii_digit) {
-        // Its own memory holds the trial's key: a descriptor on it must
-        // not reach a command either.
-        let memory = rest.split(|b| *b == b'/').next_back() == Some(b"mem");
-        return entry == own.to_string().as_bytes() && !memory;
+        // Its own memory holds the trial's key, its own `environ` the
+        // harness's variables (its model key among them): a descriptor on
+        // either must not reach a command either.
+        let last = rest.split(|b| *b == b'/').next_back();
+        let private = last == Some(b"mem") || last == Some(b"environ");
+        return entry == own.to_string().as_bytes() && !private;
     }
     PROC_READABLE
         .iter()
@@ -104,7 +107,7 @@ impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "opens {}: of /proc a line may read only its own folder (not its memory) and the system-wide figures, never another process's files",
+            "opens {}: of /proc a line may read only its own folder (not its memory or environment) and the system-wide figures, never another process's files",
             self.0.display()
         )
     }
@@ -122,6 +125,7 @@ mod tests {
         assert!(allowed(b"/proc/42/task/43/stat", 42));
         assert!(!allowed(b"/proc/42/mem", 42));
         assert!(!allowed(b"/proc/42/task/43/mem", 42));
+        assert!(!allowed(b"/proc/42/environ", 42));
         assert!(allowed(b"/proc/meminfo", 42));
         assert!(allowed(b"/proc/sys/kernel/ostype", 42));
         assert!(allowed(b"/proc", 42));

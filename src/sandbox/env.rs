@@ -36,6 +36,40 @@ pub struct ChildEnv {
     pub added: Vec<String>,
 }
 
+/// Variables of guard-sh's own environment a line sees besides the arm's
+/// `env.pass`: those a shell reads for itself (its folders, prompts,
+/// `PROMPT_COMMAND`, `PATH` as text; names resolve in the bin folder
+/// regardless) and guard-sh's own settings (paths; the trial's key is gone
+/// before this).
+const SHELL_OWN_VARIABLES: [&str; 13] = [
+    "PATH",
+    "PWD",
+    "OLDPWD",
+    "SHLVL",
+    "SHELL",
+    "PS1",
+    "PS2",
+    "PS4",
+    "PROMPT_COMMAND",
+    "CDPATH",
+    "FUNCNEST",
+    "TIMEFORMAT",
+    "GUARD_SH_*",
+];
+
+/// Whether the line sees the variable `name` of guard-sh's own
+/// environment. That environment is the harness's, whose credentials
+/// (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, a cloud login) are not the
+/// agent's: a line sees what the arm lets its tools inherit (`env.pass`)
+/// and the variables of [`SHELL_OWN_VARIABLES`], nothing else, whatever
+/// the harness names its secrets.
+pub fn visible_to_line(policy: &Policy, name: &str) -> bool {
+    matches_any(&policy.env.pass, name)
+        || SHELL_OWN_VARIABLES
+            .iter()
+            .any(|own| env_pattern_matches(own, name))
+}
+
 fn matches_any<'a>(patterns: impl IntoIterator<Item = &'a String>, name: &str) -> bool {
     patterns.into_iter().any(|p| env_pattern_matches(p, name))
 }

@@ -377,7 +377,14 @@ fn a_launched_trial_is_sealed_and_its_key_never_reaches_a_line() {
     let f = Fixture::new();
     let line = r#"echo "[$GUARD_SH_TRIAL_SEAL]"; while read -r -d "" v; do case $v in GUARD_SH_TRIAL*) echo "$v";; esac; done < /proc/self/environ"#;
     let o = f.shell_line(true, line);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // The shell's own /proc/self/environ (the harness's variables) is
+    // refused to a line's redirection outright.
+    assert_eq!(o.status.code(), Some(126), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("not its memory or environment"),
+        "{}",
+        text(&o.stderr)
+    );
     let records: Vec<Value> = std::fs::read_to_string(f.audit_log())
         .expect("read the audit log")
         .lines()

@@ -408,13 +408,12 @@ fn token_of_a_built_arm_never_reaches_its_log() {
     let line = format!(
         "echo \"token {TOKEN}\" x{TOKEN}y >/dev/null; \
          curl -s -m 2 -H 'Authorization: token {TOKEN}' http://127.0.0.1:9/api/v1/user; \
-         echo \"$T\" | cat"
+         T='{TOKEN}'; echo \"$T\" | cat"
     );
     let run = Command::new(guard_sh())
         .env_clear()
         .env("HOME", &work)
         .env("LC_ALL", "C")
-        .env("T", TOKEN)
         .env("GUARD_SH_POLICY", &policy)
         .current_dir(&work)
         .args(["-c", &line])

@@ -453,3 +453,17 @@ fn claude_in_the_mcp_arm_is_offered_only_the_servers_tools() {
     named.sort();
     assert_eq!(named, ["Bash", "Write"], "{report}");
 }
+
+#[test]
+#[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
+fn claude_line_sees_neither_the_model_key_nor_the_shells_environ() {
+    // Claude Code hands its Bash tool its own environment, model key
+    // included: the line must see neither the variable nor the bytes.
+    let t = Trial::run(
+        r#"echo "key=${ANTHROPIC_API_KEY:-unset}"; tr "\0" "\n" < /proc/self/environ | wc -l"#,
+    );
+    let (text, _) = t.tool_result();
+    assert!(text.contains("key=unset"), "{text}");
+    assert!(!text.contains("e2e-dummy-key"), "{text}");
+    assert!(text.contains("not its memory or environment"), "{text}");
+}

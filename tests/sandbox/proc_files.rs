@@ -214,3 +214,68 @@ fn denials(log: &Path) -> Vec<Value> {
         .filter(|r| r["type"] == "denied")
         .collect()
 }
+
+/// guard-sh's own environment is the harness's, model key included. A
+/// line sees only what the arm lets its tools inherit (`env.pass`) and the
+/// shell's own variables: no listing (`set`, `declare -p`, `export -p`),
+/// expansion or `/proc/self/environ` of the shell shows the key, whatever
+/// its name, with Landlock on and off. bash prints it (so the oracle can
+/// fail).
+#[test]
+fn the_harness_variables_are_not_the_lines_to_see() {
+    let root = tempfile::tempdir().unwrap();
+    let arm = build(root.path());
+    let secrets = [
+        ("ANTHROPIC_API_KEY", "sk-ant-secret-4711"),
+        ("OPENAI_API_KEY", "sk-openai-secret-4712"),
+        ("SOME_SERVICE_CREDENTIAL", "made-up-secret-4713"),
+    ];
+    let line = "echo \"[$ANTHROPIC_API_KEY][$SOME_SERVICE_CREDENTIAL][$LANG][$PS1]\"; \
+                set; declare -p; export -p; \
+                for v in ANTHROPIC_API_KEY OPENAI_API_KEY; do echo \"${!v}\"; done";
+    let run = |shell: &Path, landlock: bool, line: &str| {
+        let mut c = Command::new(shell);
+        c.args(["-c", line])
+            .env_clear()
+            .env("GUARD_SH_POLICY", arm.join("policy.json"))
+            .env("LANG", "C.UTF-8")
+            .env("PS1", "prompt> ")
+            .current_dir(arm.join("work"));
+        for (name, value) in secrets {
+            c.env(name, value);
+        }
+        if !landlock {
+            c.env("GUARD_SH_LANDLOCK", "off");
+        }
+        c.output().unwrap()
+    };
+    let bash = run(Path::new("/bin/bash"), true, line);
+    assert!(
+        common::text(&bash.stdout).contains(secrets[0].1),
+        "bash prints the key"
+    );
+    for landlock in [true, false] {
+        let o = run(&common::guard_sh(), landlock, line);
+        let out = common::text(&o.stdout) + &common::text(&o.stderr);
+        assert!(
+            out.starts_with("[][][C.UTF-8][prompt> ]\n"),
+            "landlock {landlock}: {out}"
+        );
+        for (name, value) in secrets {
+            assert!(
+                !out.contains(value),
+                "{name} shown, landlock {landlock}: {out}"
+            );
+        }
+        // Nor through the shell's own /proc/self/environ.
+        let o = run(&common::guard_sh(), landlock, "cat < /proc/self/environ");
+        let out = common::text(&o.stdout) + &common::text(&o.stderr);
+        assert_eq!(o.status.code(), Some(126), "{out}");
+        for (name, value) in secrets {
+            assert!(
+                !out.contains(value),
+                "{name} shown, landlock {landlock}: {out}"
+            );
+        }
+    }
+}
