@@ -510,3 +510,49 @@ fn a_fresh_trial_starts_with_an_empty_work_folder_harness_home_and_log() {
         .count();
     assert_eq!(harnesses, 1);
 }
+
+/// The trial's key leaves guard-sh's environment block too, not only its
+/// variables: read from outside (this test, through `/proc/PID/environ`)
+/// while the shell waits for a command, then compared with the key the
+/// launcher reveals at the end.
+#[test]
+fn the_trial_key_leaves_the_shells_environment_block() {
+    let f = Fixture::new();
+    let mut child = f
+        .shell_command(true, "sleep 2; : seal-probe")
+        .spawn()
+        .expect("run guard-sh-launch");
+    let shells = [
+        std::fs::canonicalize(env!("CARGO_BIN_EXE_guard-sh")).expect("guard-sh"),
+        std::fs::canonicalize(env!("CARGO_BIN_EXE_guard-bash")).expect("guard-bash"),
+    ];
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut block: Option<Vec<u8>> = None;
+    while block.is_none() && std::time::Instant::now() < deadline {
+        for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+            let dir = entry.path();
+            let is_shell =
+                std::fs::read_link(dir.join("exe")).is_ok_and(|exe| shells.contains(&exe));
+            let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+            if is_shell && text(&cmdline).contains("seal-probe") {
+                block = std::fs::read(dir.join("environ")).ok();
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(child.wait().expect("wait").success());
+    let block = block.expect("the shell's environment block was read while it ran");
+    let block = text(&block);
+    let end = std::fs::read_to_string(f.audit_log())
+        .expect("read the audit log")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON record"))
+        .find(|r| r["type"] == "harness-end")
+        .expect("a harness-end record");
+    let key = end["key"].as_str().expect("the revealed key");
+    assert!(block.contains("GUARD_SH_TRIAL_SEAL=0000"), "{block}");
+    assert!(
+        !block.contains(key),
+        "the key is in the shell's environment block"
+    );
+}
