@@ -394,11 +394,23 @@ pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
 /// (`path` absolute). Symlinks and `/proc/self/fd` links are resolved first,
 /// so no spelling of a protected path gets through.
 pub fn check_write_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
+    check_target(policy, path, "writing")
+}
+
+/// Dynamic check of a file guard-sh itself is about to read for a line (a
+/// redirection, `source`), as [`check_write_target`]: an argument naming a
+/// protected path is refused for reading too (the harness's login under
+/// `harness-home/`, the audit log), so the shell's own `<` must be.
+pub fn check_read_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
+    check_target(policy, path, "reading")
+}
+
+fn check_target(policy: &Policy, path: &Path, verb: &str) -> Result<(), Deny> {
     match protected_root(policy, path) {
         Some(_) => Err(Deny::new(
             Rule::ProtectedPath,
             format!(
-                "writing {} is not permitted: it is part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
+                "{verb} {} is not permitted: it is part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
                 path.display()
             ),
         )),

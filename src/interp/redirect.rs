@@ -1,7 +1,9 @@
 //! Redirections (XCU 2.7 and bash's `&>`, `&>>`, `<<<`): applied to the
 //! shell's own descriptors around a command and undone afterwards, so
 //! builtins and spawned children see the same thing. Guarantee: every file
-//! guard-sh opens for writing passes [`crate::guard::check_write_target`].
+//! guard-sh opens for writing passes [`crate::guard::check_write_target`],
+//! every file it opens for reading [`crate::guard::check_read_target`], and
+//! neither reaches its own descriptors or another process's `/proc` file.
 
 use super::{Flow, Shell, Status};
 use crate::guard::Deny;
@@ -126,11 +128,14 @@ impl Shell<'_> {
             return Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])));
         }
         let absolute = self.absolute(path);
-        if mode != OpenMode::Read {
-            let policy = self.policy.clone();
-            if let Err(deny) = crate::guard::check_write_target(&policy, &absolute) {
-                return Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])));
-            }
+        let policy = self.policy.clone();
+        let checked = if mode == OpenMode::Read {
+            crate::guard::check_read_target(&policy, &absolute)
+        } else {
+            crate::guard::check_write_target(&policy, &absolute)
+        };
+        if let Err(deny) = checked {
+            return Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])));
         }
         let text = String::from_utf8_lossy(path).into_owned();
         if path.is_empty() {

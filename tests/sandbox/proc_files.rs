@@ -279,3 +279,54 @@ fn the_harness_variables_are_not_the_lines_to_see() {
         }
     }
 }
+
+/// The harness's own files (its login under `harness-home/`), like every
+/// protected path, are refused to the shell's own reads as they are to a
+/// command's arguments: a redirection, `$(< …)`, `source`, through `cd`
+/// or a link, with Landlock on and off (Landlock lets every command read
+/// outside `/proc`, so this is the guard's alone). bash prints the key.
+#[test]
+fn the_shell_reads_no_protected_file_for_a_line() {
+    let root = tempfile::tempdir().unwrap();
+    let arm = build(root.path());
+    let login = arm.join("harness-home/.claude");
+    std::fs::create_dir_all(&login).unwrap();
+    std::fs::write(
+        login.join(".credentials.json"),
+        format!("{{\"token\":\"{KEY}\"}}\n"),
+    )
+    .unwrap();
+    let work = arm.join("work");
+    std::os::unix::fs::symlink(login.join(".credentials.json"), work.join("login-link")).unwrap();
+    let lines: [(&str, bool); 5] = [
+        ("cat < ../harness-home/.claude/.credentials.json", true),
+        (
+            "x=$(< ../harness-home/.claude/.credentials.json); echo \"$x\"",
+            true,
+        ),
+        (
+            "cd ../harness-home && read -r l < .claude/.credentials.json; echo \"$l\"",
+            true,
+        ),
+        ("read -r l < login-link; echo \"$l\"", true),
+        ("source ../harness-home/.claude/.credentials.json", false),
+    ];
+    let log = arm.join("audit/audit.jsonl");
+    for (line, bash_prints_the_key) in lines {
+        if bash_prints_the_key {
+            let o = run_under_keyholder(Path::new("/bin/bash"), &arm, line, true);
+            assert!(common::text(&o.stdout).contains(KEY), "bash, {line:?}");
+        }
+        for landlock in [true, false] {
+            let before = denials(&log).len();
+            let o = sandbox_support::run_in_built_arm(&arm, line, landlock);
+            let out = common::text(&o.stdout) + &common::text(&o.stderr);
+            let what = format!("{line:?}, landlock {landlock}: {out}");
+            assert!(!out.contains(KEY), "{what}");
+            assert_eq!(o.status.code(), Some(126), "{what}");
+            let new = denials(&log)[before..].to_vec();
+            assert_eq!(new.len(), 1, "{what}: {new:?}");
+            assert_eq!(new[0]["rule"], "protected-path", "{what}");
+        }
+    }
+}

@@ -417,6 +417,10 @@ impl Shell<'_> {
         } else {
             self.cwd.join(path)
         };
+        let policy = self.policy.clone();
+        if let Err(deny) = crate::guard::check_read_target(&policy, &path) {
+            return Err(self.deny(&deny, &[name.as_bytes().to_vec(), file.clone()]));
+        }
         let text = match self.sys.read_file(&path) {
             Ok(t) => t,
             Err(e) if let Some(rule) = super::redirect::refusal_rule(&e) => {
