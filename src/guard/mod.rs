@@ -335,20 +335,32 @@ fn protected_argument(arg: &[u8]) -> Deny {
 /// beneath it). Stops at the first that holds.
 fn any_path_reading(arg: &[u8], mut f: impl FnMut(&[u8], bool) -> bool) -> bool {
     let mut reading = |plain: &[u8]| {
-        // The text itself and, for a `file://` URL, the path it names.
+        // The text itself; for a `file://` URL, the path it names; after
+        // `@` or `<`, the file a tool reads the value from (curl's
+        // `-d @FILE`, `-F name=@FILE`, `-F name=<FILE`).
         let url = plain
             .strip_prefix(b"file://")
             .map(|rest| rest.strip_prefix(b"localhost").unwrap_or(rest));
-        [Some(plain), url].into_iter().flatten().any(|r| {
-            // Only a prefix that names a folder (`../#1/x` → `../`): a jq
-            // filter such as `.[].title` is no path.
-            let folder = r
-                .iter()
-                .position(|b| b"#{[".contains(b))
-                .and_then(|glob| r[..glob].iter().rposition(|&b| b == b'/'))
-                .map(|slash| &r[..=slash]);
-            folder.is_some_and(|d| f(d, true)) || (!r.is_empty() && r != b"-" && f(r, false))
-        })
+        let value = plain
+            .iter()
+            .position(|&b| b == b'=')
+            .map_or(plain, |eq| &plain[eq + 1..]);
+        fn from_file(text: &[u8]) -> Option<&[u8]> {
+            text.strip_prefix(b"@").or_else(|| text.strip_prefix(b"<"))
+        }
+        [Some(plain), url, from_file(plain), from_file(value)]
+            .into_iter()
+            .flatten()
+            .any(|r| {
+                // Only a prefix that names a folder (`../#1/x` → `../`): a jq
+                // filter such as `.[].title` is no path.
+                let folder = r
+                    .iter()
+                    .position(|b| b"#{[".contains(b))
+                    .and_then(|glob| r[..glob].iter().rposition(|&b| b == b'/'))
+                    .map(|slash| &r[..=slash]);
+                folder.is_some_and(|d| f(d, true)) || (!r.is_empty() && r != b"-" && f(r, false))
+            })
     };
     if reading(arg) {
         return true;
