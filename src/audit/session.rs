@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 ///
 /// `policy_sha256` is the SHA-256 of the policy file's bytes (computed
 /// once by the caller, with the pin: every process of a run, the
-/// supervisor and each forked copy, records a session), `enforcement` the level actually in force
-/// (`landlock-abi-N` or `none`), `mode` how guard-sh was started
+/// supervisor and each forked copy, records a session), `enforcement`
+/// the level actually in force (`landlock-abi-N` or `none`), `mode` how guard-sh was started
 /// (`command`, `script`, `stdin`, `interactive`).
 pub fn session_event(
     policy: &Policy,

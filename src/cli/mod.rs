@@ -84,3 +84,21 @@ pub fn run_without_runtime_setup(program: &str, run: impl FnOnce() -> Result<u8,
     };
     std::process::exit(i32::from(status))
 }
+
+/// The C `main` of a shell binary (`guard-sh`, and `guard-bash`, which
+/// exists for its name): a crate with `#![no_main]` invokes it once, and
+/// the shell starts through [`run_without_runtime_setup`].
+#[macro_export]
+macro_rules! shell_main {
+    () => {
+        /// The C entry point: the shell skips Rust's runtime set-up
+        /// (see `guard_sh::cli::run_without_runtime_setup`).
+        #[unsafe(no_mangle)]
+        extern "C" fn main(
+            _argc: ::std::ffi::c_int,
+            _argv: *const *const ::std::ffi::c_char,
+        ) -> ::std::ffi::c_int {
+            $crate::cli::run_without_runtime_setup("guard-sh", $crate::cli::shell::run)
+        }
+    };
+}

@@ -2,8 +2,9 @@
 //! that several stages share — descriptors kept out of a line's reach
 //! ([`private_fd`]), the shell's signal state ([`signals`]) and real paths
 //! resolved with a memory of the folders on the way ([`real_path`]),
-//! random bytes ([`random`]), the `/proc` files a line may read ([`procfs`]), the stack left to recurse ([`stack`]) and
-//! the standard descriptors at start ([`stdio`]).
+//! random bytes ([`random`]), the `/proc` files a line may read
+//! ([`procfs`]), the stack left to recurse ([`stack`]) and the standard
+//! descriptors at start ([`stdio`]).
 //! Nothing here depends on any other module of the crate.
 
 pub mod private_fd;
