@@ -128,13 +128,7 @@ impl Shell<'_> {
             return Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])));
         }
         let absolute = self.absolute(path);
-        let policy = self.policy.clone();
-        let checked = if mode == OpenMode::Read {
-            crate::guard::check_read_target(&policy, &absolute)
-        } else {
-            crate::guard::check_write_target(&policy, &absolute)
-        };
-        if let Err(deny) = checked {
+        if let Err(deny) = self.check_open_target(&absolute, mode) {
             return Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])));
         }
         let text = String::from_utf8_lossy(path).into_owned();
@@ -156,11 +150,25 @@ impl Shell<'_> {
         };
         match self.sys.open(&absolute, mode) {
             Ok(fd) => Ok(fd),
-            Err(e) if let Some(rule) = refusal_rule(&e) => {
-                let deny = Deny::new(rule, format!("{text}: {e}"));
+            Err(e) if let Some(deny) = refused_open(&e, &text) => {
                 Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])))
             }
             Err(e) => Err(self.fail(format!("{text}: {}", describe_io(&e)))),
+        }
+    }
+
+    /// The guard's check of a file a line would open (`absolute`) for
+    /// `mode`, before the open: a protected path is refused for reading
+    /// and writing. Redirections and `source` alike.
+    pub(super) fn check_open_target(
+        &self,
+        absolute: &std::path::Path,
+        mode: OpenMode,
+    ) -> Result<(), Deny> {
+        if mode == OpenMode::Read {
+            crate::guard::check_read_target(&self.policy, absolute)
+        } else {
+            crate::guard::check_write_target(&self.policy, absolute)
         }
     }
 
@@ -364,15 +372,16 @@ pub(super) fn describe_io(e: &std::io::Error) -> String {
     }
 }
 
-/// The rule that refused opening a file, when the system refused it
-/// after the open: one of guard-sh's own files or pipes, or another
-/// process's `/proc` file.
-pub(super) fn refusal_rule(e: &std::io::Error) -> Option<crate::guard::Rule> {
-    if private_fd::is_reserved_error(e) {
-        Some(crate::guard::Rule::PrivateDescriptor)
+/// The denial of opening `text` (as the line wrote it), when the system
+/// refused the file after the open: one of guard-sh's own files or pipes,
+/// or another process's `/proc` file.
+pub(super) fn refused_open(e: &std::io::Error, text: &str) -> Option<Deny> {
+    let rule = if private_fd::is_reserved_error(e) {
+        crate::guard::Rule::PrivateDescriptor
     } else if crate::os::procfs::is_refused_error(e) {
-        Some(crate::guard::Rule::OtherProcess)
+        crate::guard::Rule::OtherProcess
     } else {
-        None
-    }
+        return None;
+    };
+    Some(Deny::new(rule, format!("{text}: {e}")))
 }

@@ -17,7 +17,6 @@ pub(super) use vars::{array_text, dq_quote, quote_key};
 
 use super::lossy;
 use super::{Flow, Shell, Status};
-use crate::guard::Deny;
 use crate::guard::builtins::Builtin;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -417,15 +416,14 @@ impl Shell<'_> {
         } else {
             self.cwd.join(path)
         };
-        let policy = self.policy.clone();
-        if let Err(deny) = crate::guard::check_read_target(&policy, &path) {
-            return Err(self.deny(&deny, &[name.as_bytes().to_vec(), file.clone()]));
+        let argv = [name.as_bytes().to_vec(), file.clone()];
+        if let Err(deny) = self.check_open_target(&path, crate::system::OpenMode::Read) {
+            return Err(self.deny(&deny, &argv));
         }
         let text = match self.sys.read_file(&path) {
             Ok(t) => t,
-            Err(e) if let Some(rule) = super::redirect::refusal_rule(&e) => {
-                let deny = Deny::new(rule, format!("{}: {e}", lossy(file)));
-                return Err(self.deny(&deny, &[name.as_bytes().to_vec(), file.clone()]));
+            Err(e) if let Some(deny) = super::redirect::refused_open(&e, &lossy(file)) => {
+                return Err(self.deny(&deny, &argv));
             }
             Err(e) => {
                 self.error(&format!(
