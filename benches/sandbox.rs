@@ -54,6 +54,7 @@ fn fixture(work: &Path) -> (Policy, CommandRule) {
             mode: SandboxMode::Required,
             writable: vec![work.to_path_buf()],
             protected: vec![],
+            unreadable: vec![],
             execute: None,
         },
         audit: Default::default(),

@@ -476,6 +476,16 @@ impl Compiler {
                     layout.home.clone(),
                     layout.harness_home.clone(),
                 ],
+                // What the agent has no reason to read and the harness's
+                // login, which it must not: held by each command's domain.
+                // `home` stays readable (tools look for dotfiles there).
+                unreadable: vec![
+                    layout.policy.clone(),
+                    layout.definition.clone(),
+                    layout.audit_dir.clone(),
+                    layout.runtimes.clone(),
+                    layout.harness_home.clone(),
+                ],
                 // Filled by `build` once the arm's links exist.
                 execute: None,
             },

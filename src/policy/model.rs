@@ -161,6 +161,12 @@ pub struct SandboxPolicy {
     /// audit log). Redirections into them are refused by guard-sh itself.
     #[serde(default)]
     pub protected: Vec<PathBuf>,
+    /// Paths no command may read (the harness's home and login, the audit
+    /// log, the arm's configs): each command's Landlock domain grants
+    /// reading everywhere but beneath these (and other tools' own
+    /// folders, see `CommandRule::writable`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<PathBuf>,
     /// Every file (or helper folder) any command may execute, with its
     /// start-up chain, as `arm-build` resolved it: guard-sh's own Landlock
     /// domain grants exactly these instead of reading every program's

@@ -7,7 +7,9 @@
 //! writable roots (plus the terminal and `/dev/null`), connect over TCP only
 //! to its rule's ports and bind none (ABI >= 4), and neither signal
 //! processes nor reach abstract UNIX sockets outside its domain (ABI >= 6).
-//! It may read any file outside `/proc`; of `/proc`, its own folder
+//! It may read any file outside `/proc` but beneath the policy's
+//! `unreadable` paths (the harness's home and login, the audit log, the
+//! arm's configs) and other tools' own folders; of `/proc`, its own folder
 //! (`/proc/self`) and the system-wide figures in [`PROC_READABLE`]: another
 //! process's `environ`, `cmdline`, `mem`, `maps` (the harness's model key
 //! among them) and the kernel's own lists are closed.
@@ -18,7 +20,10 @@
 //! parent's `/proc/PID/environ` (and `cmdline` is never ptrace-checked).
 //! So a command's domain handles `READ_FILE` and grants it beneath each
 //! entry of `/` but `/proc` (and but links: what they lead to lies beneath
-//! another entry), beneath the entries of `/proc` listed in
+//! another entry; and an entry holding an unreadable path is replaced by
+//! its own entries, down to that path's siblings: Landlock cannot take a
+//! subfolder back), beneath the files it may execute, beneath the entries
+//! of `/proc` listed in
 //! [`PROC_READABLE`], and, added by the child
 //! itself just before it enters the domain, beneath its own
 //! `/proc/<pid>` (the one process of the command whose number is known
@@ -69,14 +74,14 @@ use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathFd, Ruleset,
     RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, Scope, make_bitflags,
 };
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Environment variable that, set to `off`, disables Landlock for the process.
 pub const LANDLOCK_ENV: &str = "GUARD_SH_LANDLOCK";
@@ -253,9 +258,9 @@ struct Grants {
     write: BTreeSet<PathBuf>,
     /// TCP ports that may be connected to.
     connect: BTreeSet<u16>,
-    /// Folders (everything beneath) or files that may be read; `None`:
-    /// reading is not restricted.
-    read: Option<&'static [ReadRoot]>,
+    /// Descriptors of the folders (everything beneath) or files that may
+    /// be read; `None`: reading is not restricted.
+    read: Option<Vec<crate::os::Fd>>,
 }
 
 impl Confinement {
@@ -312,7 +317,7 @@ impl Confinement {
         grants.add_writable(&policy.sandbox.writable, cwd);
         check_protected(policy, &grants.write, cwd)?;
         grants.add_devices();
-        grants.read = Some(readable_roots()?);
+        grants.read = Some(readable_roots(&unreadable_for(policy, rule, cwd))?);
         Confinement::build(abi, &grants, &files.resolver)
     }
 
@@ -408,25 +413,26 @@ impl Confinement {
                 found: Enforcement::None,
             });
         };
+        // A command that may execute a file may read it (a loader maps
+        // its program; a script is read by its interpreter), wherever it is.
+        let execute_rights = if grants.read.is_some() {
+            AccessFs::Execute | AccessFs::ReadFile
+        } else {
+            AccessFs::Execute.into()
+        };
         for path in &grants.execute {
             let opened = resolver.opened(path);
-            add_path(
-                &ruleset,
-                path,
-                opened,
-                AccessFs::Execute.into(),
-                file_rights,
-            )?;
+            add_path(&ruleset, path, opened, execute_rights, file_rights)?;
         }
         for path in &grants.write {
             add_path(&ruleset, path, None, write_rights, file_rights)?;
         }
-        for root in grants.read.unwrap_or_default() {
+        for &root in grants.read.as_deref().unwrap_or_default() {
             // READ_FILE is a right a file can carry too, so the same rule
             // serves a folder and a file.
-            add_beneath(ruleset.as_raw_fd(), root.fd, ACCESS_FS_READ_FILE).map_err(|source| {
+            add_beneath(ruleset.as_raw_fd(), root, ACCESS_FS_READ_FILE).map_err(|source| {
                 SandboxError::Open {
-                    path: PathBuf::from(format!("/proc/self/fd/{}", root.fd)),
+                    path: PathBuf::from(format!("/proc/self/fd/{root}")),
                     source,
                 }
             })?;
@@ -439,62 +445,116 @@ impl Confinement {
     }
 }
 
-/// A folder (everything beneath) or file every command may read, held
-/// open (`O_PATH`) for the whole session at a private descriptor number,
-/// so a line can neither name it nor swap what it opens.
-#[derive(Debug)]
-struct ReadRoot {
-    fd: crate::os::Fd,
+/// What a command may read (see the module docs), as descriptors opened
+/// once per process: each entry of `/` but `/proc` and the paths in
+/// `unreadable` (canonical), an entry holding one of those replaced by its
+/// own entries, and so on down; and the entries of `/proc` in
+/// [`PROC_READABLE`]. These names do not change while a session runs
+/// (nothing the agent may write holds them), and opening them per spawn
+/// would double Landlock's cost; each is held `O_PATH` at a private
+/// descriptor number, so a line can neither name it nor swap what it opens.
+fn readable_roots(unreadable: &BTreeSet<PathBuf>) -> Result<Vec<crate::os::Fd>, SandboxError> {
+    type Opened = BTreeMap<PathBuf, crate::os::Fd>;
+    type Sets = BTreeMap<BTreeSet<PathBuf>, Vec<crate::os::Fd>>;
+    static OPENED: Mutex<(Opened, Sets)> = Mutex::new((BTreeMap::new(), BTreeMap::new()));
+    let mut guard = OPENED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let (opened, sets) = &mut *guard;
+    if let Some(roots) = sets.get(unreadable) {
+        return Ok(roots.clone());
+    }
+    let listing_error = |source: io::Error| SandboxError::Open {
+        path: PathBuf::from("/"),
+        source,
+    };
+    let mut paths = Vec::new();
+    readable_beneath(Path::new("/"), unreadable, &mut paths).map_err(listing_error)?;
+    paths.extend(
+        PROC_READABLE
+            .iter()
+            .map(|name| Path::new("/proc").join(name)),
+    );
+    let mut roots = Vec::with_capacity(paths.len());
+    for path in paths {
+        if let Some(fd) = opened.get(&path) {
+            roots.push(*fd);
+            continue;
+        }
+        // A root that vanished (or that this user cannot reach) grants nothing.
+        let Ok(file) = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH)
+            .open(&path)
+        else {
+            continue;
+        };
+        let fd =
+            crate::os::private_fd::save_all(vec![OwnedFd::from(file)]).map_err(listing_error)?[0];
+        opened.insert(path, fd);
+        roots.push(fd);
+    }
+    sets.insert(unreadable.clone(), roots.clone());
+    Ok(roots)
 }
 
-/// What every command may read (see the module docs): each entry of `/`
-/// but `/proc`, and the entries of `/proc` in [`PROC_READABLE`]. Opened
-/// once per process, at the first command: these names do not change
-/// while a session runs, and opening them per spawn would double
-/// Landlock's cost.
-fn readable_roots() -> Result<&'static [ReadRoot], SandboxError> {
-    static ROOTS: OnceLock<Result<Vec<ReadRoot>, String>> = OnceLock::new();
-    let opened = ROOTS.get_or_init(|| {
-        // A link at `/` (`bin -> usr/bin` on a merged-/usr system) needs
-        // no rule: Landlock judges the file a name leads to, which lies
-        // beneath the entry of `/` holding it (or in `/proc`, closed on
-        // purpose). The entry's type comes with the listing.
-        let mut paths: Vec<PathBuf> = Vec::new();
-        for entry in std::fs::read_dir("/").map_err(|e| format!("/: {e}"))? {
-            let entry = entry.map_err(|e| format!("/: {e}"))?;
-            let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
-            if !is_link && entry.file_name() != "proc" {
-                paths.push(entry.path());
-            }
+/// Push onto `out` each entry of the folder `dir` a command may read
+/// everything beneath: not a link (what it leads to lies beneath another
+/// entry, judged there), not `/proc`, not in `unreadable`; an entry with
+/// an unreadable path beneath it is listed in turn (Landlock can grant
+/// beneath a folder but not take a subfolder back). A folder that cannot
+/// be listed grants nothing beneath it.
+fn readable_beneath(
+    dir: &Path,
+    unreadable: &BTreeSet<PathBuf>,
+    out: &mut Vec<PathBuf>,
+) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_symlink() || path == Path::new("/proc") || unreadable.contains(&path) {
+            continue;
         }
-        paths.extend(
-            PROC_READABLE
-                .iter()
-                .map(|name| Path::new("/proc").join(name)),
-        );
-        // A root that vanished (or that this user cannot reach) grants nothing.
-        let opened: Vec<OwnedFd> = paths
-            .iter()
-            .filter_map(|path| {
-                std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_PATH)
-                    .open(path)
-                    .ok()
-            })
-            .map(OwnedFd::from)
-            .collect();
-        // Private copies; the originals are closed.
-        let saved = crate::os::private_fd::save_all(opened).map_err(|e| format!("/: {e}"))?;
-        Ok(saved.into_iter().map(|fd| ReadRoot { fd }).collect())
-    });
-    match opened {
-        Ok(roots) => Ok(roots),
-        Err(why) => Err(SandboxError::Open {
-            path: PathBuf::from("/"),
-            source: io::Error::other(why.clone()),
-        }),
+        if kind.is_dir() && unreadable.iter().any(|u| u.starts_with(&path)) {
+            // Errors below the top: that folder grants nothing.
+            let _ = readable_beneath(&path, unreadable, out);
+        } else {
+            out.push(path);
+        }
     }
+    Ok(())
+}
+
+/// What a command of `rule` may not read, as real paths: the policy's
+/// `unreadable` paths and the other tools' own folders (their writable
+/// folders: a login, a config), but not its own. Resolved once per
+/// process: none lies where the agent may write.
+fn unreadable_for(policy: &Policy, rule: &CommandRule, cwd: &Path) -> BTreeSet<PathBuf> {
+    let own: BTreeSet<PathBuf> = rule.writable.iter().map(|w| cwd.join(w)).collect();
+    let named = policy
+        .sandbox
+        .unreadable
+        .iter()
+        .chain(policy.commands.values().flat_map(|r| r.writable.iter()))
+        .map(|p| cwd.join(p))
+        .filter(|p| !own.contains(p));
+    thread_local! {
+        static REAL: std::cell::RefCell<HashMap<PathBuf, PathBuf>> =
+            std::cell::RefCell::new(HashMap::new());
+    }
+    REAL.with(|real| {
+        let mut real = real.borrow_mut();
+        named
+            .map(|p| {
+                real.entry(p)
+                    .or_insert_with_key(|p| crate::os::real_path::real_path(p))
+                    .clone()
+            })
+            .collect()
+    })
 }
 
 /// `struct landlock_path_beneath_attr` (packed, as the kernel reads it).
@@ -780,11 +840,8 @@ mod tests {
 
     #[test]
     fn every_root_is_readable_but_proc_where_only_the_listed_entries_are() {
-        let roots = readable_roots().unwrap_or_else(|e| panic!("{e}"));
-        let named: Vec<PathBuf> = roots
-            .iter()
-            .map(|r| std::fs::read_link(format!("/proc/self/fd/{}", r.fd)).unwrap_or_default())
-            .collect();
+        let roots = readable_roots(&BTreeSet::new()).unwrap_or_else(|e| panic!("{e}"));
+        let named = names(&roots);
         assert!(named.contains(&PathBuf::from("/usr")), "{named:?}");
         assert!(named.contains(&PathBuf::from("/proc/cpuinfo")), "{named:?}");
         assert!(named.contains(&PathBuf::from("/proc/sys")), "{named:?}");
@@ -810,7 +867,52 @@ mod tests {
         assert!(
             roots
                 .iter()
-                .all(|r| crate::os::private_fd::is_private(r.fd))
+                .all(|&fd| crate::os::private_fd::is_private(fd))
         );
+    }
+
+    /// The paths the descriptors were opened on.
+    fn names(roots: &[crate::os::Fd]) -> Vec<PathBuf> {
+        roots
+            .iter()
+            .map(|fd| std::fs::read_link(format!("/proc/self/fd/{fd}")).unwrap_or_default())
+            .collect()
+    }
+
+    /// An unreadable folder is left out by granting its siblings, and its
+    /// ancestors' siblings, instead of its ancestors: nothing granted lies
+    /// above or beneath it, and everything else in the tree is covered.
+    #[test]
+    fn an_unreadable_folder_is_left_out_of_the_read_roots() {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let top = std::fs::canonicalize(root.path()).unwrap_or_else(|e| panic!("{e}"));
+        for dir in ["arm/harness-home/.claude", "arm/work", "arm/home", "other"] {
+            std::fs::create_dir_all(top.join(dir)).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(top.join("arm/policy.json"), "{}").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(top.join("note"), "x").unwrap_or_else(|e| panic!("{e}"));
+        let unreadable = BTreeSet::from([
+            top.join("arm/harness-home"),
+            top.join("arm/policy.json"),
+            // Not there (yet): its folder is listed, so it stays out.
+            top.join("arm/audit"),
+        ]);
+        let roots = readable_roots(&unreadable).unwrap_or_else(|e| panic!("{e}"));
+        let named = names(&roots);
+        for readable in ["arm/work", "arm/home", "other", "note"] {
+            assert!(named.contains(&top.join(readable)), "{readable}: {named:?}");
+        }
+        for path in &named {
+            for secret in &unreadable {
+                assert!(
+                    !path.starts_with(secret) && !secret.starts_with(path),
+                    "{path:?} grants {secret:?}"
+                );
+            }
+        }
+        // Outside the tree, the other entries of `/` stay whole.
+        assert!(named.contains(&PathBuf::from("/usr")), "{named:?}");
+        // The same set again: the same descriptors, nothing opened anew.
+        assert_eq!(readable_roots(&unreadable).ok(), Some(roots));
     }
 }

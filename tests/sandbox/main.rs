@@ -21,4 +21,5 @@ mod proc_files;
 mod supervisor_exec;
 mod supervisor_network;
 mod tool_env;
+mod unreadable;
 mod write;

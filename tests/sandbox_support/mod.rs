@@ -63,6 +63,7 @@ impl Arm {
                     self.path("arm/bin"),
                     self.path("arm/audit.log"),
                 ],
+                unreadable: vec![self.path("arm/audit.log")],
                 // guard-sh resolves it, as for a policy written by hand.
                 execute: None,
             },

@@ -1,0 +1,117 @@
+//! What no command may read: the harness's home (its login), the arm's
+//! configs and the audit log, even through a program that opens a file the
+//! guard never sees named (jq's `import` reads `NAME.json` from a path in
+//! its program text). Each command's Landlock domain grants reading beside
+//! those folders, not above them. The oracle is a key planted in those
+//! files, looked for in everything the run printed; the same lines with
+//! Landlock off print it (the guard cannot see the path), so the test can
+//! fail.
+
+#![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
+
+use crate::common;
+use crate::sandbox_support;
+
+use std::path::Path;
+
+const KEY: &str = "harness-login-4567";
+
+fn plant(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("{{\"token\":\"{KEY}\"}}\n")).unwrap();
+}
+
+#[test]
+fn no_command_reads_the_harness_login_or_the_arms_configs() {
+    let root = tempfile::tempdir().unwrap();
+    let arm = common::build_arm("raw-api", "http://127.0.0.1:9", root.path());
+    plant(&arm.join("harness-home/.claude/.credentials.json"));
+    plant(&arm.join("runtimes/planted.json"));
+    plant(&arm.join("audit/planted.json"));
+    let secrets = [
+        "../harness-home/.claude/.credentials",
+        "../runtimes/planted",
+        "../audit/planted",
+    ];
+    for landlock in [true, false] {
+        for secret in secrets {
+            let line = format!("jq -c -n 'import \"{secret}\" as $c; $c'");
+            let o = sandbox_support::run_in_built_arm(&arm, &line, landlock);
+            let out = common::text(&o.stdout) + &common::text(&o.stderr);
+            let what = format!("{line}, landlock {landlock}: {out}");
+            if landlock {
+                assert!(!out.contains(KEY), "{what}");
+                assert!(out.contains("Permission denied"), "{what}");
+                assert_ne!(o.status.code(), Some(0), "{what}");
+            } else {
+                // The guard does not see a path in jq's program: only the
+                // kernel holds this, so without it the key is printed.
+                assert!(out.contains(KEY), "{what}");
+            }
+        }
+    }
+}
+
+/// Leaving those folders out does not take reading away from anything
+/// else: the work folder, the commands' own HOME (empty: a dotfile a tool
+/// looks for is simply missing), a file beside the arm, the system.
+#[test]
+fn commands_still_read_beside_the_unreadable_folders() {
+    let root = tempfile::tempdir().unwrap();
+    let arm = common::build_arm("raw-api", "http://127.0.0.1:9", root.path());
+    std::fs::write(arm.join("work/data.json"), "{\"in\":\"work\"}\n").unwrap();
+    std::fs::write(root.path().join("beside.json"), "{\"in\":\"beside\"}\n").unwrap();
+    let beside = root.path().join("beside.json");
+    let line = format!(
+        "jq -c -n 'import \"data\" as $d; $d'; \
+         jq -c . {}; \
+         jq -n 'import \"../home/.curlrc\" as $h; $h'; echo \"home=$?\"; \
+         head -c 5 /etc/passwd; echo",
+        beside.display()
+    );
+    let o = sandbox_support::run_in_built_arm(&arm, &line, true);
+    let stderr = common::text(&o.stderr);
+    assert_eq!(
+        common::text(&o.stdout),
+        "[{\"in\":\"work\"}]\n{\"in\":\"beside\"}\nhome=3\nroot:\n",
+        "{stderr}"
+    );
+    // Missing, not refused.
+    assert!(
+        stderr.contains("module not found: ../home/.curlrc"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Permission denied"), "{stderr}");
+}
+
+/// A tool's own folder (its login: the tea arm's `tea-config/`) is read by
+/// that tool alone: another command's domain leaves it out like the
+/// harness's home, the tool's own grants it.
+#[test]
+fn a_tools_own_folder_is_read_by_that_tool_alone() {
+    let arm = sandbox_support::Arm::new();
+    let config = arm.path("tool-config");
+    plant(&config.join("login.json"));
+    let cat = Path::new("/usr/bin/cat");
+    let tool = sandbox_support::rule(cat, &[], &[], std::slice::from_ref(&config));
+    let other = sandbox_support::utility("/usr/bin/cat");
+    let mut commands = std::collections::BTreeMap::new();
+    commands.insert("tool".to_string(), tool.clone());
+    commands.insert("cat".to_string(), other.clone());
+    let policy = arm.policy(commands);
+    let login = config.join("login.json");
+    let login = login.to_str().unwrap();
+    for (rule, reads) in [(&tool, true), (&other, false)] {
+        let confinement = sandbox_support::confine(&arm, &policy, rule, cat);
+        let out = sandbox_support::run_confined(&confinement, &arm.path("work"), cat, &[login]);
+        let printed = sandbox_support::stdout(&out);
+        let what = format!("reads {reads}: {}", sandbox_support::stderr(&out));
+        assert_eq!(printed.contains(KEY), reads, "{what}");
+        if !reads {
+            assert!(
+                sandbox_support::stderr(&out).contains("Permission denied"),
+                "{what}"
+            );
+        }
+    }
+}
