@@ -417,6 +417,28 @@ pub fn check_read_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
     check_target(policy, path, "reading")
 }
 
+/// The check after guard-sh opened a file for a line: `opened` is the
+/// file's path as the kernel names the descriptor (every link resolved).
+/// [`check_read_target`] and [`check_write_target`] judge the name before
+/// the open; a link swapped in between (by a command running in the
+/// background) could lead the open elsewhere, so the file reached is
+/// judged too.
+pub fn check_opened(policy: &Policy, opened: &Path) -> Result<(), Deny> {
+    match protected_reals(policy)
+        .iter()
+        .find(|(_, real)| opened.starts_with(real))
+    {
+        Some(_) => Err(Deny::new(
+            Rule::ProtectedPath,
+            format!(
+                "the file opened, {}, is part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
+                opened.display()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn check_target(policy: &Policy, path: &Path, verb: &str) -> Result<(), Deny> {
     match protected_root(policy, path) {
         Some(_) => Err(Deny::new(

@@ -149,7 +149,18 @@ impl Shell<'_> {
             other => other,
         };
         match self.sys.open(&absolute, mode) {
-            Ok(fd) => Ok(fd),
+            Ok(fd) => {
+                if let Err(deny) = self.check_opened(fd) {
+                    return Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])));
+                }
+                if mode == (OpenMode::Write { exclusive: false })
+                    && let Err(e) = self.sys.truncate(fd)
+                {
+                    let _ = self.sys.close(fd);
+                    return Err(self.fail(format!("{text}: {}", describe_io(&e))));
+                }
+                Ok(fd)
+            }
             Err(e) if let Some(deny) = refused_open(&e, &text) => {
                 Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])))
             }
@@ -170,6 +181,17 @@ impl Shell<'_> {
         } else {
             crate::guard::check_write_target(&self.policy, absolute)
         }
+    }
+
+    /// The guard's check of the file a line's open reached (see
+    /// [`crate::guard::check_opened`]); a refused descriptor is closed.
+    pub(super) fn check_opened(&mut self, fd: Fd) -> Result<(), Deny> {
+        let Some(opened) = self.sys.descriptor_path(fd) else {
+            return Ok(());
+        };
+        crate::guard::check_opened(&self.policy, &opened).inspect_err(|_| {
+            let _ = self.sys.close(fd);
+        })
     }
 
     /// Move `new` onto `fd`, saving `fd` first.

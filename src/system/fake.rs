@@ -437,13 +437,20 @@ impl System for FakeSystem {
                 return Err(io::Error::from_raw_os_error(libc::EEXIST));
             }
             OpenMode::Read => {}
-            OpenMode::Write { .. } => self.set_contents(&path, Vec::new()),
-            OpenMode::Append | OpenMode::ReadWrite if !exists => {
+            OpenMode::Write { .. } | OpenMode::Append | OpenMode::ReadWrite if !exists => {
                 self.set_contents(&path, Vec::new());
             }
-            OpenMode::Append | OpenMode::ReadWrite => {}
+            OpenMode::Write { .. } | OpenMode::Append | OpenMode::ReadWrite => {}
         }
         Ok(self.insert(format!("file:{}", path.display())))
+    }
+
+    fn truncate(&mut self, fd: Fd) -> io::Result<()> {
+        let label = self.fds.get(&fd).ok_or_else(Self::ebadf)?.label.clone();
+        if let Some(path) = label.strip_prefix("file:").map(PathBuf::from) {
+            self.set_contents(&path, Vec::new());
+        }
+        Ok(())
     }
 
     fn close(&mut self, fd: Fd) -> io::Result<()> {

@@ -152,7 +152,11 @@ pub trait System {
     /// Has `pid` ended? Reaps it if so, without blocking.
     fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>>;
     fn pipe(&mut self) -> io::Result<(Fd, Fd)>;
+    /// Open `path`; [`OpenMode::Write`] creates the file but leaves its
+    /// bytes: the caller judges the file reached, then [`System::truncate`]s.
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<Fd>;
+    /// Empty the regular file open at `fd` (what `>` does to it).
+    fn truncate(&mut self, fd: Fd) -> io::Result<()>;
     fn close(&mut self, fd: Fd) -> io::Result<()>;
     /// Make `to` a copy of `from` (inherited by children).
     fn dup2(&mut self, from: Fd, to: Fd) -> io::Result<()>;
@@ -186,6 +190,11 @@ pub trait System {
     fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>>;
     /// `path` with every link resolved (`realpath`).
     fn real_path(&self, path: &Path) -> io::Result<PathBuf>;
+    /// The path of the file open at `fd`, as the kernel names it
+    /// (`/proc/self/fd/N`); None when it has none or it cannot be read.
+    fn descriptor_path(&self, _fd: Fd) -> Option<PathBuf> {
+        None
+    }
     /// The whole content of the file at `path` (`source`, `/etc/passwd`).
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// The working folder the process started in (`getcwd`).

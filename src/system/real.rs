@@ -785,6 +785,10 @@ impl System for RealSystem {
         open_checked(path, mode)
     }
 
+    fn truncate(&mut self, fd: Fd) -> io::Result<()> {
+        truncate_if_regular(fd)
+    }
+
     fn close(&mut self, fd: Fd) -> io::Result<()> {
         // EBADF is reported.
         private_fd::close(fd)
@@ -943,6 +947,10 @@ impl System for RealSystem {
         std::fs::canonicalize(path)
     }
 
+    fn descriptor_path(&self, fd: Fd) -> Option<std::path::PathBuf> {
+        std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()
+    }
+
     fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>> {
         use std::os::unix::ffi::OsStringExt;
         Ok(std::fs::read_dir(dir)?
@@ -1098,8 +1106,9 @@ fn truncate_if_regular(fd: Fd) -> io::Result<()> {
 /// or another process's `/proc` file.
 fn open_checked(path: &Path, mode: OpenMode) -> io::Result<Fd> {
     let c = cstring(path.as_os_str().as_bytes())?;
-    // `>` truncates only after the file is known not to be one of the
-    // shell's private files (a race could swap the path in between).
+    // `>` truncates (the caller, [`System::truncate`]) only once the file
+    // reached is judged: not one of the shell's private files, not a
+    // protected one (a race could swap the path before the open).
     let flags = match mode {
         OpenMode::Read => libc::O_RDONLY,
         OpenMode::Write { exclusive: false } => libc::O_WRONLY | libc::O_CREAT,
@@ -1122,14 +1131,6 @@ fn open_checked(path: &Path, mode: OpenMode) -> io::Result<Fd> {
             libc::close(fd);
         }
         return Err(refused);
-    }
-    if mode == (OpenMode::Write { exclusive: false }) {
-        truncate_if_regular(fd).inspect_err(|_| {
-            // SAFETY: closing the descriptor just opened.
-            unsafe {
-                libc::close(fd);
-            }
-        })?;
     }
     Ok(fd)
 }

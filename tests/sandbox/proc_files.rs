@@ -330,3 +330,68 @@ fn the_shell_reads_no_protected_file_for_a_line() {
         }
     }
 }
+
+/// The shell's opens are judged twice: by the name before the open and
+/// by the file the descriptor reached after it (before `>` truncates), so
+/// a link swapped in between (here by a thread of the test, renaming a
+/// fresh link over `link` to a plain file and to the harness's login in
+/// turn, as fast as it can) never leads `<` or `>` into a protected file:
+/// nothing prints the key and the login's bytes stay. With the check after
+/// the open removed, some runs print the key. Landlock on and off
+/// (guard-sh's own domain does not handle reads: reading is the guard's
+/// alone).
+#[test]
+fn a_link_swapped_during_the_shells_open_leads_it_into_no_protected_file() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let root = tempfile::tempdir().unwrap();
+    let arm = build(root.path());
+    let secret = arm.join("harness-home/.claude/.credentials.json");
+    std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    std::fs::write(&secret, format!("{KEY}\n")).unwrap();
+    let work = arm.join("work");
+    std::fs::write(work.join("plain.txt"), "plain\n").unwrap();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, work, secret) = (stop.clone(), work.clone(), secret.clone());
+        std::thread::spawn(move || {
+            let (fresh, link) = (work.join(".fresh"), work.join("link"));
+            while !stop.load(Ordering::Relaxed) {
+                for target in [work.join("plain.txt"), secret.clone()] {
+                    let _ = std::fs::remove_file(&fresh);
+                    // Fails only once a failed assertion removed the folder.
+                    if std::os::unix::fs::symlink(&target, &fresh).is_err()
+                        || std::fs::rename(&fresh, &link).is_err()
+                    {
+                        return;
+                    }
+                }
+            }
+        })
+    };
+    let (mut passed, mut denied) = (0, 0);
+    for line in [
+        "read -r l < link; echo \"$l\"",
+        "echo plain > link; echo done",
+    ] {
+        for landlock in [true, false] {
+            for _ in 0..120 {
+                let o = sandbox_support::run_in_built_arm(&arm, line, landlock);
+                let out = common::text(&o.stdout) + &common::text(&o.stderr);
+                assert!(!out.contains(KEY), "{line}, landlock {landlock}: {out}");
+                match o.status.code() {
+                    Some(0) if out == "plain\n" || out == "done\n" => passed += 1,
+                    Some(126) => denied += 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        format!("{KEY}\n")
+    );
+    // Both sides of the swap were met.
+    assert!(passed > 0 && denied > 0, "passed {passed}, denied {denied}");
+}

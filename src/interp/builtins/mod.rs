@@ -399,6 +399,31 @@ impl Shell<'_> {
         true
     }
 
+    /// The whole file at `path`, opened and judged as a redirection's
+    /// (before the open by the caller, after it here); `Ok(Err)` when the
+    /// file the open reached is refused.
+    fn read_checked(
+        &mut self,
+        path: &Path,
+    ) -> std::io::Result<Result<Vec<u8>, crate::interp::Deny>> {
+        let fd = self.sys.open(path, crate::system::OpenMode::Read)?;
+        if let Err(deny) = self.check_opened(fd) {
+            return Ok(Err(deny));
+        }
+        let mut text = Vec::new();
+        let mut buf = [0u8; 8192];
+        let read = loop {
+            match self.sys.read(fd, &mut buf) {
+                Ok(0) => break Ok(()),
+                Ok(n) => text.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        let _ = self.sys.close(fd);
+        read.map(|()| Ok(text))
+    }
+
     fn source(&mut self, name: &str, args: &[Vec<u8>]) -> Status {
         let args = match args.first() {
             Some(first) if first == b"--" => &args[1..],
@@ -420,8 +445,9 @@ impl Shell<'_> {
         if let Err(deny) = self.check_open_target(&path, crate::system::OpenMode::Read) {
             return Err(self.deny(&deny, &argv));
         }
-        let text = match self.sys.read_file(&path) {
-            Ok(t) => t,
+        let text = match self.read_checked(&path) {
+            Ok(Ok(t)) => t,
+            Ok(Err(deny)) => return Err(self.deny(&deny, &argv)),
             Err(e) if let Some(deny) = super::redirect::refused_open(&e, &lossy(file)) => {
                 return Err(self.deny(&deny, &argv));
             }
