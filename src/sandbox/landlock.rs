@@ -9,7 +9,9 @@
 //! processes nor reach abstract UNIX sockets outside its domain (ABI >= 6).
 //! It may read any file outside `/proc` but beneath the policy's
 //! `unreadable` paths (the harness's home and login, the audit log, the
-//! arm's configs) and other tools' own folders; of `/proc`, its own folder
+//! arm's configs), other tools' own folders and, in the folders the arm
+//! lies in, what holds none of its programs or writable folders (the
+//! operator's files); of `/proc`, its own folder
 //! (`/proc/self`) and the system-wide figures in [`PROC_READABLE`]: another
 //! process's `environ`, `cmdline`, `mem`, `maps` (the harness's model key
 //! among them) and the kernel's own lists are closed.
@@ -20,8 +22,8 @@
 //! parent's `/proc/PID/environ` (and `cmdline` is never ptrace-checked).
 //! So a command's domain handles `READ_FILE` and grants it beneath each
 //! entry of `/` but `/proc` (and but links: what they lead to lies beneath
-//! another entry; and an entry holding an unreadable path is replaced by
-//! its own entries, down to that path's siblings: Landlock cannot take a
+//! another entry; an entry holding an unreadable path is replaced by the
+//! way down to it, see [`readable_beneath`]: Landlock cannot take a
 //! subfolder back), beneath the files it may execute, beneath the entries
 //! of `/proc` listed in
 //! [`PROC_READABLE`], and, added by the child
@@ -317,7 +319,14 @@ impl Confinement {
         grants.add_writable(&policy.sandbox.writable, cwd);
         check_protected(policy, &grants.write, cwd)?;
         grants.add_devices();
-        grants.read = Some(readable_roots(&unreadable_for(policy, rule, cwd))?);
+        let scope = ReadScope {
+            unreadable: unreadable_for(policy, rule, cwd),
+            needed: (files.execute.iter())
+                .chain(&grants.write)
+                .map(|p| real_once(p))
+                .collect(),
+        };
+        grants.read = Some(readable_roots(&scope)?);
         Confinement::build(abi, &grants, &files.resolver)
     }
 
@@ -445,23 +454,34 @@ impl Confinement {
     }
 }
 
+/// What one command's read grants leave out, and what they keep.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct ReadScope {
+    /// Real paths the command may not read.
+    unreadable: BTreeSet<PathBuf>,
+    /// What it may execute or write (real paths): in a folder on the way
+    /// to an unreadable path, the entries holding one of these are granted
+    /// whole.
+    needed: BTreeSet<PathBuf>,
+}
+
 /// What a command may read (see the module docs), as descriptors opened
-/// once per process: each entry of `/` but `/proc` and the paths in
-/// `unreadable` (canonical), an entry holding one of those replaced by its
-/// own entries, and so on down; and the entries of `/proc` in
+/// once per process: each entry of `/` but `/proc` and the unreadable
+/// paths, an entry holding one of those replaced by its own entries, and
+/// so on down ([`readable_beneath`]); and the entries of `/proc` in
 /// [`PROC_READABLE`]. These names do not change while a session runs
 /// (nothing the agent may write holds them), and opening them per spawn
 /// would double Landlock's cost; each is held `O_PATH` at a private
 /// descriptor number, so a line can neither name it nor swap what it opens.
-fn readable_roots(unreadable: &BTreeSet<PathBuf>) -> Result<Vec<crate::os::Fd>, SandboxError> {
+fn readable_roots(scope: &ReadScope) -> Result<Vec<crate::os::Fd>, SandboxError> {
     type Opened = BTreeMap<PathBuf, crate::os::Fd>;
-    type Sets = BTreeMap<BTreeSet<PathBuf>, Vec<crate::os::Fd>>;
-    static OPENED: Mutex<(Opened, Sets)> = Mutex::new((BTreeMap::new(), BTreeMap::new()));
+    type Scopes = BTreeMap<ReadScope, Vec<crate::os::Fd>>;
+    static OPENED: Mutex<(Opened, Scopes)> = Mutex::new((BTreeMap::new(), BTreeMap::new()));
     let mut guard = OPENED
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let (opened, sets) = &mut *guard;
-    if let Some(roots) = sets.get(unreadable) {
+    let (opened, scopes) = &mut *guard;
+    if let Some(roots) = scopes.get(scope) {
         return Ok(roots.clone());
     }
     let listing_error = |source: io::Error| SandboxError::Open {
@@ -469,58 +489,96 @@ fn readable_roots(unreadable: &BTreeSet<PathBuf>) -> Result<Vec<crate::os::Fd>, 
         source,
     };
     let mut paths = Vec::new();
-    readable_beneath(Path::new("/"), unreadable, &mut paths).map_err(listing_error)?;
+    readable_beneath(Path::new("/"), scope, &mut paths).map_err(listing_error)?;
     paths.extend(
         PROC_READABLE
             .iter()
             .map(|name| Path::new("/proc").join(name)),
     );
-    let mut roots = Vec::with_capacity(paths.len());
-    for path in paths {
-        if let Some(fd) = opened.get(&path) {
-            roots.push(*fd);
+    // Paths not opened yet: opened now, then moved to private numbers at once.
+    let mut new_paths = Vec::new();
+    let mut new_files = Vec::new();
+    for path in &paths {
+        if opened.contains_key(path) {
             continue;
         }
         // A root that vanished (or that this user cannot reach) grants nothing.
-        let Ok(file) = std::fs::OpenOptions::new()
+        if let Ok(file) = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_PATH)
-            .open(&path)
-        else {
-            continue;
-        };
-        let fd =
-            crate::os::private_fd::save_all(vec![OwnedFd::from(file)]).map_err(listing_error)?[0];
-        opened.insert(path, fd);
-        roots.push(fd);
+            .open(path)
+        {
+            new_paths.push(path.clone());
+            new_files.push(OwnedFd::from(file));
+        }
     }
-    sets.insert(unreadable.clone(), roots.clone());
+    let saved = crate::os::private_fd::save_all(new_files).map_err(listing_error)?;
+    opened.extend(new_paths.into_iter().zip(saved));
+    let roots: Vec<crate::os::Fd> = paths
+        .iter()
+        .filter_map(|p| opened.get(p).copied())
+        .collect();
+    scopes.insert(scope.clone(), roots.clone());
     Ok(roots)
 }
 
 /// Push onto `out` each entry of the folder `dir` a command may read
-/// everything beneath: not a link (what it leads to lies beneath another
-/// entry, judged there), not `/proc`, not in `unreadable`; an entry with
-/// an unreadable path beneath it is listed in turn (Landlock can grant
-/// beneath a folder but not take a subfolder back). A folder that cannot
-/// be listed grants nothing beneath it.
-fn readable_beneath(
-    dir: &Path,
-    unreadable: &BTreeSet<PathBuf>,
-    out: &mut Vec<PathBuf>,
-) -> io::Result<()> {
+/// everything beneath. `/` and a folder holding an unreadable path are
+/// listed: every entry but links (what they lead to lies beneath another
+/// entry, judged there), `/proc` and the unreadable ones. A folder merely
+/// on the way to one (`/tmp` for an arm in `/tmp/x/arm`) is not listed:
+/// only the entry on the way and the entries holding something the
+/// command may execute or write are granted, so an arm's ancestors cost a rule or
+/// two, not one per file of theirs, and their other files (the operator's)
+/// stay closed. An entry with an unreadable path beneath it is treated in
+/// turn (Landlock can grant beneath a folder but not take a subfolder
+/// back). A folder that cannot be listed grants nothing beneath it.
+fn readable_beneath(dir: &Path, scope: &ReadScope, out: &mut Vec<PathBuf>) -> io::Result<()> {
+    // Each path's first name below `dir`, with whether it is that entry
+    // itself (`true`) or lies beneath it.
+    let first_names = |paths: &BTreeSet<PathBuf>| -> BTreeMap<std::ffi::OsString, bool> {
+        let mut names = BTreeMap::new();
+        for path in paths {
+            let Ok(rest) = path.strip_prefix(dir) else {
+                continue;
+            };
+            let mut parts = rest.iter();
+            if let Some(first) = parts.next() {
+                let itself = parts.next().is_none();
+                *names.entry(first.to_os_string()).or_insert(itself) |= itself;
+            }
+        }
+        names
+    };
+    let unreadable = first_names(&scope.unreadable);
+    let listed = dir == Path::new("/") || unreadable.values().any(|&itself| itself);
+    if !listed {
+        for (name, _) in unreadable {
+            // Errors below the top: that folder grants nothing.
+            let _ = readable_beneath(&dir.join(&name), scope, out);
+        }
+        let holders = first_names(&scope.needed);
+        let on_the_way = first_names(&scope.unreadable);
+        out.extend(
+            holders
+                .into_keys()
+                .filter(|name| !on_the_way.contains_key(name))
+                .map(|name| dir.join(name)),
+        );
+        return Ok(());
+    }
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
-        let path = entry.path();
+        let name = entry.file_name();
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        if kind.is_symlink() || path == Path::new("/proc") || unreadable.contains(&path) {
+        let path = dir.join(&name);
+        if kind.is_symlink() || path == Path::new("/proc") || unreadable.get(&name) == Some(&true) {
             continue;
         }
-        if kind.is_dir() && unreadable.iter().any(|u| u.starts_with(&path)) {
-            // Errors below the top: that folder grants nothing.
-            let _ = readable_beneath(&path, unreadable, out);
+        if kind.is_dir() && unreadable.contains_key(&name) {
+            let _ = readable_beneath(&path, scope, out);
         } else {
             out.push(path);
         }
@@ -530,8 +588,7 @@ fn readable_beneath(
 
 /// What a command of `rule` may not read, as real paths: the policy's
 /// `unreadable` paths and the other tools' own folders (their writable
-/// folders: a login, a config), but not its own. Resolved once per
-/// process: none lies where the agent may write.
+/// folders: a login, a config), but not its own.
 fn unreadable_for(policy: &Policy, rule: &CommandRule, cwd: &Path) -> BTreeSet<PathBuf> {
     let own: BTreeSet<PathBuf> = rule.writable.iter().map(|w| cwd.join(w)).collect();
     let named = policy
@@ -541,19 +598,22 @@ fn unreadable_for(policy: &Policy, rule: &CommandRule, cwd: &Path) -> BTreeSet<P
         .chain(policy.commands.values().flat_map(|r| r.writable.iter()))
         .map(|p| cwd.join(p))
         .filter(|p| !own.contains(p));
+    named.map(|p| real_once(&p)).collect()
+}
+
+/// `path`'s real path, resolved once per process: the arm's folders and
+/// programs do not lie where the agent may write, so they do not move
+/// during a session.
+fn real_once(path: &Path) -> PathBuf {
     thread_local! {
         static REAL: std::cell::RefCell<HashMap<PathBuf, PathBuf>> =
             std::cell::RefCell::new(HashMap::new());
     }
     REAL.with(|real| {
-        let mut real = real.borrow_mut();
-        named
-            .map(|p| {
-                real.entry(p)
-                    .or_insert_with_key(|p| crate::os::real_path::real_path(p))
-                    .clone()
-            })
-            .collect()
+        real.borrow_mut()
+            .entry(path.to_path_buf())
+            .or_insert_with_key(|p| crate::os::real_path::real_path(p))
+            .clone()
     })
 }
 
@@ -840,7 +900,7 @@ mod tests {
 
     #[test]
     fn every_root_is_readable_but_proc_where_only_the_listed_entries_are() {
-        let roots = readable_roots(&BTreeSet::new()).unwrap_or_else(|e| panic!("{e}"));
+        let roots = readable_roots(&ReadScope::default()).unwrap_or_else(|e| panic!("{e}"));
         let named = names(&roots);
         assert!(named.contains(&PathBuf::from("/usr")), "{named:?}");
         assert!(named.contains(&PathBuf::from("/proc/cpuinfo")), "{named:?}");
@@ -897,10 +957,19 @@ mod tests {
             // Not there (yet): its folder is listed, so it stays out.
             top.join("arm/audit"),
         ]);
-        let roots = readable_roots(&unreadable).unwrap_or_else(|e| panic!("{e}"));
+        let scope = ReadScope {
+            unreadable: unreadable.clone(),
+            needed: BTreeSet::new(),
+        };
+        let roots = readable_roots(&scope).unwrap_or_else(|e| panic!("{e}"));
         let named = names(&roots);
-        for readable in ["arm/work", "arm/home", "other", "note"] {
+        for readable in ["arm/work", "arm/home"] {
             assert!(named.contains(&top.join(readable)), "{readable}: {named:?}");
+        }
+        // The folder above the arm is only on the way: its other entries
+        // hold nothing the command runs.
+        for closed in ["other", "note"] {
+            assert!(!named.contains(&top.join(closed)), "{closed}: {named:?}");
         }
         for path in &named {
             for secret in &unreadable {
@@ -913,6 +982,41 @@ mod tests {
         // Outside the tree, the other entries of `/` stay whole.
         assert!(named.contains(&PathBuf::from("/usr")), "{named:?}");
         // The same set again: the same descriptors, nothing opened anew.
-        assert_eq!(readable_roots(&unreadable).ok(), Some(roots));
+        assert_eq!(readable_roots(&scope).ok(), Some(roots));
+    }
+
+    /// A folder merely on the way (a busy `/tmp`) is not listed: only the
+    /// way down and the entries holding what the command runs are granted,
+    /// however many other entries it has; the folder holding the unreadable
+    /// path grants its other entries.
+    #[test]
+    fn a_folder_on_the_way_grants_only_the_way_and_what_the_command_runs() {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let top = std::fs::canonicalize(root.path()).unwrap_or_else(|e| panic!("{e}"));
+        for i in 0..100 {
+            std::fs::write(top.join(format!("junk{i}")), "x").unwrap_or_else(|e| panic!("{e}"));
+        }
+        for dir in ["arm/harness-home", "arm/work", "tools/bin"] {
+            std::fs::create_dir_all(top.join(dir)).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(top.join("arm/notes"), "x").unwrap_or_else(|e| panic!("{e}"));
+        let scope = ReadScope {
+            unreadable: BTreeSet::from([top.join("arm/harness-home")]),
+            needed: BTreeSet::from([top.join("tools/bin/tool")]),
+        };
+        let named = names(&readable_roots(&scope).unwrap_or_else(|e| panic!("{e}")));
+        for granted in ["tools", "arm/work", "arm/notes"] {
+            assert!(named.contains(&top.join(granted)), "{granted}: {named:?}");
+        }
+        assert!(
+            !named.iter().any(|p| p.starts_with(top.join("junk1"))),
+            "{named:?}"
+        );
+        assert!(
+            !named
+                .iter()
+                .any(|p| p.starts_with(top.join("arm/harness-home")))
+        );
+        assert!(named.contains(&PathBuf::from("/usr")), "{named:?}");
     }
 }

@@ -52,28 +52,26 @@ fn no_command_reads_the_harness_login_or_the_arms_configs() {
     }
 }
 
-/// Leaving those folders out does not take reading away from anything
-/// else: the work folder, the commands' own HOME (empty: a dotfile a tool
-/// looks for is simply missing), a file beside the arm, the system.
+/// Leaving those folders out does not take reading away from the work
+/// folder, the commands' own HOME (empty: a dotfile a tool looks for is
+/// simply missing) or the system. The folders the arm merely lies in are
+/// closed but for the way to it and the programs the command runs: a file
+/// of the operator's beside the arm is not the agent's to read.
 #[test]
-fn commands_still_read_beside_the_unreadable_folders() {
+fn commands_read_the_work_folder_and_the_system_not_beside_the_arm() {
     let root = tempfile::tempdir().unwrap();
     let arm = common::build_arm("raw-api", "http://127.0.0.1:9", root.path());
     std::fs::write(arm.join("work/data.json"), "{\"in\":\"work\"}\n").unwrap();
-    std::fs::write(root.path().join("beside.json"), "{\"in\":\"beside\"}\n").unwrap();
     let beside = root.path().join("beside.json");
-    let line = format!(
-        "jq -c -n 'import \"data\" as $d; $d'; \
-         jq -c . {}; \
-         jq -n 'import \"../home/.curlrc\" as $h; $h'; echo \"home=$?\"; \
-         head -c 5 /etc/passwd; echo",
-        beside.display()
-    );
-    let o = sandbox_support::run_in_built_arm(&arm, &line, true);
+    std::fs::write(&beside, format!("{{\"token\":\"{KEY}\"}}\n")).unwrap();
+    let line = "jq -c -n 'import \"data\" as $d; $d'; \
+                jq -n 'import \"../home/.curlrc\" as $h; $h'; echo \"home=$?\"; \
+                head -c 5 /etc/passwd; echo";
+    let o = sandbox_support::run_in_built_arm(&arm, line, true);
     let stderr = common::text(&o.stderr);
     assert_eq!(
         common::text(&o.stdout),
-        "[{\"in\":\"work\"}]\n{\"in\":\"beside\"}\nhome=3\nroot:\n",
+        "[{\"in\":\"work\"}]\nhome=3\nroot:\n",
         "{stderr}"
     );
     // Missing, not refused.
@@ -82,6 +80,12 @@ fn commands_still_read_beside_the_unreadable_folders() {
         "{stderr}"
     );
     assert!(!stderr.contains("Permission denied"), "{stderr}");
+    let line = format!("jq -c . {}", beside.display());
+    for landlock in [true, false] {
+        let o = sandbox_support::run_in_built_arm(&arm, &line, landlock);
+        let out = common::text(&o.stdout) + &common::text(&o.stderr);
+        assert_eq!(out.contains(KEY), !landlock, "landlock {landlock}: {out}");
+    }
 }
 
 /// A tool's own folder (its login: the tea arm's `tea-config/`) is read by
