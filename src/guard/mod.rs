@@ -481,6 +481,20 @@ fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
         static RESOLVED: std::cell::RefCell<std::collections::HashMap<PathBuf, PathBuf>> =
             std::cell::RefCell::new(std::collections::HashMap::new());
     }
+    // A program the arm runs, as `arm-build` resolved it and stored it in
+    // the pinned policy (`sandbox.execute`, real paths of files), is its
+    // own real path: guard-sh's own domain trusts the same set, and the
+    // arm is rebuilt when the tools change. Saves an `lstat` per program.
+    let stored: std::collections::HashSet<&std::ffi::OsStr> = match &policy.sandbox.execute {
+        Some(stored) => stored.iter().map(|p| p.as_os_str()).collect(),
+        None => Default::default(),
+    };
+    let programs: std::collections::HashSet<&std::ffi::OsStr> = policy
+        .commands
+        .values()
+        .map(|r| r.path.as_os_str())
+        .filter(|p| stored.contains(p))
+        .collect();
     RESOLVED.with(|cache| {
         let mut cache = cache.borrow_mut();
         // The paths share their folders (the arm's, /usr/bin): each folder
@@ -489,6 +503,9 @@ fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
         named
             .into_iter()
             .map(|protected| {
+                if programs.contains(protected.as_os_str()) {
+                    return (protected, protected.to_path_buf());
+                }
                 let real = match cache.get(protected) {
                     Some(real) => real.clone(),
                     // A path that does not exist yet may appear later (the

@@ -76,7 +76,7 @@ use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathFd, Ruleset,
     RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, Scope, make_bitflags,
 };
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs::File;
 use std::io;
@@ -606,15 +606,11 @@ fn unreadable_for(policy: &Policy, rule: &CommandRule, cwd: &Path) -> BTreeSet<P
 /// during a session.
 fn real_once(path: &Path) -> PathBuf {
     thread_local! {
-        static REAL: std::cell::RefCell<HashMap<PathBuf, PathBuf>> =
-            std::cell::RefCell::new(HashMap::new());
+        // The folders on the way are shared (the arm's, /usr/bin): one
+        // memory of them for the process, like the answers.
+        static REAL: std::cell::RefCell<RealPaths> = std::cell::RefCell::new(RealPaths::new());
     }
-    REAL.with(|real| {
-        real.borrow_mut()
-            .entry(path.to_path_buf())
-            .or_insert_with_key(|p| crate::os::real_path::real_path(p))
-            .clone()
-    })
+    REAL.with(|real| real.borrow_mut().of(path))
 }
 
 /// `struct landlock_path_beneath_attr` (packed, as the kernel reads it).
@@ -817,7 +813,10 @@ fn check_protected(
     let mut real = RealPaths::new();
     let roots: Vec<(&PathBuf, PathBuf)> = writable.iter().map(|r| (r, real.of(r))).collect();
     for protected in &policy.sandbox.protected {
-        let protected_real = real.of(&cwd.join(protected));
+        // Unlike a writable root, which the agent may reach, a protected
+        // path cannot move: what leads to it lies outside every writable
+        // root (this check, made at start too).
+        let protected_real = real_once(&cwd.join(protected));
         for (root, root_real) in &roots {
             if protected_real.starts_with(root_real) || root_real.starts_with(&protected_real) {
                 return Err(SandboxError::ProtectedWritable {
