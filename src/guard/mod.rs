@@ -337,7 +337,8 @@ fn any_path_reading(arg: &[u8], mut f: impl FnMut(&[u8], bool) -> bool) -> bool 
     let mut reading = |plain: &[u8]| {
         // The text itself; for a `file://` URL, the path it names; after
         // `@` or `<`, the file a tool reads the value from (curl's
-        // `-d @FILE`, `-F name=@FILE`, `-F name=<FILE`).
+        // `-d @FILE`, `-F name=@FILE`, `-F name=<FILE`, and, curl 8.3+,
+        // `--variable NAME@FILE`).
         let url = plain
             .strip_prefix(b"file://")
             .map(|rest| rest.strip_prefix(b"localhost").unwrap_or(rest));
@@ -348,19 +349,33 @@ fn any_path_reading(arg: &[u8], mut f: impl FnMut(&[u8], bool) -> bool) -> bool 
         fn from_file(text: &[u8]) -> Option<&[u8]> {
             text.strip_prefix(b"@").or_else(|| text.strip_prefix(b"<"))
         }
-        [Some(plain), url, from_file(plain), from_file(value)]
-            .into_iter()
-            .flatten()
-            .any(|r| {
-                // Only a prefix that names a folder (`../#1/x` → `../`): a jq
-                // filter such as `.[].title` is no path.
-                let folder = r
-                    .iter()
-                    .position(|b| b"#{[".contains(b))
-                    .and_then(|glob| r[..glob].iter().rposition(|&b| b == b'/'))
-                    .map(|slash| &r[..=slash]);
-                folder.is_some_and(|d| f(d, true)) || (!r.is_empty() && r != b"-" && f(r, false))
-            })
+        // `NAME@FILE`: a name of letters, digits and `_` (`%` first: curl
+        // takes it from the environment, else from the file).
+        let named_file = plain.iter().position(|&b| b == b'@').and_then(|at| {
+            let name = plain[..at].strip_prefix(b"%").unwrap_or(&plain[..at]);
+            let is_name =
+                !name.is_empty() && name.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_');
+            is_name.then(|| &plain[at + 1..])
+        });
+        [
+            Some(plain),
+            url,
+            from_file(plain),
+            from_file(value),
+            named_file,
+        ]
+        .into_iter()
+        .flatten()
+        .any(|r| {
+            // Only a prefix that names a folder (`../#1/x` → `../`): a jq
+            // filter such as `.[].title` is no path.
+            let folder = r
+                .iter()
+                .position(|b| b"#{[".contains(b))
+                .and_then(|glob| r[..glob].iter().rposition(|&b| b == b'/'))
+                .map(|slash| &r[..=slash]);
+            folder.is_some_and(|d| f(d, true)) || (!r.is_empty() && r != b"-" && f(r, false))
+        })
     };
     if reading(arg) {
         return true;
