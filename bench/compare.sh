@@ -101,7 +101,8 @@ echo "timing (2) agent script..." >&2
 hf script "$GS $TMP/agent.sh" "$DASH $TMP/agent.sh" "$BASH_BIN $TMP/agent.sh"
 
 echo "timing (3) cat | wc -c over $BIG_MB MiB..." >&2
-BIG=$TMP/big
+# In the arm's work folder: commands read nothing else beside the arm.
+BIG=$TMP/arm/work/big
 truncate -s "${BIG_MB}M" "$BIG" # sparse: no disk space, reads at memory speed
 got=$(in_arm $GS -c "cat $BIG | wc -c")
 [ "$got" -eq $((BIG_MB * 1048576)) ] || {
