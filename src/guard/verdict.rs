@@ -52,6 +52,9 @@ pub enum Rule {
     OtherProcess,
     /// Refused: a redirection to `/dev/tcp/…` or `/dev/udp/…` (a socket in bash).
     NetworkRedirection,
+    /// Refused: a file the shell would read for a line that no command of
+    /// the arm may read (beside the arm, the harness's home).
+    UnreadablePath,
 }
 
 impl Rule {
@@ -79,6 +82,7 @@ impl Rule {
             Rule::RuntimeSubscript => "runtime-subscript",
             Rule::OtherProcess => "other-process",
             Rule::NetworkRedirection => "network-redirection",
+            Rule::UnreadablePath => "unreadable-path",
         }
     }
 }

@@ -150,7 +150,11 @@ impl Shell<'_> {
         };
         match self.sys.open(&absolute, mode) {
             Ok(fd) => {
-                if let Err(deny) = self.check_opened(fd) {
+                let checked = match mode {
+                    OpenMode::Read | OpenMode::ReadWrite => self.check_opened_for_reading(fd),
+                    _ => self.check_opened(fd),
+                };
+                if let Err(deny) = checked {
                     return Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])));
                 }
                 if mode == (OpenMode::Write { exclusive: false })
@@ -192,6 +196,26 @@ impl Shell<'_> {
         crate::guard::check_opened(&self.policy, &opened).inspect_err(|_| {
             let _ = self.sys.close(fd);
         })
+    }
+
+    /// [`Self::check_opened`], and for a file only read: it must lie where
+    /// the arm's commands may read ([`crate::sandbox::landlock::every_command_may_read`]).
+    pub(super) fn check_opened_for_reading(&mut self, fd: Fd) -> Result<(), Deny> {
+        self.check_opened(fd)?;
+        let Some(opened) = self.sys.descriptor_path(fd) else {
+            return Ok(());
+        };
+        if crate::sandbox::landlock::every_command_may_read(&self.policy, &self.cwd, &opened) {
+            return Ok(());
+        }
+        let _ = self.sys.close(fd);
+        Err(Deny::new(
+            crate::guard::Rule::UnreadablePath,
+            format!(
+                "reading {} is not permitted: no command of this arm may read it (only the arm's work, tmp and home folders, its programs and the system; not the operator's other files)",
+                opened.display()
+            ),
+        ))
     }
 
     /// Move `new` onto `fd`, saving `fd` first.

@@ -586,6 +586,54 @@ fn readable_beneath(dir: &Path, scope: &ReadScope, out: &mut Vec<PathBuf>) -> io
     Ok(())
 }
 
+/// Whether the file at `opened` (a real path, as the kernel names an open
+/// descriptor) lies where every command of `policy` may read: the check
+/// the shell's own reads for a line (redirections, `source`) pass, so that
+/// a line reads through the shell nothing its commands could not (the
+/// operator's files beside the arm, another arm's folder). The strictest
+/// command's roots: no tool's own folder, the programs of every rule.
+/// Names that are no path (`pipe:[…]`) and `/proc` (judged by
+/// [`crate::os::procfs`]) pass. Resolved once per process.
+pub fn every_command_may_read(policy: &Policy, cwd: &Path, opened: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    thread_local! {
+        static ROOTS: std::cell::OnceCell<Vec<PathBuf>> = const { std::cell::OnceCell::new() };
+    }
+    if !opened.is_absolute() || opened.starts_with("/proc") {
+        return true;
+    }
+    ROOTS.with(|roots| {
+        let roots = roots.get_or_init(|| {
+            let execute = match &policy.sandbox.execute {
+                Some(stored) => stored.iter().cloned().collect(),
+                None => guard_sh_execute_set(policy, cwd),
+            };
+            let writable = policy.sandbox.writable.iter().map(|w| cwd.join(w));
+            let scope = ReadScope {
+                unreadable: (policy.sandbox.unreadable.iter())
+                    .chain(policy.commands.values().flat_map(|r| r.writable.iter()))
+                    .map(|p| real_once(&cwd.join(p)))
+                    .collect(),
+                needed: execute
+                    .iter()
+                    .cloned()
+                    .chain(writable)
+                    .map(|p| real_once(&p))
+                    .collect(),
+            };
+            let mut paths = Vec::new();
+            // A listing that fails leaves nothing readable: fail closed.
+            let _ = readable_beneath(Path::new("/"), &scope, &mut paths);
+            paths
+        });
+        let opened = opened.as_os_str().as_bytes();
+        roots.iter().any(|root| {
+            let root = root.as_os_str().as_bytes();
+            opened.starts_with(root) && matches!(opened.get(root.len()), None | Some(b'/'))
+        })
+    })
+}
+
 /// What a command of `rule` may not read, as real paths: the policy's
 /// `unreadable` paths and the other tools' own folders (their writable
 /// folders: a login, a config), but not its own.

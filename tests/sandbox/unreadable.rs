@@ -13,6 +13,7 @@ use crate::common;
 use crate::sandbox_support;
 
 use std::path::Path;
+use std::process::Command;
 
 const KEY: &str = "harness-login-4567";
 
@@ -118,4 +119,76 @@ fn a_tools_own_folder_is_read_by_that_tool_alone() {
             );
         }
     }
+}
+
+/// The shell's own reads for a line (`<`, `$(< …)`, `read`, `<>`, `source`)
+/// reach nothing its commands could not: a file beside the arm (another
+/// arm's folder, the operator's) is refused after the open, by the file
+/// reached, with status 126 and a `denied` record of rule
+/// `unreadable-path`, Landlock on and off (guard-sh's own domain does not
+/// handle reads: this is the guard's alone). bash prints the key; reads
+/// inside the arm and of the system still work.
+#[test]
+fn the_shell_reads_nothing_beside_the_arm_for_a_line() {
+    let root = tempfile::tempdir().unwrap();
+    let arm = common::build_arm("raw-api", "http://127.0.0.1:9", root.path());
+    let other = root.path().join("other-arm/harness-home");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("login"), format!("{KEY}\n")).unwrap();
+    std::fs::write(arm.join("work/data.txt"), "data\n").unwrap();
+    let secret = "../../other-arm/harness-home/login";
+    let lines = [
+        format!("cat < {secret}"),
+        format!("x=$(< {secret}); echo \"$x\""),
+        format!("read -r l < {secret}; echo \"$l\""),
+        format!("exec 3<> {secret}; cat <&3"),
+        format!("source {secret}"),
+    ];
+    let log = arm.join("audit/audit.jsonl");
+    for line in &lines {
+        if !line.starts_with("source") {
+            let o = Command::new("/bin/bash")
+                .args(["-c", line])
+                .current_dir(arm.join("work"))
+                .output()
+                .unwrap();
+            assert!(common::text(&o.stdout).contains(KEY), "bash, {line}");
+        }
+        for landlock in [true, false] {
+            let before = denials(&log);
+            let o = sandbox_support::run_in_built_arm(&arm, line, landlock);
+            let out = common::text(&o.stdout) + &common::text(&o.stderr);
+            let what = format!("{line}, landlock {landlock}: {out}");
+            assert!(!out.contains(KEY), "{what}");
+            if landlock && line.contains("<>") {
+                // Opening for writing too: guard-sh's own domain refuses
+                // it before the guard sees the file.
+                assert_eq!(o.status.code(), Some(1), "{what}");
+                assert!(out.contains("Permission denied"), "{what}");
+                continue;
+            }
+            assert_eq!(o.status.code(), Some(126), "{what}");
+            assert_eq!(denials(&log), before + 1, "{what}");
+            assert!(out.contains("no command of this arm may read it"), "{what}");
+        }
+    }
+    let fine = "read -r d < data.txt; echo \"$d\"; read -r h < /etc/hostname && echo host; cat < /dev/null; echo end";
+    for landlock in [true, false] {
+        let o = sandbox_support::run_in_built_arm(&arm, fine, landlock);
+        assert_eq!(
+            common::text(&o.stdout),
+            "data\nhost\nend\n",
+            "{}",
+            common::text(&o.stderr)
+        );
+    }
+}
+
+/// The `denied` records of rule `unreadable-path` in the log.
+fn denials(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("\"denied\"") && l.contains("\"unreadable-path\""))
+        .count()
 }
