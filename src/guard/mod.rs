@@ -439,32 +439,35 @@ pub fn check_read_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
 /// background) could lead the open elsewhere, so the file reached is
 /// judged too.
 pub fn check_opened(policy: &Policy, opened: &Path) -> Result<(), Deny> {
-    match protected_reals(policy)
-        .iter()
-        .find(|(_, real)| opened.starts_with(real))
-    {
-        Some(_) => Err(Deny::new(
-            Rule::ProtectedPath,
-            format!(
-                "the file opened, {}, is part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
-                opened.display()
-            ),
-        )),
-        None => Ok(()),
+    let protected = protected_reals(policy);
+    match protected.iter().any(|(_, real)| opened.starts_with(real)) {
+        true => Err(part_of_the_guard(format!(
+            "opening {} is not permitted:",
+            opened.display()
+        ))),
+        false => Ok(()),
     }
 }
 
 fn check_target(policy: &Policy, path: &Path, verb: &str) -> Result<(), Deny> {
     match protected_root(policy, path) {
-        Some(_) => Err(Deny::new(
-            Rule::ProtectedPath,
-            format!(
-                "{verb} {} is not permitted: it is part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)",
-                path.display()
-            ),
-        )),
+        Some(_) => Err(part_of_the_guard(format!(
+            "{verb} {} is not permitted:",
+            path.display()
+        ))),
         None => Ok(()),
     }
+}
+
+/// The refusal of a file the shell would open that is part of the guard;
+/// `subject` says which, and how it was reached.
+fn part_of_the_guard(subject: String) -> Deny {
+    Deny::new(
+        Rule::ProtectedPath,
+        format!(
+            "{subject} it is part of the guard (policy, bin folder, audit log, the arm's programs or a tool's own files)"
+        ),
+    )
 }
 
 /// The protected path that `path` (absolute) lies in, after symlinks and
