@@ -503,16 +503,16 @@ fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
     // the pinned policy (`sandbox.execute`, real paths of files), is its
     // own real path: guard-sh's own domain trusts the same set, and the
     // arm is rebuilt when the tools change. Saves an `lstat` per program.
-    let stored: std::collections::HashSet<&std::ffi::OsStr> = match &policy.sandbox.execute {
-        Some(stored) => stored.iter().map(|p| p.as_os_str()).collect(),
-        None => Default::default(),
+    // Asked once per path, when the cache does not hold it yet.
+    let stored_program = |path: &Path| {
+        policy.sandbox.execute.as_ref().is_some_and(|stored| {
+            stored.iter().any(|s| s.as_os_str() == path.as_os_str())
+                && policy
+                    .commands
+                    .values()
+                    .any(|r| r.path.as_os_str() == path.as_os_str())
+        })
     };
-    let programs: std::collections::HashSet<&std::ffi::OsStr> = policy
-        .commands
-        .values()
-        .map(|r| r.path.as_os_str())
-        .filter(|p| stored.contains(p))
-        .collect();
     RESOLVED.with(|cache| {
         let mut cache = cache.borrow_mut();
         // The paths share their folders (the arm's, /usr/bin): each folder
@@ -521,11 +521,12 @@ fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
         named
             .into_iter()
             .map(|protected| {
-                if programs.contains(protected.as_os_str()) {
-                    return (protected, protected.to_path_buf());
-                }
                 let real = match cache.get(protected) {
                     Some(real) => real.clone(),
+                    None if stored_program(protected) => {
+                        cache.insert(protected.to_path_buf(), protected.to_path_buf());
+                        protected.to_path_buf()
+                    }
                     // A path that does not exist yet may appear later (the
                     // audit log): only settled answers are kept.
                     None => match real_paths.canonical(protected) {

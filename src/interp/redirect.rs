@@ -150,11 +150,8 @@ impl Shell<'_> {
         };
         match self.sys.open(&absolute, mode) {
             Ok(fd) => {
-                let checked = match mode {
-                    OpenMode::Read | OpenMode::ReadWrite => self.check_opened_for_reading(fd),
-                    _ => self.check_opened(fd),
-                };
-                if let Err(deny) = checked {
+                let reads = matches!(mode, OpenMode::Read | OpenMode::ReadWrite);
+                if let Err(deny) = self.check_opened(fd, reads) {
                     return Err(RedirFail::Flow(self.deny(&deny, &[path.to_vec()])));
                 }
                 if mode == (OpenMode::Write { exclusive: false })
@@ -187,35 +184,33 @@ impl Shell<'_> {
         }
     }
 
-    /// The guard's check of the file a line's open reached (see
-    /// [`crate::guard::check_opened`]); a refused descriptor is closed.
-    pub(super) fn check_opened(&mut self, fd: Fd) -> Result<(), Deny> {
+    /// The guard's check of the file a line's open reached, by the name
+    /// the kernel gives its descriptor: not part of the guard
+    /// ([`crate::guard::check_opened`]), and when the line `reads` it,
+    /// where the arm's commands may read
+    /// ([`crate::sandbox::landlock::every_command_may_read`]). A refused
+    /// descriptor is closed.
+    pub(super) fn check_opened(&mut self, fd: Fd, reads: bool) -> Result<(), Deny> {
         let Some(opened) = self.sys.descriptor_path(fd) else {
             return Ok(());
         };
-        crate::guard::check_opened(&self.policy, &opened).inspect_err(|_| {
+        let judged = crate::guard::check_opened(&self.policy, &opened).and_then(|()| {
+            if !reads
+                || crate::sandbox::landlock::every_command_may_read(&self.policy, &self.cwd, &opened)
+            {
+                return Ok(());
+            }
+            Err(Deny::new(
+                crate::guard::Rule::UnreadablePath,
+                format!(
+                    "reading {} is not permitted: no command of this arm may read it (only the arm's work, tmp and home folders, its programs and the system; not the operator's other files)",
+                    opened.display()
+                ),
+            ))
+        });
+        judged.inspect_err(|_| {
             let _ = self.sys.close(fd);
         })
-    }
-
-    /// [`Self::check_opened`], and for a file only read: it must lie where
-    /// the arm's commands may read ([`crate::sandbox::landlock::every_command_may_read`]).
-    pub(super) fn check_opened_for_reading(&mut self, fd: Fd) -> Result<(), Deny> {
-        self.check_opened(fd)?;
-        let Some(opened) = self.sys.descriptor_path(fd) else {
-            return Ok(());
-        };
-        if crate::sandbox::landlock::every_command_may_read(&self.policy, &self.cwd, &opened) {
-            return Ok(());
-        }
-        let _ = self.sys.close(fd);
-        Err(Deny::new(
-            crate::guard::Rule::UnreadablePath,
-            format!(
-                "reading {} is not permitted: no command of this arm may read it (only the arm's work, tmp and home folders, its programs and the system; not the operator's other files)",
-                opened.display()
-            ),
-        ))
     }
 
     /// Move `new` onto `fd`, saving `fd` first.

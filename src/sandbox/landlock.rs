@@ -320,7 +320,7 @@ impl Confinement {
         check_protected(policy, &grants.write, cwd)?;
         grants.add_devices();
         let scope = ReadScope {
-            unreadable: unreadable_for(policy, rule, cwd),
+            unreadable: unreadable_except(policy, &rule.writable, cwd),
             needed: (files.execute.iter())
                 .chain(&grants.write)
                 .map(|p| real_once(p))
@@ -553,16 +553,15 @@ fn readable_beneath(dir: &Path, scope: &ReadScope, out: &mut Vec<PathBuf>) -> io
     let unreadable = first_names(&scope.unreadable);
     let listed = dir == Path::new("/") || unreadable.values().any(|&itself| itself);
     if !listed {
-        for (name, _) in unreadable {
+        for name in unreadable.keys() {
             // Errors below the top: that folder grants nothing.
-            let _ = readable_beneath(&dir.join(&name), scope, out);
+            let _ = readable_beneath(&dir.join(name), scope, out);
         }
         let holders = first_names(&scope.needed);
-        let on_the_way = first_names(&scope.unreadable);
         out.extend(
             holders
                 .into_keys()
-                .filter(|name| !on_the_way.contains_key(name))
+                .filter(|name| !unreadable.contains_key(name))
                 .map(|name| dir.join(name)),
         );
         return Ok(());
@@ -610,10 +609,8 @@ pub fn every_command_may_read(policy: &Policy, cwd: &Path, opened: &Path) -> boo
             };
             let writable = policy.sandbox.writable.iter().map(|w| cwd.join(w));
             let scope = ReadScope {
-                unreadable: (policy.sandbox.unreadable.iter())
-                    .chain(policy.commands.values().flat_map(|r| r.writable.iter()))
-                    .map(|p| real_once(&cwd.join(p)))
-                    .collect(),
+                // No rule's own folder: every tool's is left out.
+                unreadable: unreadable_except(policy, &[], cwd),
                 needed: execute
                     .iter()
                     .cloned()
@@ -634,11 +631,11 @@ pub fn every_command_may_read(policy: &Policy, cwd: &Path, opened: &Path) -> boo
     })
 }
 
-/// What a command of `rule` may not read, as real paths: the policy's
-/// `unreadable` paths and the other tools' own folders (their writable
-/// folders: a login, a config), but not its own.
-fn unreadable_for(policy: &Policy, rule: &CommandRule, cwd: &Path) -> BTreeSet<PathBuf> {
-    let own: BTreeSet<PathBuf> = rule.writable.iter().map(|w| cwd.join(w)).collect();
+/// What a command whose own folders are `own` (its rule's writable ones)
+/// may not read, as real paths: the policy's `unreadable` paths and the
+/// other tools' own folders (their writable folders: a login, a config).
+fn unreadable_except(policy: &Policy, own: &[PathBuf], cwd: &Path) -> BTreeSet<PathBuf> {
+    let own: BTreeSet<PathBuf> = own.iter().map(|w| cwd.join(w)).collect();
     let named = policy
         .sandbox
         .unreadable

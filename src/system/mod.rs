@@ -195,7 +195,7 @@ pub trait System {
     fn descriptor_path(&self, _fd: Fd) -> Option<PathBuf> {
         None
     }
-    /// The whole content of the file at `path` (`source`, `/etc/passwd`).
+    /// The whole content of the file at `path` (`/etc/passwd`).
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// The working folder the process started in (`getcwd`).
     fn current_dir(&self) -> io::Result<PathBuf>;

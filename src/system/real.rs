@@ -960,8 +960,7 @@ impl System for RealSystem {
     }
 
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
-        // The same checks as `open` (`source /proc/$PPID/environ` would
-        // print the file in its errors): read through a checked descriptor.
+        // The same checks as `open`: read through a checked descriptor.
         use std::io::Read;
         let fd = open_checked(path, OpenMode::Read)?;
         // SAFETY: `fd` was just opened here and is owned by the `File`.

@@ -12,7 +12,6 @@
 use crate::common;
 use crate::sandbox_support;
 
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -152,13 +151,13 @@ fn the_shell_opens_no_other_process_proc_file_for_a_line() {
             );
         }
         for landlock in [true, false] {
-            let before = denials(&log).len();
+            let before = sandbox_support::denials(&log).len();
             let o = run_under_keyholder(&common::guard_sh(), &arm, line, landlock);
             let stdout = common::text(&o.stdout);
             let stderr = common::text(&o.stderr);
             let what = format!("{line:?}, landlock {landlock}: {stdout} {stderr}");
             assert!(!stdout.contains(KEY) && !stderr.contains(KEY), "{what}");
-            let new = denials(&log)[before..].to_vec();
+            let new = sandbox_support::denials(&log)[before..].to_vec();
             if landlock && line.contains("<>") {
                 // Opening for writing: guard-sh's own domain refuses first.
                 assert!(stderr.contains("Permission denied"), "{what}");
@@ -203,16 +202,6 @@ fn the_shell_opens_no_other_process_proc_file_for_a_line() {
         );
         assert_eq!(o.status.code(), Some(0), "{}", common::text(&o.stderr));
     }
-}
-
-/// The `denied` records of the log, in order.
-fn denials(log: &Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|r| r["type"] == "denied")
-        .collect()
 }
 
 /// guard-sh's own environment is the harness's, model key included. A
@@ -318,13 +307,13 @@ fn the_shell_reads_no_protected_file_for_a_line() {
             assert!(common::text(&o.stdout).contains(KEY), "bash, {line:?}");
         }
         for landlock in [true, false] {
-            let before = denials(&log).len();
+            let before = sandbox_support::denials(&log).len();
             let o = sandbox_support::run_in_built_arm(&arm, line, landlock);
             let out = common::text(&o.stdout) + &common::text(&o.stderr);
             let what = format!("{line:?}, landlock {landlock}: {out}");
             assert!(!out.contains(KEY), "{what}");
             assert_eq!(o.status.code(), Some(126), "{what}");
-            let new = denials(&log)[before..].to_vec();
+            let new = sandbox_support::denials(&log)[before..].to_vec();
             assert_eq!(new.len(), 1, "{what}: {new:?}");
             assert_eq!(new[0]["rule"], "protected-path", "{what}");
         }

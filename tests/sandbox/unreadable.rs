@@ -186,9 +186,8 @@ fn the_shell_reads_nothing_beside_the_arm_for_a_line() {
 
 /// The `denied` records of rule `unreadable-path` in the log.
 fn denials(log: &Path) -> usize {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| l.contains("\"denied\"") && l.contains("\"unreadable-path\""))
+    sandbox_support::denials(log)
+        .iter()
+        .filter(|r| r["rule"] == "unreadable-path")
         .count()
 }

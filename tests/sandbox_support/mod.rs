@@ -255,3 +255,13 @@ pub fn run_in_built_arm(arm: &Path, line: &str, landlock: bool) -> Output {
     }
     c.output().expect("run guard-sh")
 }
+
+/// The `denied` records of the audit log at `log`, in order.
+pub fn denials(log: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|r| r["type"] == "denied")
+        .collect()
+}

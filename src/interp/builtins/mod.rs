@@ -407,7 +407,7 @@ impl Shell<'_> {
         path: &Path,
     ) -> std::io::Result<Result<Vec<u8>, crate::interp::Deny>> {
         let fd = self.sys.open(path, crate::system::OpenMode::Read)?;
-        if let Err(deny) = self.check_opened_for_reading(fd) {
+        if let Err(deny) = self.check_opened(fd, true) {
             return Ok(Err(deny));
         }
         let mut text = Vec::new();
