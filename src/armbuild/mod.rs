@@ -111,6 +111,14 @@ fn choose_guard(explicit: Option<&Path>) -> Result<PathBuf, BuildError> {
     Ok(chosen)
 }
 
+/// `guard-sh-client` in the folder `guard` (as named) lies in, when the
+/// `guard-sh` it falls back to lies there too.
+fn client_beside(guard: &Path) -> Option<PathBuf> {
+    let dir = guard.parent()?;
+    let client = dir.join("guard-sh-client");
+    (client.is_file() && dir.join("guard-sh").is_file()).then_some(client)
+}
+
 /// Claude Code ignores a `SHELL` whose path does not contain `bash` or
 /// `zsh` and silently runs the real bash instead; so a guard path without
 /// `bash` is reached through `OUT/bash/guard-sh`.
@@ -263,14 +271,30 @@ fn shell_links(
     l: &Layout,
     links: &mut Vec<crate::armbuild::compile::Link>,
 ) -> Result<(PathBuf, PathBuf), BuildError> {
-    let (shell, link) = shell_path(guard, &l.bash_dir)?;
-    links.extend(link);
+    // With `guard-sh-client` beside it, the harness runs the client, which
+    // hands each line to the trial's server (`guard-sh-launch` starts one)
+    // or becomes that guard-sh.
+    let (shell, entry) = match client_beside(guard) {
+        Some(client) => {
+            let at = l.bash_dir.join("guard-sh");
+            links.push(crate::armbuild::compile::Link {
+                at: at.clone(),
+                target: client.clone(),
+            });
+            (at, client)
+        }
+        None => {
+            let (shell, link) = shell_path(guard, &l.bash_dir)?;
+            links.extend(link);
+            (shell, guard.to_path_buf())
+        }
+    };
     // Codex takes its shell from the user's passwd entry and only when the
     // file is named `bash` (or `zsh`); this link is that login shell.
     let codex_shell = l.runtimes.join("codex").join("bash");
     links.push(crate::armbuild::compile::Link {
         at: codex_shell.clone(),
-        target: guard.to_path_buf(),
+        target: entry,
     });
     Ok((shell, codex_shell))
 }

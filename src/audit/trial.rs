@@ -106,6 +106,15 @@ pub fn take_from_env() -> Option<(String, TrialKey)> {
     Some((id?, TrialKey::from_hex(&key?)?))
 }
 
+/// Take `name` out of the process environment, its value's bytes in the
+/// original block overwritten first (a secret of the harness's that no
+/// line needs: the server's token). Call at start-up, single-threaded.
+pub fn forget_variable(name: &str) {
+    scrub_environ_value(name);
+    // SAFETY: called at start-up, before guard-sh starts any thread.
+    unsafe { std::env::remove_var(name) };
+}
+
 unsafe extern "C" {
     static mut environ: *const *mut libc::c_char;
 }

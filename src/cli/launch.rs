@@ -51,6 +51,11 @@ struct Args {
     /// settings, hooks, sessions, records) reaches this one.
     #[arg(long)]
     fresh: bool,
+    /// Run no line server: each line the harness sends to the arm's shell
+    /// starts a guard-sh process of its own (slower to start; the same
+    /// shell otherwise).
+    #[arg(long)]
+    no_server: bool,
     /// The harness and its arguments.
     #[arg(last = true, required = true, value_name = "PROGRAM")]
     command: Vec<OsString>,
@@ -109,13 +114,22 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     let key = TrialKey::generate().map_err(|e| failed(format!("getrandom: {e}")))?;
     let mut sink = record_harness(&arm, &program, args, &cwd, enforcement, &plan, &key)?;
     let trial = sink.session_id().to_string();
+    let server = match (&arm.guard_sh, args.no_server) {
+        (Some(guard_sh), false) => LineServer::start(guard_sh, &arm, &trial, &key),
+        _ => None,
+    };
     let mut command = std::process::Command::new(&program);
     command
         .arg0(&args.command[0])
         .args(&args.command[1..])
         .env(trial::TRIAL_ENV, &trial)
         .env(trial::SEAL_ENV, key.to_hex());
-    let status = run_harness(command, &program)?;
+    if let Some(server) = &server {
+        command.env(crate::cli::serve::SERVER_ENV, &server.address);
+    }
+    let status = run_harness(command, &program);
+    drop(server);
+    let status = status?;
     // The trial is over: reveal the key so every sealed record can be
     // checked. Without this record the verifier cannot prove the trial.
     sink.append(Event::HarnessEnd {
@@ -193,6 +207,76 @@ extern "C" fn forward_signal(signal: libc::c_int) {
         // SAFETY: kill is async-signal-safe.
         unsafe {
             libc::kill(pid, signal);
+        }
+    }
+}
+
+/// The trial's `guard-sh --serve` (see `crate::cli::serve`), ended when
+/// dropped.
+struct LineServer {
+    child: std::process::Child,
+    /// `NAME TOKEN`, for the harness's environment.
+    address: String,
+}
+
+impl LineServer {
+    /// Start the server in the launcher's environment (the harness's, so
+    /// that its lines ask for the policy and log the server loaded) with
+    /// the trial's key, and read its address. None, with a warning, when
+    /// it does not start: each line then runs a guard-sh of its own.
+    fn start(guard_sh: &Path, arm: &ArmFolder, trial: &str, key: &TrialKey) -> Option<LineServer> {
+        use std::io::BufRead;
+        let mut command = std::process::Command::new(guard_sh);
+        command
+            .arg("--serve")
+            .env(trial::TRIAL_ENV, trial)
+            .env(trial::SEAL_ENV, key.to_hex())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped());
+        if std::env::var_os("GUARD_SH_POLICY").is_none_or(|v| v.is_empty()) {
+            command.env("GUARD_SH_POLICY", &arm.policy_path);
+        }
+        if std::env::var_os("GUARD_SH_AUDIT").is_none_or(|v| v.is_empty()) {
+            command.env("GUARD_SH_AUDIT", &arm.audit_log);
+        }
+        let warn = |why: &dyn std::fmt::Display| {
+            eprintln!(
+                "guard-sh-launch: warning: the line server did not start ({why}); each line runs a guard-sh of its own"
+            );
+        };
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                warn(&e);
+                return None;
+            }
+        };
+        let mut line = String::new();
+        let read = child
+            .stdout
+            .take()
+            .map(|out| std::io::BufReader::new(out).read_line(&mut line));
+        let address = line.trim_end().to_string();
+        if !matches!(read, Some(Ok(n)) if n > 0) || !address.contains(' ') {
+            let _ = child.kill();
+            let _ = child.wait();
+            warn(&"it printed no address");
+            return None;
+        }
+        Some(LineServer { child, address })
+    }
+}
+
+impl Drop for LineServer {
+    fn drop(&mut self) {
+        // Not reaped yet (the harness's wait reaps any child): its pid is
+        // still its own.
+        if let Ok(None) = self.child.try_wait() {
+            // SAFETY: kill(2) of our own child, not yet waited for.
+            unsafe {
+                libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+            }
+            let _ = self.child.wait();
         }
     }
 }
@@ -316,6 +400,10 @@ fn planted_config(work: &Path) -> Vec<String> {
 /// What the launcher needs from an arm folder.
 struct ArmFolder {
     policy: Policy,
+    /// Where the policy file is.
+    policy_path: PathBuf,
+    /// The guard-sh the arm names (`shell.guardSh`): the line server.
+    guard_sh: Option<PathBuf>,
     /// The SHA-256 of the policy file's bytes (its pin when the arm has one).
     policy_sha256: String,
     /// guard-sh under each name the arm uses, and the MCP server.
@@ -339,7 +427,7 @@ fn read_arm(dir: &Path) -> Result<ArmFolder, Exit> {
         .map_err(|e| failed(format!("{}: {e}", policy_path.display())))?;
     let policy = Policy::from_json(&policy_path, &bytes).map_err(|e| failed(e.to_string()))?;
     let shell = &definition["shell"];
-    let programs = [
+    let mut programs: Vec<PathBuf> = [
         &shell["path"],
         &shell["guardSh"],
         &shell["codexLoginShell"],
@@ -349,12 +437,24 @@ fn read_arm(dir: &Path) -> Result<ArmFolder, Exit> {
     .filter_map(Value::as_str)
     .map(PathBuf::from)
     .collect();
+    // A shell that is `guard-sh-client` runs the guard-sh beside it when
+    // there is no server.
+    if let Some(real) = shell["path"]
+        .as_str()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        && real.file_name() == Some(std::ffi::OsStr::new("guard-sh-client"))
+    {
+        programs.push(real.with_file_name("guard-sh"));
+    }
+    let guard_sh = shell["guardSh"].as_str().map(PathBuf::from);
     let audit_log = definition["auditLog"]
         .as_str()
         .map(PathBuf::from)
         .ok_or_else(|| failed(format!("{}: no `auditLog`", path.display())))?;
     Ok(ArmFolder {
         policy,
+        policy_path,
+        guard_sh,
         policy_sha256,
         programs,
         audit_log,

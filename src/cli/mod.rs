@@ -8,6 +8,7 @@
 pub mod arm_build;
 pub mod audit;
 pub mod launch;
+pub mod serve;
 pub mod shell;
 
 use std::process::ExitCode;

@@ -56,6 +56,8 @@ pub struct Invocation {
     pub version: bool,
     /// `--help`.
     pub help: bool,
+    /// `--serve`: serve lines to `guard-sh-client` (see `cli::serve`).
+    pub serve: bool,
 }
 
 /// Parse guard-sh's arguments (without `argv[0]`).
@@ -100,6 +102,7 @@ pub fn parse_args(args: &[OsString]) -> Result<Invocation, String> {
                 "norc" | "noprofile" | "posix" | "noediting" | "restricted" => {}
                 "version" => inv.version = true,
                 "help" => inv.help = true,
+                "serve" => inv.serve = true,
                 other => return Err(format!("--{other}: invalid option")),
             }
             i += 1;
@@ -168,6 +171,27 @@ pub fn run() -> Result<u8, Exit> {
 
 /// Run guard-sh with `argv` (its first element names the program in help).
 pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
+    run_shell(argv, None)
+}
+
+/// What a server loaded for the worker it forked (see `cli::serve`): the
+/// policy, pinned and hashed, and its own session on the audit log, which
+/// the worker's session copies. guard-sh's own domain is the server's.
+pub(crate) struct Served<'a> {
+    pub policy: Rc<Policy>,
+    pub policy_sha256: String,
+    pub sink: &'a FileSink,
+}
+
+/// Run guard-sh with `argv` in a worker of a server, which checked that
+/// `argv` and the environment ask for the policy and log it loaded.
+pub(crate) fn run_served(argv: Vec<OsString>, served: &Served<'_>) -> Result<u8, Exit> {
+    run_shell(argv, Some(served))
+}
+
+fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<u8, Exit> {
+    // The server's name and token are the harness's: no line learns them.
+    audit::trial::forget_variable(crate::cli::serve::SERVER_ENV);
     // Writing to a closed pipe ends guard-sh as it ends bash.
     // SAFETY: restoring the default disposition of SIGPIPE.
     unsafe {
@@ -208,7 +232,16 @@ pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
             ),
         ));
     }
-    let (policy, policy_sha256) = load_policy(&inv)?;
+    let (policy, policy_sha256) = match served {
+        Some(served) => (Rc::clone(&served.policy), served.policy_sha256.clone()),
+        None => load_policy(&inv)?,
+    };
+    if inv.serve {
+        if served.is_some() {
+            return Err(Exit::new(2, "--serve: a served line cannot serve"));
+        }
+        return crate::cli::serve::serve(policy, policy_sha256, &inv);
+    }
     if inv.explain {
         return Ok(exit_code(explain(&policy, &inv)));
     }
@@ -239,8 +272,10 @@ pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
         fork_base,
         redactor,
         facts,
-    } = open_audit(&inv, facts, interactive)?;
-    confine_self(&policy, &facts.enforcement, &mut sink)?;
+    } = open_audit(&inv, facts, interactive, served.map(|s| s.sink))?;
+    if served.is_none() {
+        confine_self(&policy, &facts.enforcement, &mut sink)?;
+    }
     // The harness's environment, less what is not the agent's to see.
     let environ: Vec<(Vec<u8>, Vec<u8>)> = std::env::vars_os()
         .filter(|(k, _)| {
@@ -275,15 +310,7 @@ fn exit_code(status: i32) -> u8 {
 /// against its pin; with the SHA-256 of its bytes. Every failure is
 /// status 2.
 fn load_policy(inv: &Invocation) -> Result<(Rc<Policy>, String), Exit> {
-    let policy_path = inv
-        .policy
-        .clone()
-        .or_else(|| {
-            std::env::var_os("GUARD_SH_POLICY")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        })
-        .ok_or_else(|| Exit::new(2, "no policy: set GUARD_SH_POLICY or pass --policy FILE"))?;
+    let policy_path = policy_path(inv)?;
     let bytes = std::fs::read(&policy_path)
         .map_err(|e| Exit::new(2, format!("policy {}: {e}", policy_path.display())))?;
     let pin_value = std::env::var(pin::POLICY_PIN_ENV).ok();
@@ -292,6 +319,19 @@ fn load_policy(inv: &Invocation) -> Result<(Rc<Policy>, String), Exit> {
     let policy =
         Policy::from_json(&policy_path, &bytes).map_err(|e| Exit::new(2, e.to_string()))?;
     Ok((Rc::new(policy), sha256))
+}
+
+/// The policy file `--policy` or `GUARD_SH_POLICY` names (status 2 when
+/// neither does).
+pub(crate) fn policy_path(inv: &Invocation) -> Result<PathBuf, Exit> {
+    inv.policy
+        .clone()
+        .or_else(|| {
+            std::env::var_os("GUARD_SH_POLICY")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .ok_or_else(|| Exit::new(2, "no policy: set GUARD_SH_POLICY or pass --policy FILE"))
 }
 
 /// What every session record of this process says about it.
@@ -335,12 +375,14 @@ struct OpenAudit {
     facts: Rc<SessionFacts>,
 }
 
-/// Open the audit log and record the session. Every failure is status
-/// 126: nothing may run unrecorded.
+/// Open the audit log and record the session; a served line records
+/// through a copy of its server's descriptor (`served`), as a forked shell
+/// does. Every failure is status 126: nothing may run unrecorded.
 fn open_audit(
     inv: &Invocation,
     mut facts: SessionFacts,
     interactive: bool,
+    served: Option<&FileSink>,
 ) -> Result<OpenAudit, Exit> {
     let unavailable =
         |e: &dyn std::fmt::Display| Exit::new(126, format!("audit log unavailable: {e}"));
@@ -363,8 +405,12 @@ fn open_audit(
     let existed = log_path.exists();
     // The log's descriptor is claimed among guard-sh's private ones (256
     // and up), out of the way of the agent's `exec 3>file`.
-    let mut sink = FileSink::open(&log_path, redactor.clone()).map_err(|e| unavailable(&e))?;
-    if is_default && !existed {
+    let mut sink = match served {
+        Some(server) => server.fork_session(redactor.clone()),
+        None => FileSink::open(&log_path, redactor.clone()),
+    }
+    .map_err(|e| unavailable(&e))?;
+    if is_default && !existed && served.is_none() {
         say(&format!("audit log: {}", log_path.display()));
     }
     facts.trial = trial.as_ref().map(|(id, _)| id.clone());
@@ -510,7 +556,11 @@ fn run_input(shell: &mut Shell<'_>, inv: &Invocation, interactive: bool) -> i32 
 /// writable roots. `enforcement` is what the session record said. Under
 /// `sandbox = "required"` a failure ends guard-sh (`Err(126)`); under best
 /// effort it, or a machine without Landlock, is one warning on stderr.
-fn confine_self(policy: &Policy, enforcement: &str, sink: &mut FileSink) -> Result<(), Exit> {
+pub(crate) fn confine_self(
+    policy: &Policy,
+    enforcement: &str,
+    sink: &mut FileSink,
+) -> Result<(), Exit> {
     if policy.sandbox.mode == SandboxMode::Off {
         return Ok(());
     }

@@ -652,12 +652,16 @@ fn shell_env_pins_the_policy_and_points_at_a_path_containing_bash() {
     let sh = &d["shell"];
     let path = s(&sh["path"]);
     assert!(path.contains("bash"), "{path}");
-    // The guard-bash built next to arm-build already has `bash` in its name,
-    // so it is used as it is, with no `bash/guard-sh` link.
+    // guard-sh-client is built next to arm-build: the harness runs it
+    // (through `bash/guard-sh`, a name with `bash` in it), and it hands
+    // each line to the trial's server or becomes guard-sh.
     let guard_bash = PathBuf::from(env!("CARGO_BIN_EXE_guard-bash"));
-    assert_eq!(PathBuf::from(path), guard_bash);
+    assert_eq!(PathBuf::from(&path), out.join("bash/guard-sh"));
+    assert_eq!(
+        std::fs::read_link(path).expect("bash/guard-sh is a link"),
+        PathBuf::from(env!("CARGO_BIN_EXE_guard-sh-client"))
+    );
     assert_eq!(PathBuf::from(s(&sh["guardSh"])), guard_bash);
-    assert!(!out.join("bash/guard-sh").exists());
     let env = &sh["env"];
     assert_eq!(s(&env["PATH"]), out.join("bin").to_string_lossy());
     assert_eq!(s(&env["SHELL"]), path);

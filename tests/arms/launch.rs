@@ -511,10 +511,12 @@ fn a_fresh_trial_starts_with_an_empty_work_folder_harness_home_and_log() {
     assert_eq!(harnesses, 1);
 }
 
-/// The trial's key leaves guard-sh's environment block too, not only its
-/// variables: read from outside (this test, through `/proc/PID/environ`)
-/// while the shell waits for a command, then compared with the key the
-/// launcher reveals at the end.
+/// The trial's key leaves the environment blocks of the processes that
+/// run a line, not only their variables: read from outside (this test,
+/// through `/proc/PID/environ`) while the line waits for a command, then
+/// compared with the key the launcher reveals at the end. Those processes
+/// are the client the harness ran, the trial's server and its worker
+/// (guard-sh), or guard-sh itself when there is no server.
 #[test]
 fn the_trial_key_leaves_the_shells_environment_block() {
     let f = Fixture::new();
@@ -523,26 +525,33 @@ fn the_trial_key_leaves_the_shells_environment_block() {
         .spawn()
         .expect("run guard-sh-launch");
     let shells = [
-        std::fs::canonicalize(env!("CARGO_BIN_EXE_guard-sh")).expect("guard-sh"),
-        std::fs::canonicalize(env!("CARGO_BIN_EXE_guard-bash")).expect("guard-bash"),
-    ];
+        env!("CARGO_BIN_EXE_guard-sh"),
+        env!("CARGO_BIN_EXE_guard-bash"),
+        env!("CARGO_BIN_EXE_guard-sh-client"),
+    ]
+    .map(|p| std::fs::canonicalize(p).expect("a shell binary"));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let mut block: Option<Vec<u8>> = None;
-    while block.is_none() && std::time::Instant::now() < deadline {
+    // Each process's block, by pid, read while the probe ran.
+    let mut blocks: std::collections::BTreeMap<String, String> = Default::default();
+    let mut probe_seen = false;
+    while !probe_seen && std::time::Instant::now() < deadline {
         for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
             let dir = entry.path();
             let is_shell =
                 std::fs::read_link(dir.join("exe")).is_ok_and(|exe| shells.contains(&exe));
-            let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
-            if is_shell && text(&cmdline).contains("seal-probe") {
-                block = std::fs::read(dir.join("environ")).ok();
+            let cmdline = text(&std::fs::read(dir.join("cmdline")).unwrap_or_default());
+            if !is_shell {
+                continue;
+            }
+            if let Ok(block) = std::fs::read(dir.join("environ")) {
+                probe_seen |= cmdline.contains("seal-probe");
+                blocks.insert(format!("{} {cmdline}", dir.display()), text(&block));
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert!(child.wait().expect("wait").success());
-    let block = block.expect("the shell's environment block was read while it ran");
-    let block = text(&block);
+    assert!(probe_seen, "the line's process was not seen while it ran");
     let end = std::fs::read_to_string(f.audit_log())
         .expect("read the audit log")
         .lines()
@@ -550,9 +559,15 @@ fn the_trial_key_leaves_the_shells_environment_block() {
         .find(|r| r["type"] == "harness-end")
         .expect("a harness-end record");
     let key = end["key"].as_str().expect("the revealed key");
-    assert!(block.contains("GUARD_SH_TRIAL_SEAL=0000"), "{block}");
-    assert!(
-        !block.contains(key),
-        "the key is in the shell's environment block"
-    );
+    let sealed = blocks
+        .values()
+        .filter(|b| b.contains("GUARD_SH_TRIAL_SEAL=0000"))
+        .count();
+    assert!(sealed >= 1, "{blocks:?}");
+    for (process, block) in &blocks {
+        assert!(
+            !block.contains(key),
+            "the key is in the environment block of {process}"
+        );
+    }
 }

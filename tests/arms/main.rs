@@ -6,3 +6,4 @@
 mod arm_build;
 mod launch;
 mod policy;
+mod serve;
