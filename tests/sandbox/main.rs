@@ -18,6 +18,7 @@ mod execute_set;
 mod guard_sh_domain;
 mod net;
 mod proc_files;
+mod serve;
 mod supervisor_exec;
 mod supervisor_network;
 mod tool_env;
