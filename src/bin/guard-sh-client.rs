@@ -100,6 +100,7 @@ mod client {
     const SIG_SETMASK: usize = 2;
     const SIG_IGN: usize = 1;
     const POLLIN: i16 = 1;
+    const POLLNVAL: i16 = 0x20;
     const SOL_SOCKET: i32 = 1;
     const SCM_RIGHTS: i32 = 1;
     const MSG_NOSIGNAL: usize = 0x4000;
@@ -465,7 +466,7 @@ mod client {
     }
 
     impl PollFd {
-        fn new(fd: usize) -> PollFd {
+        const fn new(fd: usize) -> PollFd {
             PollFd {
                 fd: fd as i32,
                 events: POLLIN,
@@ -590,11 +591,18 @@ mod client {
         let mut numbers = [0i32; 64];
         fds[0] = cwd as i32;
         let mut count = 0;
-        for n in 0..64usize {
-            let flags = sys(SYS_FCNTL, &[n, F_GETFD]);
+        // One poll finds the open ones (a closed number says POLLNVAL).
+        let mut open = [const { PollFd::new(0) }; 64];
+        for (n, p) in open.iter_mut().enumerate() {
+            p.fd = n as i32;
+            p.events = 0;
+        }
+        sys(SYS_POLL, &[open.as_mut_ptr() as usize, 64, 0]);
+        for p in open.iter().filter(|p| p.revents & POLLNVAL == 0) {
+            let flags = sys(SYS_FCNTL, &[p.fd as usize, F_GETFD]);
             if flags >= 0 && flags & FD_CLOEXEC == 0 {
-                numbers[count] = n as i32;
-                fds[count + 1] = n as i32;
+                numbers[count] = p.fd;
+                fds[count + 1] = p.fd;
                 count += 1;
             }
         }

@@ -69,7 +69,13 @@ fn report(program: &str, exit: Exit) -> u8 {
 /// Exits through [`std::process::exit`], which flushes standard output as
 /// a returning `main` does.
 pub fn run_without_runtime_setup(program: &str, run: impl FnOnce() -> Result<u8, Exit>) -> ! {
-    let status = match crate::os::stdio::open_standard_descriptors() {
+    std::process::exit(i32::from(run_to_status(program, run)))
+}
+
+/// What [`run_without_runtime_setup`] runs, the status returned instead of
+/// exiting with it.
+pub fn run_to_status(program: &str, run: impl FnOnce() -> Result<u8, Exit>) -> u8 {
+    match crate::os::stdio::open_standard_descriptors() {
         Ok(()) => run().unwrap_or_else(|exit| report(program, exit)),
         // Rust's runtime aborts here; a status says it (the message goes
         // to stderr if that is not the closed one).
@@ -82,8 +88,7 @@ pub fn run_without_runtime_setup(program: &str, run: impl FnOnce() -> Result<u8,
                 ),
             ),
         ),
-    };
-    std::process::exit(i32::from(status))
+    }
 }
 
 /// The C `main` of a shell binary (`guard-sh`, and `guard-bash`, which

@@ -36,7 +36,8 @@ use crate::audit::{self, AuditSink, FileSink, Redactor};
 use crate::cli::Exit;
 use crate::cli::shell::{self, Invocation};
 use crate::policy::Policy;
-use crate::sandbox::landlock::{self, Confinement};
+use crate::sandbox::landlock;
+use crate::sandbox::supervisor::Supervisor;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -314,6 +315,7 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
         listener,
         greeting: [MAGIC.as_slice(), token.as_bytes()].concat(),
         clients: Vec::new(),
+        idle: None,
         loaded,
     }
     .run()
@@ -339,14 +341,20 @@ fn relative_path(policy: &Policy) -> Option<&Path> {
 }
 
 /// Fill the per-process caches each worker inherits: the protected paths'
-/// real names, the read roots of every rule's domain (opened once, at
-/// private numbers) and the shell's own read scope. A rule whose program
-/// is missing warms nothing; its spawns do the work then.
+/// real names, the shell's own read scope, and for each command of the
+/// bin folder what its spawn prepares ([`crate::sandbox::prepare_command`]:
+/// its files, domain and read roots, its exec plan) for lines run in the
+/// server's folder. A command whose program is missing warms nothing; its
+/// spawns do the work then, as do lines run in another folder.
 fn warm(policy: &Rc<Policy>, cwd: &Path) {
     let _ = crate::guard::ProtectedPaths::new(policy);
     let _ = landlock::every_command_may_read(policy, cwd, Path::new("/"));
-    for rule in policy.commands.values() {
-        let _ = Confinement::for_command(policy, rule, &rule.path, cwd);
+    let supervised = policy.shell && Supervisor::wanted();
+    for (name, rule) in &policy.commands {
+        let exe = policy.bin_dir.join(name);
+        if exe.exists() {
+            let _ = crate::sandbox::prepare_command(policy, rule, &exe, cwd, supervised);
+        }
     }
 }
 
@@ -402,10 +410,20 @@ pub fn abstract_address(name: &[u8]) -> (libc::sockaddr_un, libc::socklen_t) {
     (address, len as libc::socklen_t)
 }
 
-/// `fd` moved to a private number (256 and up), out of the range the
-/// workers place their clients' descriptors in.
+/// `fd` moved to a number at [`PRIVATE_FD_FLOOR`] or above, out of the
+/// range the workers place their clients' descriptors in and out of a
+/// line's reach. Not remembered in [`crate::os::private_fd`]'s set: the
+/// server would remember every descriptor of every request, and each
+/// worker would inherit the list.
+///
+/// [`PRIVATE_FD_FLOOR`]: crate::os::private_fd::PRIVATE_FD_FLOOR
 fn high(fd: OwnedFd) -> io::Result<OwnedFd> {
-    let moved = crate::os::private_fd::duplicate(fd.as_raw_fd())?;
+    let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
+    // SAFETY: fcntl(2) on a descriptor `fd` owns.
+    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, floor) };
+    if moved < 0 {
+        return Err(io::Error::last_os_error());
+    }
     // SAFETY: `moved` was just returned by fcntl and nothing else owns it.
     Ok(unsafe { OwnedFd::from_raw_fd(moved) })
 }
@@ -434,6 +452,10 @@ enum Stage {
     Running {
         worker: libc::pid_t,
         pidfd: OwnedFd,
+        /// The worker's end, on which it says its status before it exits.
+        control: Option<OwnedFd>,
+        /// The status went to the client.
+        replied: bool,
         /// The client's end closed: nothing more to read or reply.
         gone: bool,
     },
@@ -443,19 +465,43 @@ struct Server {
     listener: OwnedFd,
     greeting: Vec<u8>,
     clients: Vec<Client>,
+    /// The worker forked for the next line.
+    idle: Option<Idle>,
     loaded: Loaded,
+}
+
+/// A worker forked ahead of its line, waiting for it on `control`.
+struct Idle {
+    pid: libc::pid_t,
+    pidfd: OwnedFd,
+    control: OwnedFd,
 }
 
 impl Server {
     fn run(mut self) -> ! {
+        self.prefork();
         loop {
             let mut polled = vec![pollin(self.listener.as_raw_fd())];
+            polled.extend(
+                self.idle
+                    .as_ref()
+                    .map(|idle| pollin(idle.pidfd.as_raw_fd())),
+            );
             for client in &self.clients {
                 match &client.stage {
                     Stage::Receiving { .. } => polled.push(pollin(client.conn.as_raw_fd())),
-                    Stage::Running { pidfd, gone, .. } => {
+                    Stage::Running {
+                        pidfd,
+                        gone,
+                        control,
+                        replied,
+                        ..
+                    } => {
                         polled.push(pollin(pidfd.as_raw_fd()));
-                        if !gone {
+                        polled.extend(control.as_ref().map(|c| pollin(c.as_raw_fd())));
+                        // Once the client has its status its end closing
+                        // ends nothing: what the line left running stays.
+                        if !gone && !replied {
                             polled.push(pollin(client.conn.as_raw_fd()));
                         }
                     }
@@ -511,9 +557,17 @@ impl Server {
 
     /// `fd` (a client's end or a worker's pidfd) is ready.
     fn ready(&mut self, fd: RawFd) {
+        if let Some(idle) = self.idle.take_if(|idle| idle.pidfd.as_raw_fd() == fd) {
+            // The idle worker ended before its line: the next request
+            // forks another.
+            let _ = reap(idle.pid);
+            return;
+        }
         let Some(at) = self.clients.iter().position(|c| {
             c.conn.as_raw_fd() == fd
-                || matches!(&c.stage, Stage::Running { pidfd, .. } if pidfd.as_raw_fd() == fd)
+                || matches!(&c.stage, Stage::Running { pidfd, control, .. }
+                    if pidfd.as_raw_fd() == fd
+                        || control.as_ref().is_some_and(|c| c.as_raw_fd() == fd))
         }) else {
             return;
         };
@@ -522,8 +576,9 @@ impl Server {
             Stage::Receiving { bytes, fds } => match receive(&client.conn, bytes, fds) {
                 Ok(true) => match decode_request(bytes, fds) {
                     Ok(Some(request)) => {
+                        let raw = std::mem::take(bytes);
                         let client = self.clients.swap_remove(at);
-                        self.start(client.conn, request);
+                        self.start(client.conn, &raw, request);
                     }
                     Ok(None) => {}
                     Err(_) => drop(self.clients.swap_remove(at)),
@@ -534,13 +589,33 @@ impl Server {
             Stage::Running {
                 worker,
                 pidfd,
+                control,
+                replied,
                 gone,
             } => {
                 if pidfd.as_raw_fd() == fd {
-                    let worker = *worker;
+                    let (worker, replied) = (*worker, *replied);
                     let client = self.clients.swap_remove(at);
-                    if let Some(reply) = reap(worker) {
+                    if let Some(reply) = reap(worker).filter(|_| !replied) {
                         let _ = send_all(&client.conn, &reply.encode());
+                    }
+                    return;
+                }
+                if let Some(from_worker) = control.take_if(|c| c.as_raw_fd() == fd) {
+                    // The worker's status, said before it exits (nothing,
+                    // if it was killed: its pidfd tells then).
+                    let mut status = [0u8; 8];
+                    // SAFETY: reading into a stack buffer of its length.
+                    let n = unsafe {
+                        libc::recv(
+                            from_worker.as_raw_fd(),
+                            status.as_mut_ptr().cast(),
+                            8,
+                            libc::MSG_DONTWAIT,
+                        )
+                    };
+                    if n == 8 && status[0] == b'X' {
+                        *replied = send_all(&client.conn, &status).is_ok();
                     }
                     return;
                 }
@@ -574,28 +649,72 @@ impl Server {
         }
     }
 
-    /// Fork the worker for `request`, or tell the client to run guard-sh
-    /// itself when this server's set-up is not the one it asks for.
-    fn start(&mut self, conn: OwnedFd, request: Request) {
+    /// Hand `request` (as the client sent it, `raw`) to the idle worker,
+    /// or tell the client to run guard-sh itself when this server's set-up
+    /// is not the one it asks for (or no worker can be had). Then fork the
+    /// next idle worker, while this one runs the line.
+    fn start(&mut self, conn: OwnedFd, raw: &[u8], request: Request) {
         if !self.serves(&request) {
             let _ = send_all(&conn, &Reply::Fallback.encode());
             return;
         }
+        self.prefork();
+        let Some(idle) = self.idle.take() else {
+            let _ = send_all(&conn, &Reply::Fallback.encode());
+            return;
+        };
+        let fds: Vec<RawFd> = std::iter::once(request.cwd.as_raw_fd())
+            .chain(request.fds.iter().map(|(_, fd)| fd.as_raw_fd()))
+            .collect();
+        let handed = send_with_descriptors(&idle.control, raw, &fds);
+        // SAFETY: making our end of the socket non-blocking (fcntl on a
+        // descriptor we own): the loop reads the status when poll says.
+        unsafe { libc::fcntl(idle.control.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+        drop(request);
+        if handed.is_err() || send_all(&conn, &Reply::Running.encode()).is_err() {
+            // SAFETY: kill(2) of our own child's process group.
+            unsafe { libc::kill(-idle.pid, libc::SIGKILL) };
+            if handed.is_err() {
+                let _ = send_all(&conn, &Reply::Fallback.encode());
+            }
+        }
+        self.clients.push(Client {
+            conn,
+            stage: Stage::Running {
+                worker: idle.pid,
+                pidfd: idle.pidfd,
+                control: Some(idle.control),
+                replied: false,
+                gone: false,
+            },
+        });
+        self.prefork();
+    }
+
+    /// Fork a worker ahead of its line (the fork and the start of the
+    /// worker are then off the line's path), unless one waits already.
+    fn prefork(&mut self) {
+        if self.idle.is_some() {
+            return;
+        }
+        let Ok((ours, theirs)) = stream_pair() else {
+            return;
+        };
         let server = std::process::id() as libc::pid_t;
         // SAFETY: the server is single-threaded; the child only runs
         // guard-sh's own code before it execs or exits.
         let pid = unsafe { libc::fork() };
         if pid == 0 {
-            // The worker: the server's other clients and sockets are not its.
-            drop(conn);
+            // The worker: the server's clients and sockets are not its.
+            drop(ours);
             self.clients.clear();
             // SAFETY: closing the listener's number; the worker never
             // returns to the loop that owns it.
             unsafe { libc::close(self.listener.as_raw_fd()) };
-            become_worker(server, request, &self.loaded);
+            idle_worker(server, theirs, &self.loaded);
         }
+        drop(theirs);
         if pid < 0 {
-            let _ = send_all(&conn, &Reply::Fallback.encode());
             return;
         }
         // Its own process group (the worker sets it too): a signal the
@@ -611,18 +730,10 @@ impl Server {
             }
             return;
         };
-        drop(request);
-        if send_all(&conn, &Reply::Running.encode()).is_err() {
-            // SAFETY: kill(2) of our own child's process group.
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
-        }
-        self.clients.push(Client {
-            conn,
-            stage: Stage::Running {
-                worker: pid,
-                pidfd,
-                gone: false,
-            },
+        self.idle = Some(Idle {
+            pid,
+            pidfd,
+            control: ours,
         });
     }
 
@@ -775,6 +886,65 @@ fn send_all(conn: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// A connected pair of stream sockets at private numbers: the server's
+/// end and an idle worker's.
+fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut pair = [0; 2];
+    // SAFETY: socketpair(2) into a two-element array.
+    if unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            pair.as_mut_ptr(),
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both were just returned by socketpair and nothing else owns them.
+    let (a, b) = unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
+    Ok((high(a)?, high(b)?))
+}
+
+/// Send `bytes` with the descriptors `fds` attached to the first of them.
+fn send_with_descriptors(socket: &OwnedFd, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
+    let first = bytes.len().min(65536);
+    let mut iov = libc::iovec {
+        iov_base: bytes.as_ptr().cast_mut().cast(),
+        iov_len: first,
+    };
+    // Room for MAX_FDS descriptors, aligned for cmsghdr.
+    let mut control = [0u64; (MAX_FDS * 4 + 64) / 8];
+    let payload = std::mem::size_of_val(fds);
+    // SAFETY: msghdr is plain data; all zeros is a valid value.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    // SAFETY: CMSG_SPACE and CMSG_LEN compute sizes; the header is written
+    // into `control`, which has room for MAX_FDS descriptors.
+    unsafe {
+        msg.msg_controllen = libc::CMSG_SPACE(payload as u32) as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(payload as u32) as _;
+        std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(cmsg).cast(), fds.len());
+    }
+    let sent = loop {
+        // SAFETY: `msg` points at live buffers of the lengths it says.
+        let n = unsafe { libc::sendmsg(socket.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) };
+        if n >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            break n;
+        }
+    };
+    if sent < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    send_all(socket, &bytes[sent as usize..])
+}
+
 fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
     // SAFETY: pidfd_open(2) with integer arguments.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
@@ -797,9 +967,9 @@ fn reap(worker: libc::pid_t) -> Option<Reply> {
     }
 }
 
-/// In the forked worker: take on the client's process state, then run
-/// guard-sh's session for the request's arguments. Never returns.
-fn become_worker(server: libc::pid_t, request: Request, loaded: &Loaded) -> ! {
+/// The forked worker, before its line: wait for the request on `control`,
+/// then become the line's guard-sh. Never returns.
+fn idle_worker(server: libc::pid_t, control: OwnedFd, loaded: &Loaded) -> ! {
     // SAFETY: plain system calls on integers; the worker is single-threaded.
     unsafe {
         libc::setpgid(0, 0);
@@ -809,6 +979,29 @@ fn become_worker(server: libc::pid_t, request: Request, loaded: &Loaded) -> ! {
             libc::_exit(126);
         }
     }
+    let (mut bytes, mut fds) = (Vec::new(), Vec::new());
+    let request = loop {
+        let mut wait = [pollin(control.as_raw_fd())];
+        // SAFETY: one valid pollfd; no time limit (the server ends it).
+        unsafe { libc::poll(wait.as_mut_ptr(), 1, -1) };
+        match receive(&control, &mut bytes, &mut fds) {
+            Ok(true) => match decode_request(&bytes, &mut fds) {
+                Ok(Some(request)) => break request,
+                Ok(None) => {}
+                // SAFETY: ending the worker before it runs anything.
+                Err(_) => unsafe { libc::_exit(126) },
+            },
+            // The server closed its end: no line will come.
+            // SAFETY: ending the worker before it runs anything.
+            Ok(false) | Err(_) => unsafe { libc::_exit(0) },
+        }
+    };
+    become_worker(request, control, loaded)
+}
+
+/// In the worker: take on the client's process state, then run guard-sh's
+/// session for the request's arguments. Never returns.
+fn become_worker(request: Request, control: OwnedFd, loaded: &Loaded) -> ! {
     let Request {
         argv,
         env,
@@ -822,10 +1015,20 @@ fn become_worker(server: libc::pid_t, request: Request, loaded: &Loaded) -> ! {
     // (the server's own are at 256 and up, close-on-exec).
     // SAFETY: closing and duplicating plain numbers this process owns.
     unsafe {
-        for n in 0..64 {
-            if !fds.iter().any(|(target, _)| *target == n) {
-                libc::close(n);
+        // The gaps between the client's numbers, closed a range at a time.
+        let mut targets: Vec<RawFd> = fds.iter().map(|(target, _)| *target).collect();
+        targets.sort_unstable();
+        let mut from = 0;
+        for next in targets.iter().copied().chain([64]) {
+            if next > from {
+                libc::syscall(
+                    libc::SYS_close_range,
+                    from as libc::c_uint,
+                    (next - 1) as libc::c_uint,
+                    0,
+                );
             }
+            from = next + 1;
         }
         for (target, fd) in &fds {
             if libc::dup2(fd.as_raw_fd(), *target) < 0 {
@@ -862,7 +1065,21 @@ fn become_worker(server: libc::pid_t, request: Request, loaded: &Loaded) -> ! {
         policy_sha256: loaded.policy_sha256.clone(),
         sink: &loaded.sink,
     };
-    crate::cli::run_without_runtime_setup("guard-sh", move || shell::run_served(argv, &served))
+    let status = crate::cli::run_to_status("guard-sh", move || shell::run_served(argv, &served));
+    // The line is over: its output flushed and its descriptors closed (the
+    // client's pipes see their end), the status goes to the server before
+    // this process is taken down, which is then off the line's path.
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    let below_private = (crate::os::private_fd::PRIVATE_FD_FLOOR - 1) as libc::c_uint;
+    // SAFETY: closing numbers only this process uses; then exiting.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, 0, below_private, 0);
+    }
+    let _ = send_all(&control, &Reply::Exited(i32::from(status)).encode());
+    // SAFETY: ending the process; everything it owes is written.
+    unsafe { libc::_exit(i32::from(status)) }
 }
 
 /// Replace the process's environment with `env`, less [`SERVER_ENV`].

@@ -128,6 +128,23 @@ impl Resolver {
         self.opened.get(real)
     }
 
+    /// Move each descriptor read through to a private number
+    /// ([`crate::os::private_fd`]), for a resolver kept beyond one spawn:
+    /// a line may put its own file at a low number (`exec 3<FILE`), and a
+    /// rule made on that number would grant the line's file.
+    pub fn keep_private(&mut self) -> io::Result<()> {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        for file in self.opened.values_mut() {
+            // Private by number only: the file is a system one (a program, a
+            // writable folder, /dev/null) that lines may open by name.
+            let private = crate::os::private_fd::save(file.as_raw_fd())?;
+            // SAFETY: `private` was just returned by fcntl and nothing else
+            // owns it; the old descriptor is closed when replaced.
+            *file = unsafe { File::from_raw_fd(private) };
+        }
+        Ok(())
+    }
+
     /// As [`resolve`], reusing what this resolver has read before.
     pub fn resolve(
         &mut self,

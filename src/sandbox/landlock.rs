@@ -76,7 +76,7 @@ use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathFd, Ruleset,
     RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, Scope, make_bitflags,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::fs::File;
 use std::io;
@@ -263,6 +263,9 @@ struct Grants {
     /// Descriptors of the folders (everything beneath) or files that may
     /// be read; `None`: reading is not restricted.
     read: Option<Vec<crate::os::Fd>>,
+    /// `write` paths opened ahead (with whether each is a folder), at
+    /// private numbers, for a domain built more than once.
+    write_opened: HashMap<PathBuf, (File, bool)>,
 }
 
 impl Confinement {
@@ -299,35 +302,10 @@ impl Confinement {
         files: &CommandFiles,
         cwd: &Path,
     ) -> Result<Confinement, SandboxError> {
-        let Some(abi) = effective_abi(policy.sandbox.mode)? else {
-            return Ok(Confinement::none());
-        };
-        if let Some(stored) = &policy.sandbox.execute
-            && let Some(missing) = files.execute.iter().find(|f| !covers(stored, f))
-        {
-            // guard-sh's own domain, made from the stored set, would refuse
-            // it anyway; say why instead of a bare EACCES.
-            return Err(SandboxError::NotInExecuteSet {
-                path: missing.clone(),
-            });
+        match DomainPlan::for_files(policy, rule, files, cwd)? {
+            Some(plan) => plan.build(files),
+            None => Ok(Confinement::none()),
         }
-        let mut grants = Grants {
-            execute: files.execute.clone(),
-            ..Grants::default()
-        };
-        grants.add_rights(rule, cwd);
-        grants.add_writable(&policy.sandbox.writable, cwd);
-        check_protected(policy, &grants.write, cwd)?;
-        grants.add_devices();
-        let scope = ReadScope {
-            unreadable: unreadable_except(policy, &rule.writable, cwd),
-            needed: (files.execute.iter())
-                .chain(&grants.write)
-                .map(|p| real_once(p))
-                .collect(),
-        };
-        grants.read = Some(readable_roots(&scope)?);
-        Confinement::build(abi, &grants, &files.resolver)
     }
 
     /// What this confinement enforces.
@@ -430,11 +408,15 @@ impl Confinement {
             AccessFs::Execute.into()
         };
         for path in &grants.execute {
-            let opened = resolver.opened(path);
+            let opened = resolver.opened(path).map(|file| (file, false));
             add_path(&ruleset, path, opened, execute_rights, file_rights)?;
         }
         for path in &grants.write {
-            add_path(&ruleset, path, None, write_rights, file_rights)?;
+            let opened = grants
+                .write_opened
+                .get(path)
+                .map(|(file, dir)| (file, *dir));
+            add_path(&ruleset, path, opened, write_rights, file_rights)?;
         }
         for &root in grants.read.as_deref().unwrap_or_default() {
             // READ_FILE is a right a file can carry too, so the same rule
@@ -451,6 +433,93 @@ impl Confinement {
             enforcement: Enforcement::Landlock { abi },
             reads_own_proc: grants.read.is_some(),
         })
+    }
+}
+
+/// One command's domain resolved, not yet a ruleset: what
+/// [`Confinement::for_files`] builds, kept to build again for each spawn
+/// of the same program (each child adds its own `/proc/<pid>` to its
+/// ruleset, so a ruleset serves one child).
+#[derive(Debug)]
+pub struct DomainPlan {
+    abi: u32,
+    grants: Grants,
+}
+
+impl DomainPlan {
+    /// The domain of running the program of `files` under `rule`; None
+    /// when Landlock is off. Fails when a file to execute lies outside
+    /// the policy's stored execute set or a writable folder meets a
+    /// protected path.
+    pub fn for_files(
+        policy: &Policy,
+        rule: &CommandRule,
+        files: &CommandFiles,
+        cwd: &Path,
+    ) -> Result<Option<DomainPlan>, SandboxError> {
+        let Some(abi) = effective_abi(policy.sandbox.mode)? else {
+            return Ok(None);
+        };
+        if let Some(stored) = &policy.sandbox.execute
+            && let Some(missing) = files.execute.iter().find(|f| !covers(stored, f))
+        {
+            // guard-sh's own domain, made from the stored set, would refuse
+            // it anyway; say why instead of a bare EACCES.
+            return Err(SandboxError::NotInExecuteSet {
+                path: missing.clone(),
+            });
+        }
+        let mut grants = Grants {
+            execute: files.execute.clone(),
+            ..Grants::default()
+        };
+        grants.add_rights(rule, cwd);
+        grants.add_writable(&policy.sandbox.writable, cwd);
+        check_protected(policy, &grants.write, cwd)?;
+        grants.add_devices();
+        let scope = ReadScope {
+            unreadable: unreadable_except(policy, &rule.writable, cwd),
+            needed: (files.execute.iter())
+                .chain(&grants.write)
+                .map(|p| real_once(p))
+                .collect(),
+        };
+        grants.read = Some(readable_roots(&scope)?);
+        Ok(Some(DomainPlan { abi, grants }))
+    }
+
+    /// Open the writable paths now, at private numbers, for a plan built
+    /// again for later spawns (see [`super::prepare_command`]). A path
+    /// that is missing now is opened at each build (and skipped if still
+    /// missing).
+    pub fn keep_open(&mut self) -> io::Result<()> {
+        use std::os::fd::FromRawFd;
+        for path in &self.grants.write {
+            let Ok(file) = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_PATH)
+                .open(path)
+            else {
+                continue;
+            };
+            let is_dir = file.metadata()?.is_dir();
+            // Private by number only: the file is a system one (a program, a
+            // writable folder, /dev/null) that lines may open by name.
+            let private = crate::os::private_fd::save(file.as_raw_fd())?;
+            // SAFETY: `private` was just returned by fcntl and nothing else
+            // owns it.
+            let kept = unsafe { File::from_raw_fd(private) };
+            self.grants
+                .write_opened
+                .insert(path.clone(), (kept, is_dir));
+        }
+        Ok(())
+    }
+
+    /// A fresh ruleset of this plan, its execute rules made on the
+    /// descriptors `files` read the programs through.
+    pub fn build(&self, files: &CommandFiles) -> Result<Confinement, SandboxError> {
+        Confinement::build(self.abi, &self.grants, &files.resolver)
     }
 }
 
@@ -714,15 +783,15 @@ fn add_beneath(ruleset: libc::c_int, parent: libc::c_int, rights: u64) -> io::Re
 }
 
 /// Add `rights` beneath `path` (a folder) or on `path` (a file: only the
-/// rights a file can carry). `opened` is a descriptor the exec chain read
-/// `path` through (a file: the chain reads no folder); without one, `path`
-/// is opened `O_PATH` and judged by that descriptor, not by its name, so a
-/// swap cannot widen the rule. Missing paths are skipped: they grant
-/// nothing.
+/// rights a file can carry). `opened` is a descriptor `path` was opened
+/// through before, with whether it is a folder (the exec chain's files;
+/// a kept domain's writable folders); without one, `path` is opened
+/// `O_PATH` and judged by that descriptor, not by its name, so a swap
+/// cannot widen the rule. Missing paths are skipped: they grant nothing.
 fn add_path(
     ruleset: &OwnedFd,
     path: &Path,
-    opened: Option<&File>,
+    opened: Option<(&File, bool)>,
     rights: BitFlags<AccessFs>,
     file_rights: BitFlags<AccessFs>,
 ) -> Result<(), SandboxError> {
@@ -732,7 +801,7 @@ fn add_path(
     };
     let path_fd;
     let (fd, is_dir) = match opened {
-        Some(file) => (file.as_fd(), false),
+        Some((file, is_dir)) => (file.as_fd(), is_dir),
         None => {
             path_fd = match PathFd::new(path) {
                 Ok(fd) => fd,
@@ -784,6 +853,13 @@ impl CommandFiles {
     /// The ELF loaders of the files read: allowed as `PT_INTERP` only.
     pub fn loaders(&self) -> BTreeSet<PathBuf> {
         self.resolver.elf_interpreters()
+    }
+
+    /// Keep the descriptors the programs were read through at private
+    /// numbers, for files kept beyond one spawn (see
+    /// [`super::exec_chain::Resolver::keep_private`]).
+    pub fn keep_private(&mut self) -> io::Result<()> {
+        self.resolver.keep_private()
     }
 }
 

@@ -308,6 +308,42 @@ fn ending_the_client_ends_the_lines_processes() {
     }
 }
 
+/// A line that leaves a job running ends as bash's does: the client exits
+/// with the line's status at once, and the job goes on (the server ends a
+/// line's processes only when its client goes before the status).
+#[test]
+fn a_job_the_line_left_outlives_its_client() {
+    let f = Fixture::new();
+    let server = f.serve();
+    let sleeper = "sleep\x0042.125\x00";
+    let started = Instant::now();
+    // Its output to a file: a pipe would stay open as long as the job's
+    // shell holds it (guard-sh's copy for a `&` job does), in either mode.
+    let out = f.root.path().join("job.out");
+    let status = f
+        .client(Some(&server.address), "sleep 42.125 & echo started")
+        .stdout(std::fs::File::create(&out).expect("create"))
+        .status()
+        .expect("run the client");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&out).expect("read"), "started\n");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(running(sleeper), "the job ended with its client");
+    // Not this test's to leave behind.
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        if std::fs::read(entry.path().join("cmdline")).is_ok_and(|c| text(&c) == sleeper)
+            && let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|p| p.parse::<i32>().ok())
+        {
+            // SAFETY: kill(2) of the job this test's line started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+}
+
 /// A peer that took the server's name but does not know its token (the
 /// server ended; another process bound the name) learns nothing: the
 /// client sends no byte and no descriptor, and runs guard-sh itself.

@@ -8,8 +8,7 @@ use crate::interp::lossy;
 use crate::interp::{Flow, Shell};
 use crate::sandbox::SandboxSpec;
 use crate::sandbox::env::{ShellVar, build_child_env};
-use crate::sandbox::landlock::{Confinement, SandboxError};
-use crate::sandbox::supervisor::{Attach, ExecPlan};
+use crate::sandbox::supervisor::Attach;
 use crate::system::{ProcessGroup, SpawnError, SpawnRequest};
 use std::os::unix::ffi::OsStrExt;
 use std::time::Instant;
@@ -86,8 +85,9 @@ impl Shell<'_> {
         }
         let env = build_child_env(&policy, rule, shell_vars);
         let inbox = self.exec_inbox()?;
-        let (confinement, plan) = match self.command_sandbox(&policy, rule, &path, inbox.is_some())
-        {
+        let prepared =
+            crate::sandbox::prepare_command(&policy, rule, &path, &self.cwd, inbox.is_some());
+        let (confinement, plan) = match prepared {
             Ok(prepared) => prepared,
             Err(e) => {
                 self.error(&format!("{name}: sandbox: {e}"));
@@ -144,29 +144,6 @@ impl Shell<'_> {
                 }))
             }
         }
-    }
-}
-
-impl Shell<'_> {
-    /// The Landlock domain and the exec plan of running `path` under
-    /// `rule`, from one resolution of what it may execute (none when
-    /// neither is in force; no plan when nothing supervises).
-    fn command_sandbox(
-        &self,
-        policy: &crate::policy::Policy,
-        rule: &crate::policy::CommandRule,
-        path: &std::path::Path,
-        supervised: bool,
-    ) -> Result<(Confinement, Option<ExecPlan>), SandboxError> {
-        use crate::sandbox::landlock::CommandFiles;
-        let landlock = crate::sandbox::landlock::effective_abi(policy.sandbox.mode)?.is_some();
-        if !landlock && !supervised {
-            return Ok((Confinement::none(), None));
-        }
-        let files = CommandFiles::resolve(rule, path, &self.cwd)?;
-        let confinement = Confinement::for_files(policy, rule, &files, &self.cwd)?;
-        let plan = supervised.then(|| ExecPlan::for_files(rule, path, &files));
-        Ok((confinement, plan))
     }
 }
 
