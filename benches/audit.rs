@@ -32,6 +32,7 @@ fn session() -> Event {
         sandbox: "off".into(),
         supervised: false,
         trial: None,
+        client: None,
     }
 }
 

@@ -70,6 +70,10 @@ pub enum Event {
         /// its records are then sealed ([`crate::audit::trial`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         trial: Option<String>,
+        /// A line a server's worker ran (`cli::serve`): the pid of the
+        /// client the harness started for it, which `pid` stands in for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<u32>,
     },
     /// First and only record of a harness session, written by
     /// `guard-sh-launch` after it entered the harness's domain and before it

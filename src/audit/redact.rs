@@ -201,6 +201,7 @@ impl Redactor {
             sandbox,
             supervised: _,
             trial,
+            client: _,
         } = event
         else {
             return;

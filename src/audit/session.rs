@@ -49,6 +49,7 @@ pub fn session_event(
         sandbox: sandbox_mode_name(policy.sandbox.mode).to_string(),
         supervised: false,
         trial: trial.map(str::to_string),
+        client: None,
     }
 }
 

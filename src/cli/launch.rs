@@ -239,6 +239,9 @@ impl LineServer {
         if std::env::var_os("GUARD_SH_AUDIT").is_none_or(|v| v.is_empty()) {
             command.env("GUARD_SH_AUDIT", &arm.audit_log);
         }
+        if std::env::var_os(pin::POLICY_PIN_ENV).is_none() {
+            command.env(pin::POLICY_PIN_ENV, &arm.policy_sha256);
+        }
         let warn = |why: &dyn std::fmt::Display| {
             eprintln!(
                 "guard-sh-launch: warning: the line server did not start ({why}); each line runs a guard-sh of its own"

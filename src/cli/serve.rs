@@ -230,7 +230,6 @@ struct Loaded {
     policy: Rc<Policy>,
     policy_path: PathBuf,
     policy_sha256: String,
-    pin: Option<String>,
     audit_path: PathBuf,
     /// The server's own session: each worker records through a copy.
     sink: FileSink,
@@ -302,7 +301,6 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
     let (listener, name, token) =
         listen().map_err(|e| Exit::new(126, format!("--serve: cannot listen: {e}")))?;
     let loaded = Loaded {
-        pin: std::env::var(crate::policy::pin::POLICY_PIN_ENV).ok(),
         switches: SWITCHES.map(std::env::var_os),
         policy,
         policy_path,
@@ -442,6 +440,8 @@ fn announce(name: &str, token: &str) -> io::Result<()> {
 /// A connected client, by stage.
 struct Client {
     conn: OwnedFd,
+    /// Its pid, as the kernel tells (`SO_PEERCRED`).
+    peer: Option<u32>,
     stage: Stage,
 }
 
@@ -545,7 +545,9 @@ impl Server {
             return;
         };
         if send_all(&conn, &self.greeting).is_ok() {
+            let peer = peer_pid(&conn);
             self.clients.push(Client {
+                peer,
                 conn,
                 stage: Stage::Receiving {
                     bytes: Vec::new(),
@@ -578,7 +580,7 @@ impl Server {
                     Ok(Some(request)) => {
                         let raw = std::mem::take(bytes);
                         let client = self.clients.swap_remove(at);
-                        self.start(client.conn, &raw, request);
+                        self.start(client.conn, client.peer, &raw, request);
                     }
                     Ok(None) => {}
                     Err(_) => drop(self.clients.swap_remove(at)),
@@ -653,7 +655,7 @@ impl Server {
     /// or tell the client to run guard-sh itself when this server's set-up
     /// is not the one it asks for (or no worker can be had). Then fork the
     /// next idle worker, while this one runs the line.
-    fn start(&mut self, conn: OwnedFd, raw: &[u8], request: Request) {
+    fn start(&mut self, conn: OwnedFd, peer: Option<u32>, raw: &[u8], request: Request) {
         if !self.serves(&request) {
             let _ = send_all(&conn, &Reply::Fallback.encode());
             return;
@@ -666,7 +668,9 @@ impl Server {
         let fds: Vec<RawFd> = std::iter::once(request.cwd.as_raw_fd())
             .chain(request.fds.iter().map(|(_, fd)| fd.as_raw_fd()))
             .collect();
-        let handed = send_with_descriptors(&idle.control, raw, &fds);
+        // The worker gets the client's pid (0: unknown) before its request.
+        let message = [&peer.unwrap_or(0).to_le_bytes()[..], raw].concat();
+        let handed = send_with_descriptors(&idle.control, &message, &fds);
         // SAFETY: making our end of the socket non-blocking (fcntl on a
         // descriptor we own): the loop reads the status when poll says.
         unsafe { libc::fcntl(idle.control.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
@@ -680,6 +684,7 @@ impl Server {
         }
         self.clients.push(Client {
             conn,
+            peer,
             stage: Stage::Running {
                 worker: idle.pid,
                 pidfd: idle.pidfd,
@@ -738,7 +743,8 @@ impl Server {
     }
 
     /// Whether the request asks for the shell this server set up: same
-    /// policy, pin and audit log, same switches, not interactive.
+    /// policy (and no other pin), same audit log, same switches, not
+    /// interactive.
     fn serves(&self, request: &Request) -> bool {
         let loaded = &self.loaded;
         let var = |name: &str| {
@@ -764,7 +770,11 @@ impl Server {
             var("XDG_STATE_HOME").as_deref(),
             var("HOME").as_deref(),
         );
-        let pin = var(crate::policy::pin::POLICY_PIN_ENV).map(|v| v.to_string_lossy().into_owned());
+        // A pin must be the loaded policy's hash (guard-sh would check the
+        // file against it); without one, the file is taken as it is, as
+        // the server took it.
+        let pinned_elsewhere = var(crate::policy::pin::POLICY_PIN_ENV)
+            .is_some_and(|pin| pin.as_bytes() != loaded.policy_sha256.as_bytes());
         let standard_input_is_terminal = request
             .fds
             .iter()
@@ -773,7 +783,7 @@ impl Server {
             && !inv.interactive
             && !standard_input_is_terminal
             && policy.as_deref() == Some(loaded.policy_path.as_path())
-            && pin == loaded.pin
+            && !pinned_elsewhere
             && audit.is_ok_and(|(path, _)| path == loaded.audit_path)
             && SWITCHES.map(var) == loaded.switches
     }
@@ -945,6 +955,24 @@ fn send_with_descriptors(socket: &OwnedFd, bytes: &[u8], fds: &[RawFd]) -> io::R
     send_all(socket, &bytes[sent as usize..])
 }
 
+/// The pid of the process at the other end of `conn`.
+fn peer_pid(conn: &OwnedFd) -> Option<u32> {
+    // SAFETY: ucred is plain data; getsockopt fills at most its size.
+    let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: a valid buffer and its length.
+    let got = unsafe {
+        libc::getsockopt(
+            conn.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    (got == 0 && cred.pid > 0).then_some(cred.pid as u32)
+}
+
 fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
     // SAFETY: pidfd_open(2) with integer arguments.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
@@ -980,13 +1008,17 @@ fn idle_worker(server: libc::pid_t, control: OwnedFd, loaded: &Loaded) -> ! {
         }
     }
     let (mut bytes, mut fds) = (Vec::new(), Vec::new());
-    let request = loop {
+    let (client, request) = loop {
         let mut wait = [pollin(control.as_raw_fd())];
         // SAFETY: one valid pollfd; no time limit (the server ends it).
         unsafe { libc::poll(wait.as_mut_ptr(), 1, -1) };
         match receive(&control, &mut bytes, &mut fds) {
-            Ok(true) => match decode_request(&bytes, &mut fds) {
-                Ok(Some(request)) => break request,
+            Ok(true) if bytes.len() < 4 => {}
+            Ok(true) => match decode_request(&bytes[4..], &mut fds) {
+                Ok(Some(request)) => {
+                    let pid = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                    break ((pid != 0).then_some(pid), request);
+                }
                 Ok(None) => {}
                 // SAFETY: ending the worker before it runs anything.
                 Err(_) => unsafe { libc::_exit(126) },
@@ -996,12 +1028,12 @@ fn idle_worker(server: libc::pid_t, control: OwnedFd, loaded: &Loaded) -> ! {
             Ok(false) | Err(_) => unsafe { libc::_exit(0) },
         }
     };
-    become_worker(request, control, loaded)
+    become_worker(request, client, control, loaded)
 }
 
 /// In the worker: take on the client's process state, then run guard-sh's
 /// session for the request's arguments. Never returns.
-fn become_worker(request: Request, control: OwnedFd, loaded: &Loaded) -> ! {
+fn become_worker(request: Request, client: Option<u32>, control: OwnedFd, loaded: &Loaded) -> ! {
     let Request {
         argv,
         env,
@@ -1064,6 +1096,7 @@ fn become_worker(request: Request, control: OwnedFd, loaded: &Loaded) -> ! {
         policy: Rc::clone(&loaded.policy),
         policy_sha256: loaded.policy_sha256.clone(),
         sink: &loaded.sink,
+        client,
     };
     let status = crate::cli::run_to_status("guard-sh", move || shell::run_served(argv, &served));
     // The line is over: its output flushed and its descriptors closed (the

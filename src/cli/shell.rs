@@ -181,6 +181,8 @@ pub(crate) struct Served<'a> {
     pub policy: Rc<Policy>,
     pub policy_sha256: String,
     pub sink: &'a FileSink,
+    /// The client's pid, for the session record.
+    pub client: Option<u32>,
 }
 
 /// Run guard-sh with `argv` in a worker of a server, which checked that
@@ -272,7 +274,7 @@ fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<u8, Exi
         fork_base,
         redactor,
         facts,
-    } = open_audit(&inv, facts, interactive, served.map(|s| s.sink))?;
+    } = open_audit(&inv, facts, interactive, served)?;
     if served.is_none() {
         confine_self(&policy, &facts.enforcement, &mut sink)?;
     }
@@ -382,7 +384,7 @@ fn open_audit(
     inv: &Invocation,
     mut facts: SessionFacts,
     interactive: bool,
-    served: Option<&FileSink>,
+    served: Option<&Served<'_>>,
 ) -> Result<OpenAudit, Exit> {
     let unavailable =
         |e: &dyn std::fmt::Display| Exit::new(126, format!("audit log unavailable: {e}"));
@@ -406,7 +408,7 @@ fn open_audit(
     // The log's descriptor is claimed among guard-sh's private ones (256
     // and up), out of the way of the agent's `exec 3>file`.
     let mut sink = match served {
-        Some(server) => server.fork_session(redactor.clone()),
+        Some(served) => served.sink.fork_session(redactor.clone()),
         None => FileSink::open(&log_path, redactor.clone()),
     }
     .map_err(|e| unavailable(&e))?;
@@ -427,8 +429,12 @@ fn open_audit(
         "stdin"
     };
     let mut session = facts.event(mode);
-    if let Event::Session { supervised, .. } = &mut session {
+    if let Event::Session {
+        supervised, client, ..
+    } = &mut session
+    {
         *supervised = facts.supervise;
+        *client = served.and_then(|s| s.client);
     }
     sink.record(session).map_err(|e| unavailable(&e))?;
     // Forked copies of the shell record through duplicates of this

@@ -103,15 +103,23 @@ impl Fixture {
         c
     }
 
-    /// The pids of the command-mode sessions the log recorded for `line`.
-    fn session_pids(&self, line: &str) -> Vec<u64> {
+    /// The command-mode sessions the log recorded for `line`: each one's
+    /// pid and, for a served line, its client's.
+    fn sessions(&self, line: &str) -> Vec<(u64, Option<u64>)> {
         let log = std::fs::read_to_string(self.audit_log()).unwrap_or_default();
         log.lines()
             .map(|l| serde_json::from_str::<Value>(l).expect("a JSON record"))
             .filter(|r| r["type"] == "session" && r["mode"] == "command")
             .filter(|r| r["argv"].as_array().and_then(|a| a.last()) == Some(&Value::from(line)))
-            .filter_map(|r| r["pid"].as_u64())
+            .filter_map(|r| Some((r["pid"].as_u64()?, r["client"].as_u64())))
             .collect()
+    }
+
+    /// Whether a worker ran `line` for the client `pid`.
+    fn served(&self, line: &str, pid: u32) -> bool {
+        self.sessions(line)
+            .iter()
+            .any(|&(worker, client)| client == Some(u64::from(pid)) && worker != u64::from(pid))
     }
 }
 
@@ -165,9 +173,9 @@ fn a_served_line_is_the_line_guard_sh_runs() {
     for line in lines {
         let (served, pid) = run(&mut f.client(Some(&server.address), line));
         assert!(
-            !f.session_pids(line).contains(&u64::from(pid)) && !f.session_pids(line).is_empty(),
+            f.served(line, pid),
             "{line}: not served ({:?})",
-            f.session_pids(line)
+            f.sessions(line)
         );
         let (direct, _) = run(f
             .command(env!("CARGO_BIN_EXE_guard-sh"))
@@ -218,10 +226,7 @@ fn the_client_hands_over_its_descriptors_folder_umask_and_ignored_signals() {
         (o, pid, fd3)
     };
     let (served, pid, served_fd3) = run_with(Some(&server.address));
-    assert!(
-        !f.session_pids(line).contains(&u64::from(pid)),
-        "the served line's session is the worker's"
-    );
+    assert!(f.served(line, pid), "{:?}", f.sessions(line));
     let (direct, _, direct_fd3) = run_with(None);
     assert_eq!(served_fd3, "three\n");
     assert_eq!(direct_fd3, "three\n");
@@ -403,8 +408,9 @@ fn a_peer_without_the_token_gets_no_line() {
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         assert_eq!(text(&o.stdout), "hello\n");
         assert!(
-            f.session_pids(line).contains(&u64::from(pid)),
-            "guard-sh ran in the client's process"
+            f.sessions(line).contains(&(u64::from(pid), None)),
+            "guard-sh ran in the client's process: {:?}",
+            f.sessions(line)
         );
     }
     // SAFETY: closing the listening socket this test opened.
@@ -425,7 +431,7 @@ fn a_line_asking_for_another_log_runs_guard_sh_itself() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let log = std::fs::read_to_string(&other).expect("the other log");
     assert!(log.contains(&format!("\"pid\":{pid},")), "{log}");
-    assert!(f.session_pids(line).is_empty());
+    assert!(f.sessions(line).is_empty());
 }
 
 /// The server names no relative path: it would hold for its own folder

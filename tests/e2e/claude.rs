@@ -309,11 +309,16 @@ fn claude_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
         text.trim_end(),
         format!("{STUB_TEA_OUTPUT}args: issues list --repo o/r").trim_end()
     );
-    assert_eq!(
-        sessions_with_line(&t.records, cmd).len(),
-        1,
-        "{:?}",
-        t.records
+    let sessions = sessions_with_line(&t.records, cmd);
+    assert_eq!(sessions.len(), 1, "{:?}", t.records);
+    // The launcher's line server ran it: a worker's session names the
+    // client Claude Code started.
+    assert!(
+        sessions[0]
+            .iter()
+            .any(|r| r["type"] == "session" && r["client"].is_u64()),
+        "not served: {:?}",
+        sessions[0]
     );
     t.assert_clean();
     let (status, report) = t.arm.verify_with(&["--require-harness"]);

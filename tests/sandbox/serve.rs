@@ -66,7 +66,7 @@ fn try_to_connect(landlock: bool) -> (String, bool) {
     let _ = server.kill();
     let _ = server.wait();
     let log = std::fs::read_to_string(arm.path("arm/audit.log")).expect("the log");
-    let served = log.contains("\"mode\":\"command\"") && !log.contains(&format!("\"pid\":{pid},"));
+    let served = log.contains(&format!("\"client\":{pid}"));
     (stdout(&out), served)
 }
 
