@@ -582,6 +582,21 @@ pub struct Watch {
     served_here: Option<(Pid, Pid)>,
 }
 
+/// `program`'s real path, resolved once per process (see
+/// [`Watch::answer`]).
+fn first_real(program: &Path) -> io::Result<PathBuf> {
+    thread_local! {
+        static REAL: std::cell::RefCell<std::collections::HashMap<PathBuf, PathBuf>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    if let Some(real) = REAL.with(|r| r.borrow().get(program).cloned()) {
+        return Ok(real);
+    }
+    let real = std::fs::canonicalize(program)?;
+    REAL.with(|r| r.borrow_mut().insert(program.to_path_buf(), real.clone()));
+    Ok(real)
+}
+
 /// The line a handed-over plan carries when its first exec was answered.
 const FIRST_DONE: &[u8] = b"D";
 
@@ -592,8 +607,23 @@ impl Watch {
     pub fn receive(inbox: Fd) -> io::Result<Option<Watch>> {
         // Room for the largest plan, left unwritten: the kernel touches only
         // the pages the message fills (zeroing 256 KiB first cost a page
-        // fault per page on every command's way to its first exec).
-        let mut buf: Vec<u8> = Vec::with_capacity(256 * 1024);
+        // fault per page on every command's way to its first exec). Kept
+        // for the process: a fresh one was a mapping made and unmapped per
+        // command, and the unmapping interrupts the other core (where the
+        // command runs) to flush its TLB.
+        thread_local! {
+            static BUFFER: std::cell::RefCell<Vec<u8>> =
+                std::cell::RefCell::new(Vec::with_capacity(256 * 1024));
+        }
+        let mut buf = BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
+        buf.clear();
+        if buf.capacity() < 256 * 1024 {
+            buf.reserve(256 * 1024);
+        }
+        let give_back = |mut buf: Vec<u8>| {
+            buf.clear();
+            BUFFER.with(|b| *b.borrow_mut() = buf);
+        };
         let mut control_buf = [0u64; 4];
         let mut iov = libc::iovec {
             iov_base: buf.as_mut_ptr().cast(),
@@ -626,26 +656,29 @@ impl Watch {
             };
             (n, fd)
         };
-        if n == 0 {
-            return Ok(None);
-        }
-        if n < 0 {
-            return Err(io::Error::last_os_error());
+        if n <= 0 {
+            let e = io::Error::last_os_error();
+            give_back(buf);
+            return if n == 0 { Ok(None) } else { Err(e) };
         }
         if fd < 0 {
+            give_back(buf);
             return Err(io::Error::other("a message without a listener"));
         }
+        // SAFETY: recvmsg wrote `n` bytes (at most the capacity) at the
+        // start of `buf`.
+        unsafe { buf.set_len(n as usize) };
+        let plan = ExecPlan::decode(&buf);
+        let first_done = buf.split(|&b| b == b'\n').any(|line| line == FIRST_DONE);
+        give_back(buf);
         // Among the private descriptors: the kernel gave the lowest free
         // number, which a line may name, or one of 0-2 it closed, where a
         // command's standard descriptors are put.
         let fd = crate::os::private_fd::claim(fd)?;
-        // SAFETY: recvmsg wrote `n` bytes (at most the capacity) at the
-        // start of `buf`.
-        unsafe { buf.set_len(n as usize) };
         Ok(Some(Watch {
             listener: fd,
-            plan: ExecPlan::decode(&buf),
-            first_done: buf.split(|&b| b == b'\n').any(|line| line == FIRST_DONE),
+            plan,
+            first_done,
             served_here: None,
         }))
     }
@@ -707,8 +740,17 @@ impl Watch {
         } else {
             exec_target(pid, &notif.data)
         };
-        let (path, refusal) =
-            match named.and_then(|p| std::fs::canonicalize(&p).map(|real| (p, real))) {
+        // The first exec is guard-sh's own of a program in the arm's bin
+        // folder, which no line may change: its real path is resolved once
+        // per process. Every later one is resolved as it comes.
+        let real_path = |p: &Path| {
+            if first {
+                first_real(p)
+            } else {
+                std::fs::canonicalize(p)
+            }
+        };
+        let (path, refusal) = match named.and_then(|p| real_path(&p).map(|real| (p, real))) {
                 Ok((named, real)) => {
                     let refusal = self.plan.refusal(&real);
                     (named.display().to_string(), refusal.map(str::to_string))
