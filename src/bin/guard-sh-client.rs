@@ -12,8 +12,10 @@
 //! What it passes: its arguments, environment, working folder, umask,
 //! ignored and blocked signals and open descriptors 0–63 (not those it
 //! opened itself, close-on-exec). What it never does: send anything to a
-//! peer that did not greet it with the token of [`SERVER_ENV`] (a process
-//! that took the name after the server ended learns no line). Signals it
+//! process other than the server [`SERVER_ENV`] names (the pid the kernel
+//! gives for the listener must be the server's, and that process must have
+//! started when the server did: a process that took the name after the
+//! server ended learns no line, even under a reused pid). Signals it
 //! receives (HUP, INT, QUIT, USR1, USR2, ALRM, TERM) are passed to the
 //! line's process group; it exits with the line's status, or is ended by
 //! the line's signal. Statuses of its own: 126 the server ended before the
@@ -21,7 +23,7 @@
 
 #![cfg_attr(all(target_arch = "x86_64", target_os = "linux"), no_std, no_main)]
 
-/// Names the server: `NAME TOKEN` (`guard_sh::cli::serve::SERVER_ENV`).
+/// Names the server: `NAME PID START` (`guard_sh::cli::serve::SERVER_ENV`).
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 const SERVER_ENV: &[u8] = b"GUARD_SH_SERVER";
 
@@ -73,7 +75,7 @@ mod client {
     /// sendto(2) without an address is send(2).
     const SYS_SENDTO: usize = 44;
     const SYS_SENDMSG: usize = 46;
-    const SYS_SETSOCKOPT: usize = 54;
+    const SYS_GETSOCKOPT: usize = 55;
     const SYS_EXECVE: usize = 59;
     const SYS_KILL: usize = 62;
     const SYS_FCNTL: usize = 72;
@@ -104,13 +106,12 @@ mod client {
     const SOL_SOCKET: i32 = 1;
     const SCM_RIGHTS: i32 = 1;
     const MSG_NOSIGNAL: usize = 0x4000;
-    const SO_RCVTIMEO: usize = 20;
+    const SO_PEERCRED: usize = 17;
 
     /// Signals passed on to the line: what a harness or a terminal sends
     /// to end or wake a shell.
     const FORWARDED: [usize; 7] = [1, 2, 3, 10, 12, 14, 15];
     const HEADER_LEN: usize = 40;
-    const GREETING_LEN: usize = 4 + 32;
 
     /// # Safety
     /// A raw system call: the caller passes what the kernel expects.
@@ -261,9 +262,12 @@ mod client {
         true
     }
 
-    /// Connect to the abstract socket `name` and check its greeting
-    /// carries `token`. The socket, or None.
-    fn connect(name: &[u8], token: &[u8]) -> Option<usize> {
+    /// Connect to the abstract socket `name` and check that the process
+    /// listening there is the server: the kernel says its pid
+    /// (`SO_PEERCRED`), which must be `pid`, and that process must have
+    /// started at `start` (field 22 of `/proc/PID/stat`), so a reused pid
+    /// does not pass either. The socket, or None (nothing was sent).
+    fn connect(name: &[u8], pid: &[u8], start: &[u8]) -> Option<usize> {
         let fd = sys(SYS_SOCKET, &[AF_UNIX, SOCK_STREAM | O_CLOEXEC, 0]);
         if fd < 0 {
             return None;
@@ -271,46 +275,71 @@ mod client {
         let fd = fd as usize;
         let mut address = [0u8; 110];
         address[0] = AF_UNIX as u8;
-        if name.is_empty() || name.len() > 107 {
-            sys(SYS_CLOSE, &[fd]);
-            return None;
-        }
-        address[3..3 + name.len()].copy_from_slice(name);
-        let len = 2 + 1 + name.len();
-        let mut greeting = [0u8; GREETING_LEN];
-        // A peer that greets with nothing is given up after five seconds.
-        let timeout = [5usize, 0];
-        let ok = sys(SYS_CONNECT, &[fd, address.as_ptr() as usize, len]) == 0
-            && sys(
-                SYS_SETSOCKOPT,
-                &[
-                    fd,
-                    SOL_SOCKET as usize,
-                    SO_RCVTIMEO,
-                    timeout.as_ptr() as usize,
-                    16,
-                ],
-            ) == 0
-            && read_exact(fd, &mut greeting)
-            && &greeting[..4] == b"GSH1"
-            && token.len() == 32
-            && &greeting[4..] == token;
+        let valid = !name.is_empty() && name.len() <= 107 && !pid.is_empty() && pid.len() <= 10;
+        let ok = valid && {
+            address[3..3 + name.len()].copy_from_slice(name);
+            let len = 2 + 1 + name.len();
+            // struct ucred: pid, uid, gid.
+            let mut cred = [0i32; 3];
+            let mut cred_len = 12u32;
+            sys(SYS_CONNECT, &[fd, address.as_ptr() as usize, len]) == 0
+                && sys(
+                    SYS_GETSOCKOPT,
+                    &[
+                        fd,
+                        SOL_SOCKET as usize,
+                        SO_PEERCRED,
+                        cred.as_mut_ptr() as usize,
+                        &mut cred_len as *mut u32 as usize,
+                    ],
+                ) == 0
+                && decimal(pid) == Some(cred[0] as u64)
+                && started_at(pid).is_some()
+                && started_at(pid) == decimal(start)
+        };
         if !ok {
             sys(SYS_CLOSE, &[fd]);
             return None;
         }
-        let forever = [0usize, 0];
-        sys(
-            SYS_SETSOCKOPT,
-            &[
-                fd,
-                SOL_SOCKET as usize,
-                SO_RCVTIMEO,
-                forever.as_ptr() as usize,
-                16,
-            ],
-        );
         Some(fd)
+    }
+
+    /// `digits` as a number; None if it is not one.
+    fn decimal(digits: &[u8]) -> Option<u64> {
+        if digits.is_empty() || digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        Some(digits.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')))
+    }
+
+    /// When the process `pid` (decimal, at most 10 digits) started: field
+    /// 22 of its `/proc/PID/stat`, counted after the command name, which
+    /// ends at the last `)`.
+    fn started_at(pid: &[u8]) -> Option<u64> {
+        let mut path = [0u8; 32];
+        path[..6].copy_from_slice(b"/proc/");
+        path[6..6 + pid.len()].copy_from_slice(pid);
+        path[6 + pid.len()..6 + pid.len() + 5].copy_from_slice(b"/stat");
+        let fd = sys(
+            SYS_OPENAT,
+            &[AT_FDCWD as usize, path.as_ptr() as usize, O_CLOEXEC],
+        );
+        if fd < 0 {
+            return None;
+        }
+        let mut stat = [0u8; 1024];
+        let n = sys(
+            SYS_READ,
+            &[fd as usize, stat.as_mut_ptr() as usize, stat.len()],
+        );
+        sys(SYS_CLOSE, &[fd as usize]);
+        let stat = stat.get(..usize::try_from(n).ok()?)?;
+        let after = stat.iter().rposition(|&b| b == b')')? + 1;
+        stat[after..]
+            .split(|&b| b == b' ')
+            .filter(|f| !f.is_empty())
+            .nth(19)
+            .and_then(decimal)
     }
 
     /// The process's signal mask.
@@ -440,7 +469,7 @@ mod client {
     }
 
     /// The line runs in the server's worker: the trial's key and the
-    /// server's token, kept for running guard-sh here, leave this
+    /// server's address, kept for running guard-sh here, leave this
     /// process's environment block (what `/proc/PID/environ` shows).
     fn forget_secrets(start: &Start) {
         for var in start.strings(start.envp) {
@@ -552,15 +581,13 @@ mod client {
         if sys(SYS_IOCTL, &[0, TCGETS, termios.as_mut_ptr() as usize]) == 0 {
             become_guard_sh(&start);
         }
-        let space = server
-            .iter()
-            .position(|&b| b == b' ')
-            .unwrap_or(server.len());
-        let (name, token) = (
-            &server[..space],
-            server.get(space + 1..).unwrap_or_default(),
+        let mut fields = server.split(|&b| b == b' ');
+        let (name, pid, started) = (
+            fields.next().unwrap_or_default(),
+            fields.next().unwrap_or_default(),
+            fields.next().unwrap_or_default(),
         );
-        let Some(sock) = connect(name, token) else {
+        let Some(sock) = connect(name, pid, started) else {
             become_guard_sh(&start);
         };
         let old_umask = sys(SYS_UMASK, &[0o22]) as usize;

@@ -215,7 +215,7 @@ extern "C" fn forward_signal(signal: libc::c_int) {
 /// dropped.
 struct LineServer {
     child: std::process::Child,
-    /// `NAME TOKEN`, for the harness's environment.
+    /// `NAME PID START`, for the harness's environment.
     address: String,
 }
 

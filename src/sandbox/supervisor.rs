@@ -751,15 +751,15 @@ impl Watch {
             }
         };
         let (path, refusal) = match named.and_then(|p| real_path(&p).map(|real| (p, real))) {
-                Ok((named, real)) => {
-                    let refusal = self.plan.refusal(&real);
-                    (named.display().to_string(), refusal.map(str::to_string))
-                }
-                Err(e) => (
-                    "?".to_string(),
-                    Some(format!("cannot tell what it executes: {e}")),
-                ),
-            };
+            Ok((named, real)) => {
+                let refusal = self.plan.refusal(&real);
+                (named.display().to_string(), refusal.map(str::to_string))
+            }
+            Err(e) => (
+                "?".to_string(),
+                Some(format!("cannot tell what it executes: {e}")),
+            ),
+        };
         let allowed = refusal.is_none();
         let ppid = match self.served_here {
             Some((spawner, _)) if first => spawner,

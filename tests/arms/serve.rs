@@ -349,11 +349,13 @@ fn a_job_the_line_left_outlives_its_client() {
     }
 }
 
-/// A peer that took the server's name but does not know its token (the
-/// server ended; another process bound the name) learns nothing: the
-/// client sends no byte and no descriptor, and runs guard-sh itself.
+/// A process that took the server's name (the server ended; another
+/// bound the name) gets nothing: the client checks who listens (the pid
+/// the kernel gives, and when that process started) before it sends a
+/// byte or a descriptor, and runs guard-sh itself. Tried with a wrong pid,
+/// and with the listener's own pid but another start time (a reused pid).
 #[test]
-fn a_peer_without_the_token_gets_no_line() {
+fn a_process_that_took_the_name_gets_no_line() {
     let f = Fixture::new();
     let name = format!("guard-sh-test-{}", std::process::id());
     let fd = {
@@ -371,18 +373,15 @@ fn a_peer_without_the_token_gets_no_line() {
             fd
         }
     };
-    for greeting in [b"GSH1".repeat(9), Vec::new()] {
+    let squatter = std::process::id();
+    for address in [format!("{name} 1 100"), format!("{name} {squatter} 100")] {
         let peer = std::thread::spawn(move || {
-            // SAFETY: accept on the listening socket above.
-            let conn = unsafe { libc::accept(fd, std::ptr::null_mut(), std::ptr::null_mut()) };
-            assert!(conn >= 0);
-            // SAFETY: writing a live buffer; reading into one, with any
-            // descriptors counted from the control data.
+            // SAFETY: accept on the listening socket above; reading into a
+            // live buffer, with any descriptors counted from the control
+            // data, until the client's end closes.
             unsafe {
-                libc::write(conn, greeting.as_ptr().cast(), greeting.len());
-                // Nothing more from this side: a client waiting for the
-                // rest of a greeting sees its end.
-                libc::shutdown(conn, libc::SHUT_WR);
+                let conn = libc::accept(fd, std::ptr::null_mut(), std::ptr::null_mut());
+                assert!(conn >= 0);
                 let mut buf = [0u8; 4096];
                 let mut control = [0u64; 64];
                 let mut iov = libc::iovec {
@@ -399,12 +398,14 @@ fn a_peer_without_the_token_gets_no_line() {
                 (n, msg.msg_controllen)
             }
         });
-        let address = format!("{name} {}", "0".repeat(32));
         let line = "tea hello";
         let (o, pid) = run(&mut f.client(Some(&address), line));
         let (received, control) = peer.join().expect("the peer");
-        assert_eq!(received, 0, "the peer received bytes of the line");
-        assert_eq!(control, 0, "the peer received descriptors");
+        assert_eq!(
+            received, 0,
+            "{address}: the peer received bytes of the line"
+        );
+        assert_eq!(control, 0, "{address}: the peer received descriptors");
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         assert_eq!(text(&o.stdout), "hello\n");
         assert!(

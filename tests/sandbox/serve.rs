@@ -15,7 +15,7 @@ const CONNECT: &str = concat!(
     "s = socket.socket(socket.AF_UNIX)\n",
     "try:\n",
     "    s.connect('\\0' + sys.argv[1])\n",
-    "    print('connected', s.recv(4).decode())\n",
+    "    print('connected')\n",
     "except OSError as e:\n",
     "    print('refused', e.errno)\n",
 );
@@ -83,5 +83,5 @@ fn a_command_cannot_connect_to_the_line_server() {
 fn without_landlock_the_same_command_connects() {
     let (out, served) = try_to_connect(false);
     assert!(served, "the line was not served");
-    assert_eq!(out, "connected GSH1\n");
+    assert_eq!(out, "connected\n");
 }

@@ -1,0 +1,436 @@
+//! The line server's wire and the socket calls its processes share.
+//!
+//! A request (client → worker, [`decode_request`]) carries the client's
+//! process state with its descriptors attached (`SCM_RIGHTS`); after it the
+//! client sends a byte per signal it received. Replies ([`Reply`], 8
+//! bytes) go back to the client: `R` when a worker runs the line (or `F`:
+//! run guard-sh yourself), then the line's status.
+
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStringExt;
+
+/// The first bytes of a request.
+const MAGIC: &[u8; 4] = b"GSH1";
+/// A request's fixed part: magic, umask, ignored and blocked signals, the
+/// number of descriptors, of arguments and of variables, the strings'
+/// length.
+pub const HEADER_LEN: usize = 40;
+/// A request larger than this is refused (the kernel's own limit on
+/// arguments and environment together is 2 MiB by default).
+const MAX_REQUEST: usize = 8 << 20;
+/// Descriptors a request may carry: the folder and 0–63.
+pub(super) const MAX_FDS: usize = 65;
+
+/// What the server says when a line ends, 8 bytes: a tag and a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// The worker exited with this status.
+    Exited(i32),
+    /// A signal ended the worker.
+    Killed(i32),
+    /// Not served: the client runs guard-sh itself.
+    Fallback,
+    /// A worker runs the line (sent first; the client may forget the
+    /// secrets it kept for running guard-sh itself).
+    Running,
+}
+
+impl Reply {
+    /// The 8 bytes on the wire.
+    pub fn encode(self) -> [u8; 8] {
+        let (tag, value) = match self {
+            Reply::Exited(code) => (b'X', code),
+            Reply::Killed(signal) => (b'K', signal),
+            Reply::Fallback => (b'F', 0),
+            Reply::Running => (b'R', 0),
+        };
+        let v = value.to_le_bytes();
+        [tag, 0, 0, 0, v[0], v[1], v[2], v[3]]
+    }
+}
+
+/// One line's process state, as the client had it.
+#[derive(Debug)]
+pub struct Request {
+    /// The client's arguments, `argv[0]` first.
+    pub argv: Vec<OsString>,
+    /// The client's environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// Its umask.
+    pub umask: u32,
+    /// Bit N-1: signal N was ignored.
+    pub ignored: u64,
+    /// Bit N-1: signal N was blocked.
+    pub blocked: u64,
+    /// Its working folder.
+    pub cwd: OwnedFd,
+    /// Its open descriptors, each with its number there.
+    pub fds: Vec<(RawFd, OwnedFd)>,
+}
+
+/// Read a request: [`HEADER_LEN`] bytes (`GSH1`, then as u32 the umask, as
+/// u64 the ignored and the blocked signals, as u32 the number of
+/// descriptors N, of arguments, of variables and the strings' length),
+/// N numbers (i32), then the arguments and `NAME=VALUE` variables, each
+/// ending in NUL. `fds` are the descriptors that came with it: the folder,
+/// then one per number. `None`: incomplete so far; `Err`: malformed.
+pub fn decode_request(bytes: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Option<Request>, String> {
+    let Some(header) = bytes.get(..HEADER_LEN) else {
+        return Ok(None);
+    };
+    if &header[..4] != MAGIC {
+        return Err("not a guard-sh request".into());
+    }
+    let u32_at = |at: usize| {
+        u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    };
+    let u64_at = |at: usize| u64::from(u32_at(at)) | (u64::from(u32_at(at + 4)) << 32);
+    let umask = u32_at(4);
+    let (ignored, blocked) = (u64_at(8), u64_at(16));
+    let count = |at: usize| usize::try_from(u32_at(at)).unwrap_or(usize::MAX);
+    let (nfds, argc, envc, strings_len) = (count(24), count(28), count(32), count(36));
+    if nfds >= MAX_FDS || strings_len > MAX_REQUEST {
+        return Err("request too large".into());
+    }
+    let total = HEADER_LEN + 4 * nfds + strings_len;
+    if bytes.len() < total {
+        return Ok(None);
+    }
+    if bytes.len() > total {
+        return Err("bytes after the request".into());
+    }
+    if fds.len() != nfds + 1 {
+        return Err(format!(
+            "{} descriptors for {} numbers and the folder",
+            fds.len(),
+            nfds
+        ));
+    }
+    let numbers: Vec<RawFd> = bytes[HEADER_LEN..HEADER_LEN + 4 * nfds]
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if numbers.iter().any(|&n| !(0..64).contains(&n)) {
+        return Err("a descriptor number out of 0..64".into());
+    }
+    let strings = &bytes[HEADER_LEN + 4 * nfds..];
+    if strings.last().is_some_and(|&b| b != 0) {
+        return Err("a string without its NUL".into());
+    }
+    let mut parts = strings.split(|&b| b == 0);
+    let mut take = || parts.next().map(<[u8]>::to_vec);
+    let mut argv = Vec::with_capacity(argc);
+    for _ in 0..argc {
+        argv.push(OsString::from_vec(
+            take().ok_or("fewer arguments than said")?,
+        ));
+    }
+    let mut env = Vec::with_capacity(envc);
+    for _ in 0..envc {
+        let var = take().ok_or("fewer variables than said")?;
+        // A string without `=` is not a variable; the kernel passes it,
+        // the C library ignores it, and so does guard-sh.
+        if let Some(eq) = var.iter().position(|&b| b == b'=') {
+            env.push((
+                OsString::from_vec(var[..eq].to_vec()),
+                OsString::from_vec(var[eq + 1..].to_vec()),
+            ));
+        }
+    }
+    if argc + envc != strings.split(|&b| b == 0).count().saturating_sub(1) {
+        return Err("more strings than said".into());
+    }
+    let mut received = std::mem::take(fds).into_iter();
+    let cwd = received.next().ok_or("no folder")?;
+    Ok(Some(Request {
+        argv,
+        env,
+        umask,
+        ignored,
+        blocked,
+        cwd,
+        fds: numbers.into_iter().zip(received).collect(),
+    }))
+}
+
+/// A request's bytes as the client writes them (for tests; the client
+/// writes the same layout itself).
+pub fn encode_request(
+    argv: &[&[u8]],
+    env: &[&[u8]],
+    umask: u32,
+    ignored: u64,
+    blocked: u64,
+    numbers: &[RawFd],
+) -> Vec<u8> {
+    let strings: Vec<u8> = argv
+        .iter()
+        .chain(env)
+        .flat_map(|s| s.iter().copied().chain([0]))
+        .collect();
+    let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
+    let mut out = MAGIC.to_vec();
+    out.extend(umask.to_le_bytes());
+    out.extend(ignored.to_le_bytes());
+    out.extend(blocked.to_le_bytes());
+    out.extend(len(numbers.len()));
+    out.extend(len(argv.len()));
+    out.extend(len(env.len()));
+    out.extend(len(strings.len()));
+    for n in numbers {
+        out.extend(n.to_le_bytes());
+    }
+    out.extend(strings);
+    out
+}
+
+/// `fd` moved to a number at [`PRIVATE_FD_FLOOR`] or above, out of the
+/// range the workers place their clients' descriptors in and out of a
+/// line's reach. Not remembered in [`crate::os::private_fd`]'s set: the
+/// server would remember every descriptor of every request, and each
+/// worker would inherit the list.
+///
+/// [`PRIVATE_FD_FLOOR`]: crate::os::private_fd::PRIVATE_FD_FLOOR
+pub(super) fn high(fd: OwnedFd) -> io::Result<OwnedFd> {
+    let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
+    // SAFETY: fcntl(2) on a descriptor `fd` owns.
+    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, floor) };
+    if moved < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `moved` was just returned by fcntl and nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(moved) })
+}
+
+pub(super) fn pollin(fd: RawFd) -> libc::pollfd {
+    libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    }
+}
+
+/// Read what the peer sent so far, up to `limit` bytes in all; its
+/// descriptors moved to private numbers. False: its end closed.
+pub(super) fn receive(
+    conn: &OwnedFd,
+    limit: usize,
+    bytes: &mut Vec<u8>,
+    fds: &mut Vec<OwnedFd>,
+) -> io::Result<bool> {
+    while bytes.len() < limit {
+        let mut buf = [0u8; 16384];
+        let mut iov = libc::iovec {
+            iov_base: buf.as_mut_ptr().cast(),
+            iov_len: buf.len().min(limit - bytes.len()),
+        };
+        // Room for MAX_FDS descriptors, aligned for cmsghdr.
+        let mut control = [0u64; (MAX_FDS * 4 + 64) / 8];
+        // SAFETY: msghdr is plain data; all zeros is a valid value.
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = std::mem::size_of_val(&control) as _;
+        // SAFETY: `msg` points at live buffers of the lengths it says.
+        let n = unsafe {
+            libc::recvmsg(
+                conn.as_raw_fd(),
+                &mut msg,
+                libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            return match e.kind() {
+                io::ErrorKind::WouldBlock => Ok(true),
+                io::ErrorKind::Interrupted => continue,
+                _ => Err(e),
+            };
+        }
+        // SAFETY: walking the control messages recvmsg filled in.
+        unsafe {
+            let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+            while !cmsg.is_null() {
+                if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                    let data = libc::CMSG_DATA(cmsg).cast::<RawFd>();
+                    let header = libc::CMSG_LEN(0) as usize;
+                    let count = ((*cmsg).cmsg_len as usize - header) / std::mem::size_of::<RawFd>();
+                    for i in 0..count {
+                        let fd = OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i)));
+                        fds.push(high(fd)?);
+                    }
+                }
+                cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+            }
+        }
+        if msg.msg_flags & libc::MSG_CTRUNC != 0 || fds.len() > MAX_FDS {
+            return Err(io::Error::other("too many descriptors"));
+        }
+        if n == 0 {
+            return Ok(false);
+        }
+        bytes.extend_from_slice(&buf[..n as usize]);
+        if bytes.len() > MAX_REQUEST + HEADER_LEN + 4 * MAX_FDS {
+            return Err(io::Error::other("request too large"));
+        }
+    }
+    Ok(true)
+}
+
+/// How long the request whose first bytes are `bytes` is: [`HEADER_LEN`]
+/// until its header is in, then the whole (capped, so a lying header
+/// cannot make anyone wait for more than a request may hold).
+pub(super) fn request_len(bytes: &[u8]) -> usize {
+    let Some(header) = bytes.get(..HEADER_LEN) else {
+        return HEADER_LEN;
+    };
+    let u32_at = |at: usize| {
+        let v = u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]]);
+        usize::try_from(v).unwrap_or(usize::MAX)
+    };
+    let (nfds, strings) = (u32_at(24).min(MAX_FDS), u32_at(36).min(MAX_REQUEST));
+    HEADER_LEN + 4 * nfds + strings
+}
+
+/// Write all of `bytes`, never raising SIGPIPE (a client that is gone
+/// must not end the server).
+pub(super) fn send_all(conn: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
+    while !bytes.is_empty() {
+        // SAFETY: sending from a live slice of its length.
+        let n = unsafe {
+            libc::send(
+                conn.as_raw_fd(),
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            if e.kind() == io::ErrorKind::WouldBlock {
+                let mut p = [libc::pollfd {
+                    fd: conn.as_raw_fd(),
+                    events: libc::POLLOUT,
+                    revents: 0,
+                }];
+                // SAFETY: one valid pollfd; a one-second wait at most.
+                if unsafe { libc::poll(p.as_mut_ptr(), 1, 1000) } <= 0 {
+                    return Err(io::Error::from(io::ErrorKind::TimedOut));
+                }
+                continue;
+            }
+            return Err(e);
+        }
+        bytes = &bytes[n as usize..];
+    }
+    Ok(())
+}
+
+/// A connected pair of stream sockets at private numbers: the server's
+/// end and an idle worker's.
+pub(super) fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut pair = [0; 2];
+    // SAFETY: socketpair(2) into a two-element array.
+    if unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            pair.as_mut_ptr(),
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both were just returned by socketpair and nothing else owns them.
+    let (a, b) = unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
+    Ok((high(a)?, high(b)?))
+}
+
+/// Send `bytes` with the descriptors `fds` attached to the first of them.
+pub(super) fn send_with_descriptors(
+    socket: &OwnedFd,
+    bytes: &[u8],
+    fds: &[RawFd],
+) -> io::Result<()> {
+    let first = bytes.len().min(65536);
+    let mut iov = libc::iovec {
+        iov_base: bytes.as_ptr().cast_mut().cast(),
+        iov_len: first,
+    };
+    // Room for MAX_FDS descriptors, aligned for cmsghdr.
+    let mut control = [0u64; (MAX_FDS * 4 + 64) / 8];
+    let payload = std::mem::size_of_val(fds);
+    // SAFETY: msghdr is plain data; all zeros is a valid value.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    // SAFETY: CMSG_SPACE and CMSG_LEN compute sizes; the header is written
+    // into `control`, which has room for MAX_FDS descriptors.
+    unsafe {
+        msg.msg_controllen = libc::CMSG_SPACE(payload as u32) as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(payload as u32) as _;
+        std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(cmsg).cast(), fds.len());
+    }
+    let sent = loop {
+        // SAFETY: `msg` points at live buffers of the lengths it says.
+        let n = unsafe { libc::sendmsg(socket.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) };
+        if n >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            break n;
+        }
+    };
+    if sent < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    send_all(socket, &bytes[sent as usize..])
+}
+
+/// The pid of the process at the other end of `conn`.
+pub(super) fn peer_pid(conn: &OwnedFd) -> Option<u32> {
+    // SAFETY: ucred is plain data; getsockopt fills at most its size.
+    let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: a valid buffer and its length.
+    let got = unsafe {
+        libc::getsockopt(
+            conn.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    (got == 0 && cred.pid > 0).then_some(cred.pid as u32)
+}
+
+pub(super) fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open(2) with integer arguments.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let fd = RawFd::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+    // SAFETY: `fd` was just returned by pidfd_open and nothing else owns it.
+    high(unsafe { OwnedFd::from_raw_fd(fd) }).ok()
+}
+
+/// The worker's end, once its pidfd says it ended.
+pub(super) fn reap(worker: libc::pid_t) -> Option<Reply> {
+    let mut status = 0;
+    // SAFETY: waitpid(2) of our own child with a valid status pointer.
+    if unsafe { libc::waitpid(worker, &mut status, 0) } != worker {
+        return None;
+    }
+    if libc::WIFSIGNALED(status) {
+        Some(Reply::Killed(libc::WTERMSIG(status)))
+    } else {
+        Some(Reply::Exited(libc::WEXITSTATUS(status)))
+    }
+}
