@@ -20,22 +20,8 @@ impl Fixture {
     /// the one behind Debian's `egrep`/`fgrep` scripts.
     fn new() -> Fixture {
         let root = tempfile::tempdir().expect("tempdir");
-        let stubs = root.path().join("stubs");
-        std::fs::create_dir(&stubs).expect("mkdir stubs");
-        std::fs::copy("/usr/bin/echo", stubs.join("tea")).expect("copy echo");
-        std::fs::copy("/usr/bin/true", stubs.join("git")).expect("copy true");
+        let definition = crate::built_tea_arm(root.path());
         let arm = root.path().join("arm");
-        let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-            .arg("--print-definition")
-            .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
-            .args(["--token-env", "LAUNCH_TOKEN", "--out"])
-            .arg(&arm)
-            .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
-            .env("LAUNCH_TOKEN", "launch-token-0123456789")
-            .output()
-            .expect("run arm-build");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let definition = serde_json::from_slice(&o.stdout).expect("definition");
         Fixture {
             root,
             arm,

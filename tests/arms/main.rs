@@ -7,3 +7,25 @@ mod arm_build;
 mod launch;
 mod policy;
 mod serve;
+
+/// `arm-build tea` into `root/arm`, with `tea` a copy of `echo` and `git`
+/// a copy of `true` (compiled programs, so the only shell in the arm's
+/// reach is the one behind Debian's `egrep`/`fgrep` scripts): the arm's
+/// definition (`arm.json`).
+fn built_tea_arm(root: &std::path::Path) -> serde_json::Value {
+    let stubs = root.join("stubs");
+    std::fs::create_dir(&stubs).expect("mkdir stubs");
+    std::fs::copy("/usr/bin/echo", stubs.join("tea")).expect("copy echo");
+    std::fs::copy("/usr/bin/true", stubs.join("git")).expect("copy true");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arm-build"))
+        .arg("--print-definition")
+        .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
+        .args(["--token-env", "ARM_TOKEN", "--out"])
+        .arg(root.join("arm"))
+        .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
+        .env("ARM_TOKEN", "arm-token-0123456789")
+        .output()
+        .expect("run arm-build");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("definition")
+}

@@ -1,11 +1,11 @@
 //! The line server (`guard-sh --serve`) and its client (`guard-sh-client`,
 //! the built arm's `bash/guard-sh`): a served line is the line guard-sh
 //! runs, judged beside guard-sh run directly; the client's signals reach
-//! the line's processes; and the client tells its line to no peer that
-//! cannot greet it with the server's token. Whether a line was served is
-//! read from the audit log: a served line's session is recorded by a
-//! worker, whose pid is not the client's (a client that runs guard-sh
-//! itself keeps its pid through `execve`).
+//! the line's processes; and the client tells its line to no process but
+//! the server (a process that took its name learns nothing). Whether a
+//! line was served is read from the audit log: a served line's session is
+//! recorded by a worker and names the client's pid (`client`); a client
+//! that runs guard-sh itself keeps its pid through `execve`.
 
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
@@ -25,21 +25,7 @@ impl Fixture {
     /// `arm-build tea`, `tea` a copy of `echo`.
     fn new() -> Fixture {
         let root = tempfile::tempdir().expect("tempdir");
-        let stubs = root.path().join("stubs");
-        std::fs::create_dir(&stubs).expect("mkdir stubs");
-        std::fs::copy("/usr/bin/echo", stubs.join("tea")).expect("copy echo");
-        std::fs::copy("/usr/bin/true", stubs.join("git")).expect("copy true");
-        let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-            .arg("--print-definition")
-            .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
-            .args(["--token-env", "SERVE_TOKEN", "--out"])
-            .arg(root.path().join("arm"))
-            .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
-            .env("SERVE_TOKEN", "serve-token-0123456789")
-            .output()
-            .expect("run arm-build");
-        assert!(o.status.success(), "{}", text(&o.stderr));
-        let definition = serde_json::from_slice(&o.stdout).expect("definition");
+        let definition = crate::built_tea_arm(root.path());
         Fixture { root, definition }
     }
 
