@@ -282,6 +282,9 @@ struct Line {
     gone: bool,
 }
 
+/// How many workers wait for a client when no line runs.
+const IDLE_WORKERS: usize = 2;
+
 struct Server {
     listener: OwnedFd,
     workers: Vec<Worker>,
@@ -304,8 +307,17 @@ enum Ready {
 impl Server {
     fn run(mut self) -> ! {
         loop {
-            if self.failed_forks < 5 && !self.workers.iter().any(|w| w.line.is_none()) {
+            let idle = self.workers.iter().filter(|w| w.line.is_none()).count();
+            let busy = self
+                .workers
+                .iter()
+                .any(|w| w.line.as_ref().is_some_and(|l| !l.replied));
+            // Two wait at rest; while a line runs, one is enough, and the
+            // next fork waits for the line's status (on two cores a fork
+            // beside a line slows the line).
+            if self.failed_forks < 5 && (idle == 0 || (idle < IDLE_WORKERS && !busy)) {
                 self.prefork();
+                continue;
             }
             let mut polled = Vec::new();
             let mut what = Vec::new();
