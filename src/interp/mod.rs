@@ -123,6 +123,12 @@ pub struct Shell<'a> {
     in_trap: bool,
     pipestatus: Vec<i32>,
     pub(crate) interactive: bool,
+    /// A background job's copy of the shell that runs one simple command:
+    /// once that command is spawned, the copy needs none of the line's
+    /// descriptors (it only waits and records the exit), so it closes
+    /// them, as bash, which execs such a command in place, holds none (a
+    /// pipe the job's output was redirected away from then ends).
+    pub(crate) drop_descriptors_after_spawn: bool,
     /// This process is a forked copy of the shell.
     in_child: bool,
     loop_depth: u32,
@@ -235,6 +241,7 @@ impl<'a> Shell<'a> {
             in_trap: false,
             pipestatus: vec![0],
             interactive: false,
+            drop_descriptors_after_spawn: false,
             in_child: false,
             loop_depth: 0,
             func_depth: 0,
@@ -307,6 +314,7 @@ impl<'a> Shell<'a> {
             in_trap: self.in_trap,
             pipestatus: self.pipestatus.clone(),
             interactive: self.interactive,
+            drop_descriptors_after_spawn: false,
             in_child: self.in_child,
             loop_depth: self.loop_depth,
             func_depth: self.func_depth,

@@ -35,6 +35,9 @@ enum Owner {
     Shell,
     /// A copy of a descriptor of the line's, saved around a redirection.
     Saved,
+    /// A system file kept open for later spawns (a program, a folder a
+    /// command may read or write): a line may open it by name.
+    Kept,
 }
 
 fn held() -> std::sync::MutexGuard<'static, BTreeMap<Fd, Owner>> {
@@ -56,17 +59,24 @@ pub fn save(fd: Fd) -> io::Result<Fd> {
     duplicate_as(fd, Owner::Saved)
 }
 
-/// [`save`] each of `fds`, then close them. Opened one after another they
+/// A private copy of the system file open at `fd`, kept for later
+/// spawns: its number is out of the line's reach, its file is not
+/// guard-sh's (a line may open it by name).
+pub fn keep(fd: Fd) -> io::Result<Fd> {
+    duplicate_as(fd, Owner::Kept)
+}
+
+/// [`keep`] each of `fds`, then close them. Opened one after another they
 /// mostly hold consecutive numbers, so they are closed with one
-/// `close_range` per run of numbers, not one `close` each (guard-sh saves
+/// `close_range` per run of numbers, not one `close` each (guard-sh keeps
 /// some seventy at the first command). On error nothing stays open.
-pub fn save_all(fds: Vec<std::os::fd::OwnedFd>) -> io::Result<Vec<Fd>> {
+pub fn keep_all(fds: Vec<std::os::fd::OwnedFd>) -> io::Result<Vec<Fd>> {
     use std::os::fd::IntoRawFd;
     let originals: Vec<Fd> = fds.into_iter().map(IntoRawFd::into_raw_fd).collect();
     let mut saved = Vec::with_capacity(originals.len());
     let mut failed = None;
     for &fd in &originals {
-        match save(fd) {
+        match keep(fd) {
             Ok(copy) => saved.push(copy),
             Err(e) => {
                 failed = Some(e);
@@ -149,6 +159,20 @@ pub fn claim_pair((first, second): (Fd, Fd)) -> io::Result<(Fd, Fd)> {
             Err(e)
         }
         (Err(e), Err(_)) => Err(e),
+    }
+}
+
+/// Close the copies of the line's descriptors saved around redirections
+/// (a background job's copy of the shell, whose one command is spawned,
+/// holds none of the line's files open).
+pub fn close_saved() {
+    let saved: Vec<Fd> = held()
+        .iter()
+        .filter(|(_, owner)| **owner == Owner::Saved)
+        .map(|(fd, _)| *fd)
+        .collect();
+    for fd in saved {
+        let _ = close(fd);
     }
 }
 

@@ -137,7 +137,7 @@ impl Resolver {
         for file in self.opened.values_mut() {
             // Private by number only: the file is a system one (a program, a
             // writable folder, /dev/null) that lines may open by name.
-            let private = crate::os::private_fd::save(file.as_raw_fd())?;
+            let private = crate::os::private_fd::keep(file.as_raw_fd())?;
             // SAFETY: `private` was just returned by fcntl and nothing else
             // owns it; the old descriptor is closed when replaced.
             *file = unsafe { File::from_raw_fd(private) };

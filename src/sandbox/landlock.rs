@@ -505,7 +505,7 @@ impl DomainPlan {
             let is_dir = file.metadata()?.is_dir();
             // Private by number only: the file is a system one (a program, a
             // writable folder, /dev/null) that lines may open by name.
-            let private = crate::os::private_fd::save(file.as_raw_fd())?;
+            let private = crate::os::private_fd::keep(file.as_raw_fd())?;
             // SAFETY: `private` was just returned by fcntl and nothing else
             // owns it.
             let kept = unsafe { File::from_raw_fd(private) };
@@ -581,7 +581,7 @@ fn readable_roots(scope: &ReadScope) -> Result<Vec<crate::os::Fd>, SandboxError>
             new_files.push(OwnedFd::from(file));
         }
     }
-    let saved = crate::os::private_fd::save_all(new_files).map_err(listing_error)?;
+    let saved = crate::os::private_fd::keep_all(new_files).map_err(listing_error)?;
     opened.extend(new_paths.into_iter().zip(saved));
     let roots: Vec<crate::os::Fd> = paths
         .iter()

@@ -158,6 +158,10 @@ pub trait System {
     /// Empty the regular file open at `fd` (what `>` does to it).
     fn truncate(&mut self, fd: Fd) -> io::Result<()>;
     fn close(&mut self, fd: Fd) -> io::Result<()>;
+    /// Close every descriptor a line may name (below
+    /// [`private_fd::PRIVATE_FD_FLOOR`]): a background job's copy of the
+    /// shell after it spawned its one command.
+    fn close_line_descriptors(&mut self) {}
     /// Make `to` a copy of `from` (inherited by children).
     fn dup2(&mut self, from: Fd, to: Fd) -> io::Result<()>;
     /// A close-on-exec copy of `fd` among the shell's private descriptors

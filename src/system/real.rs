@@ -761,6 +761,22 @@ impl System for RealSystem {
         self.served.as_mut().map(Served::inbox)
     }
 
+    fn close_line_descriptors(&mut self) {
+        let below_private = (private_fd::PRIVATE_FD_FLOOR - 1) as libc::c_uint;
+        // SAFETY: close_range over numbers this process owns; guard-sh's
+        // own descriptors lie at the floor and above.
+        unsafe {
+            libc::syscall(
+                libc::SYS_close_range,
+                0 as libc::c_uint,
+                below_private,
+                0u32,
+            );
+        }
+        // And the line's descriptors saved around a redirection.
+        private_fd::close_saved();
+    }
+
     fn hand_over_served(&mut self) {
         if let Some(served) = self.served.as_mut() {
             served.hand_over_all();

@@ -308,8 +308,8 @@ fn a_job_the_line_left_outlives_its_client() {
     let server = f.serve();
     let sleeper = "sleep\x0042.125\x00";
     let started = Instant::now();
-    // Its output to a file: a pipe would stay open as long as the job's
-    // shell holds it (guard-sh's copy for a `&` job does), in either mode.
+    // Its output to a file: a pipe would stay open as long as the job
+    // holds it (in bash too).
     let out = f.root.path().join("job.out");
     let status = f
         .client(Some(&server.address), "sleep 42.125 & echo started")

@@ -215,3 +215,45 @@ fn stdin_session_joins_a_line_ending_in_a_backslash_as_bash_does() {
     );
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// A background job whose output goes elsewhere holds none of the line's
+/// descriptors, as in bash (which execs such a command in place): a
+/// harness reading the shell's output to its end gets it when the line
+/// ends, not when the job does. Judged beside bash, with the job still
+/// running when both reads end.
+#[test]
+fn a_redirected_background_job_keeps_no_pipe_of_the_line_open() {
+    use std::io::Read;
+    let (arm, work) = setup();
+    for (shell, seconds) in [("bash", "7.125"), ("guard-sh", "7.25")] {
+        let line = format!("sleep {seconds} >/dev/null 2>&1 & echo started");
+        let mut c = match shell {
+            "bash" => {
+                let mut c = std::process::Command::new("bash");
+                c.current_dir(work.path());
+                c
+            }
+            _ => common::guard_cmd(&arm, work.path()),
+        };
+        let started = std::time::Instant::now();
+        let mut child = c
+            .args(["-c", &line])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .expect("stdout")
+            .read_to_string(&mut out)
+            .expect("read to the end");
+        let waited = started.elapsed();
+        assert!(child.wait().expect("wait").success());
+        assert_eq!(out, "started\n", "{shell}");
+        assert!(
+            waited < std::time::Duration::from_secs(5),
+            "{shell}: the output ended after {waited:?}"
+        );
+    }
+}

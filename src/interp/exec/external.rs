@@ -127,7 +127,12 @@ impl Shell<'_> {
             })
         });
         match result {
-            Ok(pid) => Ok(Started::Running(pid, t0, true)),
+            Ok(pid) => {
+                if std::mem::take(&mut self.drop_descriptors_after_spawn) {
+                    self.sys.close_line_descriptors();
+                }
+                Ok(Started::Running(pid, t0, true))
+            }
             Err(SpawnError::Refused(message)) => {
                 self.error(&format!("audit log unavailable: {message}"));
                 Err(Flow::Abort(126))

@@ -382,6 +382,11 @@ impl Shell<'_> {
                     let _ = sh.sys.close(fd);
                 }
             }
+            let one_simple_command = ao.rest.is_empty()
+                && !ao.first.negated
+                && ao.first.timed.is_none()
+                && matches!(ao.first.elements.as_slice(), [e] if matches!(e.command, Command::Simple(_)));
+            sh.drop_descriptors_after_spawn = one_simple_command;
             sh.run_and_or(ao)
         })?;
         self.last_bg = Some(pid);
