@@ -247,11 +247,7 @@ fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<u8, Exi
     if inv.explain {
         return Ok(exit_code(explain(&policy, &inv)));
     }
-    let enforcement = match landlock::effective_abi(policy.sandbox.mode) {
-        Ok(Some(abi)) => format!("landlock-abi-{abi}"),
-        Ok(None) => "none".to_string(),
-        Err(e) => return Err(Exit::new(126, format!("sandbox: {e}"))),
-    };
+    let enforcement = enforcement(&policy)?;
     let mut sys = RealSystem::new();
     let interactive = inv.interactive
         || (inv.command.is_none() && inv.script.is_none() && sys.isatty(0) && sys.isatty(2));
@@ -323,6 +319,60 @@ fn load_policy(inv: &Invocation) -> Result<(Rc<Policy>, String), Exit> {
     Ok((Rc::new(policy), sha256))
 }
 
+/// What the session records say the kernel enforces: `landlock-abi-N` or
+/// `none` (status 126 when the policy requires what the kernel lacks).
+pub(crate) fn enforcement(policy: &Policy) -> Result<String, Exit> {
+    match landlock::effective_abi(policy.sandbox.mode) {
+        Ok(Some(abi)) => Ok(format!("landlock-abi-{abi}")),
+        Ok(None) => Ok("none".to_string()),
+        Err(e) => Err(Exit::new(126, format!("sandbox: {e}"))),
+    }
+}
+
+/// Where a session's records go, ready to be opened: the log's path
+/// (whether it is the default one), the redactor, and the trial's id and
+/// key taken out of the environment.
+pub(crate) struct LogStart {
+    pub path: PathBuf,
+    pub is_default: bool,
+    pub redactor: Redactor,
+    pub trial: Option<(String, audit::trial::TrialKey)>,
+}
+
+/// The [`LogStart`] of `--audit` (or the environment, the policy, the
+/// default). The process stops being dumpable first: other processes of
+/// the user (a command's children included) may not open
+/// `/proc/<guard-sh>/fd`, `environ` or `mem`, so the descriptors and
+/// memory guard-sh keeps for itself stay its own (root keeps the access,
+/// CAP_SYS_PTRACE; against root, Landlock's scoping of each command's
+/// domain is what holds); and the trial's key leaves the environment (and
+/// its bytes in `/proc/self/environ`) before any line could read it. Every
+/// failure is status 126.
+pub(crate) fn log_start(
+    audit_flag: Option<&std::path::Path>,
+    policy: &Policy,
+) -> Result<LogStart, Exit> {
+    let (path, is_default) =
+        audit::resolve_audit_path_from_env(audit_flag, policy).map_err(|e| unavailable(&e))?;
+    let redactor = Redactor::from_policy(&policy.audit).map_err(|e| unavailable(&e))?;
+    // SAFETY: prctl with integer arguments only.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+    let trial = audit::trial::take_from_env();
+    Ok(LogStart {
+        path,
+        is_default,
+        redactor,
+        trial,
+    })
+}
+
+/// Status 126: nothing may run unrecorded.
+pub(crate) fn unavailable(e: &dyn std::fmt::Display) -> Exit {
+    Exit::new(126, format!("audit log unavailable: {e}"))
+}
+
 /// The policy file `--policy` or `GUARD_SH_POLICY` names (status 2 when
 /// neither does).
 pub(crate) fn policy_path(inv: &Invocation) -> Result<PathBuf, Exit> {
@@ -386,24 +436,13 @@ fn open_audit(
     interactive: bool,
     served: Option<&Served<'_>>,
 ) -> Result<OpenAudit, Exit> {
-    let unavailable =
-        |e: &dyn std::fmt::Display| Exit::new(126, format!("audit log unavailable: {e}"));
     let policy = Rc::clone(&facts.policy);
-    let (log_path, is_default) = audit::resolve_audit_path_from_env(inv.audit.as_deref(), &policy)
-        .map_err(|e| unavailable(&e))?;
-    let redactor = Redactor::from_policy(&policy.audit).map_err(|e| unavailable(&e))?;
-    // Other processes of the same user (a command's children included) may
-    // not open /proc/<guard-sh>/fd, environ or mem: the descriptors and
-    // memory guard-sh keeps for itself stay its own. Root keeps the access
-    // (CAP_SYS_PTRACE); against root, Landlock's scoping of each command's
-    // domain is what holds.
-    // SAFETY: prctl with integer arguments only.
-    unsafe {
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-    }
-    // The trial's key leaves the environment (and its bytes in
-    // /proc/self/environ) before any line could read it.
-    let trial = audit::trial::take_from_env();
+    let LogStart {
+        path: log_path,
+        is_default,
+        redactor,
+        trial,
+    } = log_start(inv.audit.as_deref(), &policy)?;
     let existed = log_path.exists();
     // The log's descriptor is claimed among guard-sh's private ones (256
     // and up), out of the way of the agent's `exec 3>file`.

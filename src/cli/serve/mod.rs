@@ -37,7 +37,7 @@ mod worker;
 
 pub use wire::{HEADER_LEN, Reply, Request, decode_request, encode_request};
 
-use crate::audit::{self, AuditSink, FileSink, Redactor};
+use crate::audit::{self, AuditSink, FileSink};
 use crate::cli::Exit;
 use crate::cli::shell::{self, Invocation};
 use crate::policy::Policy;
@@ -93,22 +93,14 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
             return Err(Exit::new(126, "--serve: the starting process ended"));
         }
     }
-    let enforcement = match landlock::effective_abi(policy.sandbox.mode) {
-        Ok(Some(abi)) => format!("landlock-abi-{abi}"),
-        Ok(None) => "none".to_string(),
-        Err(e) => return Err(Exit::new(126, format!("sandbox: {e}"))),
-    };
-    let unavailable =
-        |e: &dyn std::fmt::Display| Exit::new(126, format!("audit log unavailable: {e}"));
-    let (audit_path, _) = audit::resolve_audit_path_from_env(inv.audit.as_deref(), &policy)
-        .map_err(|e| unavailable(&e))?;
-    let redactor = Redactor::from_policy(&policy.audit).map_err(|e| unavailable(&e))?;
-    // SAFETY: prctl with integer arguments only (see `shell::open_audit`).
-    unsafe {
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-    }
-    let trial = audit::trial::take_from_env();
-    let mut sink = FileSink::open(&audit_path, redactor).map_err(|e| unavailable(&e))?;
+    let enforcement = shell::enforcement(&policy)?;
+    let shell::LogStart {
+        path: audit_path,
+        redactor,
+        trial,
+        ..
+    } = shell::log_start(inv.audit.as_deref(), &policy)?;
+    let mut sink = FileSink::open(&audit_path, redactor).map_err(|e| shell::unavailable(&e))?;
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     if let Some((_, key)) = &trial {
         sink.seal_with(key.clone());
@@ -125,7 +117,7 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
         &cwd.to_string_lossy(),
         trial.as_ref().map(|(id, _)| id.as_str()),
     );
-    sink.record(session).map_err(|e| unavailable(&e))?;
+    sink.record(session).map_err(|e| shell::unavailable(&e))?;
     shell::confine_self(&policy, &enforcement, &mut sink)?;
     warm(&policy, &cwd);
     let (listener, name) =
