@@ -35,7 +35,7 @@
 mod wire;
 mod worker;
 
-pub use wire::{HEADER_LEN, Reply, Request, decode_request, encode_request};
+pub use wire::{HEADER_LEN, Reply, Request, decode_request};
 
 use crate::audit::{self, AuditSink, FileSink};
 use crate::cli::Exit;

@@ -155,37 +155,6 @@ pub fn decode_request(bytes: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Option<Req
     }))
 }
 
-/// A request's bytes as the client writes them (for tests; the client
-/// writes the same layout itself).
-pub fn encode_request(
-    argv: &[&[u8]],
-    env: &[&[u8]],
-    umask: u32,
-    ignored: u64,
-    blocked: u64,
-    numbers: &[RawFd],
-) -> Vec<u8> {
-    let strings: Vec<u8> = argv
-        .iter()
-        .chain(env)
-        .flat_map(|s| s.iter().copied().chain([0]))
-        .collect();
-    let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
-    let mut out = MAGIC.to_vec();
-    out.extend(umask.to_le_bytes());
-    out.extend(ignored.to_le_bytes());
-    out.extend(blocked.to_le_bytes());
-    out.extend(len(numbers.len()));
-    out.extend(len(argv.len()));
-    out.extend(len(env.len()));
-    out.extend(len(strings.len()));
-    for n in numbers {
-        out.extend(n.to_le_bytes());
-    }
-    out.extend(strings);
-    out
-}
-
 /// `fd` moved to a number at [`PRIVATE_FD_FLOOR`] or above, out of the
 /// range the workers place their clients' descriptors in and out of a
 /// line's reach. Not remembered in [`crate::os::private_fd`]'s set: the
@@ -432,5 +401,116 @@ pub(super) fn reap(worker: libc::pid_t) -> Option<Reply> {
         Some(Reply::Killed(libc::WTERMSIG(status)))
     } else {
         Some(Reply::Exited(libc::WEXITSTATUS(status)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::expect_used, clippy::panic)] // test code reports failures by panicking
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    /// A request's bytes as the client writes them
+    /// (`src/bin/guard-sh-client.rs`, which has no crate to share).
+    fn encode_request(
+        argv: &[&[u8]],
+        env: &[&[u8]],
+        umask: u32,
+        ignored: u64,
+        blocked: u64,
+        numbers: &[RawFd],
+    ) -> Vec<u8> {
+        let strings: Vec<u8> = argv
+            .iter()
+            .chain(env)
+            .flat_map(|s| s.iter().copied().chain([0]))
+            .collect();
+        let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
+        let mut out = MAGIC.to_vec();
+        out.extend(umask.to_le_bytes());
+        out.extend(ignored.to_le_bytes());
+        out.extend(blocked.to_le_bytes());
+        out.extend(len(numbers.len()));
+        out.extend(len(argv.len()));
+        out.extend(len(env.len()));
+        out.extend(len(strings.len()));
+        for n in numbers {
+            out.extend(n.to_le_bytes());
+        }
+        out.extend(strings);
+        out
+    }
+
+    fn descriptors(n: usize) -> Vec<OwnedFd> {
+        (0..n)
+            .map(|_| {
+                std::fs::File::open("/dev/null")
+                    .expect("open /dev/null")
+                    .into()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_request_survives_its_encoding() {
+        let bytes = encode_request(
+            &[b"sh", b"-c", b"echo hi"],
+            &[b"A=1", b"B=x=y", b"junk"],
+            0o27,
+            1 << 1,
+            1 << 14,
+            &[0, 1, 63],
+        );
+        let mut fds = descriptors(4);
+        let request = decode_request(&bytes, &mut fds)
+            .expect("well formed")
+            .expect("complete");
+        assert!(fds.is_empty(), "the descriptors went into the request");
+        let argv: Vec<&[u8]> = request.argv.iter().map(|a| a.as_bytes()).collect();
+        assert_eq!(argv, [&b"sh"[..], b"-c", b"echo hi"]);
+        // A string without `=` is no variable; a value may hold `=`.
+        let env: Vec<(&[u8], &[u8])> = (request.env.iter())
+            .map(|(k, v)| (k.as_bytes(), v.as_bytes()))
+            .collect();
+        assert_eq!(env, [(&b"A"[..], &b"1"[..]), (b"B", b"x=y")]);
+        assert_eq!(
+            (request.umask, request.ignored, request.blocked),
+            (0o27, 2, 1 << 14)
+        );
+        let numbers: Vec<RawFd> = request.fds.iter().map(|(n, _)| *n).collect();
+        assert_eq!(numbers, [0, 1, 63]);
+        assert_eq!(request_len(&bytes), bytes.len());
+    }
+
+    #[test]
+    fn a_partial_or_malformed_request_is_not_taken() {
+        let bytes = encode_request(&[b"sh"], &[], 0, 0, 0, &[2]);
+        for cut in [0, HEADER_LEN - 1, HEADER_LEN, bytes.len() - 1] {
+            let mut fds = descriptors(2);
+            assert!(
+                matches!(decode_request(&bytes[..cut], &mut fds), Ok(None)),
+                "cut at {cut}"
+            );
+        }
+        let mut wrong_magic = bytes.clone();
+        wrong_magic[0] = b'X';
+        let mut extra = bytes.clone();
+        extra.push(1);
+        let out_of_range = encode_request(&[b"sh"], &[], 0, 0, 0, &[64]);
+        let too_few_strings = {
+            let mut b = encode_request(&[b"sh", b"x"], &[], 0, 0, 0, &[2]);
+            b[28] = 3; // three arguments said, two given
+            b
+        };
+        for (what, bytes, fds) in [
+            ("magic", &wrong_magic, 2),
+            ("trailing bytes", &extra, 2),
+            ("a descriptor missing", &bytes, 1),
+            ("a number past 63", &out_of_range, 2),
+            ("fewer strings than said", &too_few_strings, 2),
+        ] {
+            let mut fds = descriptors(fds);
+            assert!(decode_request(bytes, &mut fds).is_err(), "{what}");
+        }
     }
 }
