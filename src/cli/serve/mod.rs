@@ -367,8 +367,8 @@ impl Server {
         let open = receive(control, usize::MAX, &mut w.pending, &mut w.pending_fds);
         while let Some(&tag) = w.pending.first() {
             match tag {
-                b'T' if w.pending.len() >= 5 && !w.pending_fds.is_empty() => {
-                    w.pending.drain(..5);
+                b'T' if !w.pending_fds.is_empty() => {
+                    w.pending.drain(..1);
                     let conn = w.pending_fds.remove(0);
                     w.line = Some(Line {
                         conn,

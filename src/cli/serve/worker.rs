@@ -41,8 +41,7 @@ pub(super) fn idle(server: libc::pid_t, listener: RawFd, control: OwnedFd, loade
             continue;
         }
         let client = peer_pid(&conn);
-        let taken = [&[b'T'][..], &client.unwrap_or(0).to_le_bytes()].concat();
-        if wire::send_with_descriptors(&control, &taken, &[conn.as_raw_fd()]).is_err() {
+        if wire::send_with_descriptors(&control, b"T", &[conn.as_raw_fd()]).is_err() {
             // SAFETY: without the server there is no one to answer the client.
             unsafe { libc::_exit(126) };
         }
