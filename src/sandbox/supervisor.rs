@@ -16,6 +16,14 @@
 //! plan and is not a loader, and records an `exec` event either way. Other
 //! architectures' system-call numbers (x32) are refused by the filter.
 //!
+//! One call is judged before it is made: the child's own exec of its
+//! command. The shell resolved that program in the bin folder and checks
+//! it against the same plan ([`ExecPlan::first_refusal`]); it records the
+//! `exec` event after the `spawn` and before it lets the child go, and the
+//! filter lets exactly that call (its three addresses) through without a
+//! round trip. A program the plan refuses is left to the watch as any
+//! other exec.
+//!
 //! Guarantees: no program outside the plan and no loader named as a
 //! program starts under a supervised command, and every program that does
 //! start there is recorded with its parent, before it runs. Fail closed: a
@@ -45,7 +53,9 @@ pub const SUPERVISOR_ENV: &str = "GUARD_SH_SUPERVISOR";
 /// What one command's process tree may execute.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExecPlan {
-    /// The command's own executable, as guard-sh passes it to `execve`.
+    /// The command's own executable, as guard-sh passes it to `execve`
+    /// (judged by the shell, see [`ExecPlan::first_refusal`]; not sent
+    /// with the plan).
     pub first: PathBuf,
     /// Files, and folders with everything beneath, that may be executed.
     pub allowed: BTreeSet<PathBuf>,
@@ -114,6 +124,18 @@ impl ExecPlan {
         }
     }
 
+    /// Why the command's own executable may not be run, or `None`: the
+    /// check the watch makes of every later exec, made by the shell before
+    /// the child may go. Its real path is resolved once per process: it
+    /// lies in the arm's bin folder, which no line may change (a line
+    /// server resolves it for all its workers).
+    pub fn first_refusal(&self) -> Option<String> {
+        match first_real(&self.first) {
+            Ok(real) => self.refusal(&real).map(str::to_string),
+            Err(e) => Some(format!("cannot tell what it executes: {e}")),
+        }
+    }
+
     /// Why `real` (a canonical path) may not be executed, or `None`.
     pub fn refusal(&self, real: &Path) -> Option<&'static str> {
         if self.loaders.contains(real) || is_loader_name(real) {
@@ -126,7 +148,7 @@ impl ExecPlan {
         }
     }
 
-    /// One line per entry: `F first`, `A allowed`, `L loader`.
+    /// One line per entry: `A allowed`, `L loader`, `C address`, `P port`.
     fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         let mut line = |tag: u8, p: &Path| {
@@ -135,7 +157,6 @@ impl ExecPlan {
             out.extend_from_slice(p.as_os_str().as_bytes());
             out.push(b'\n');
         };
-        line(b'F', &self.first);
         for p in &self.allowed {
             line(b'A', p);
         }
@@ -161,7 +182,6 @@ impl ExecPlan {
                 rest.get(1..).unwrap_or_default(),
             ));
             match tag {
-                b'F' => plan.first = path,
                 b'A' => {
                     plan.allowed.insert(path);
                 }
@@ -201,24 +221,30 @@ fn is_loader_name(path: &Path) -> bool {
 pub struct Attach {
     socket: Fd,
     message: Vec<u8>,
+    /// The child's own exec of its command goes on unasked: the shell
+    /// judged and recorded it ([`ExecPlan::first_refusal`]).
+    first_judged: bool,
 }
 
 impl Attach {
     /// What a child needs to hand its listener, with `plan`, to whoever
     /// reads `inbox`: the supervisor process's socket, or the spawning
-    /// process's own ([`Watch::receive`]).
-    pub fn to(inbox: Fd, plan: &ExecPlan) -> Attach {
+    /// process's own ([`Watch::receive`]). `first_judged`: the shell
+    /// records the child's exec of its command itself, which then goes on
+    /// without a round trip (else the watch judges it as any other).
+    pub fn to(inbox: Fd, plan: &ExecPlan, first_judged: bool) -> Attach {
         Attach {
             socket: inbox,
             message: plan.encode(),
+            first_judged,
         }
     }
 
     /// In the child, between fork and exec: install the filter and hand
-    /// its listener, with the plan, to the supervisor. Only system calls
-    /// and stack memory, no allocation. Returns the errno of the step that
-    /// failed.
-    pub fn enter(&self) -> Result<(), i32> {
+    /// its listener, with the plan, to the supervisor. `first` is the
+    /// `execve` the child makes next. Only system calls and stack memory,
+    /// no allocation. Returns the errno of the step that failed.
+    pub fn enter(&self, first: FirstExec) -> Result<(), i32> {
         let errno = || {
             io::Error::last_os_error()
                 .raw_os_error()
@@ -241,7 +267,11 @@ impl Attach {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(errno());
             }
-            let program = filter(self.socket as u32, &msg as *const libc::msghdr as u64);
+            let program = filter(
+                self.socket as u32,
+                &msg as *const libc::msghdr as u64,
+                self.first_judged.then_some(first),
+            );
             let prog = libc::sock_fprog {
                 len: FILTER_LEN as u16,
                 filter: program.as_ptr().cast_mut(),
@@ -322,13 +352,29 @@ const fn jump(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
 /// (low word first on the little-endian machines supported).
 const NR: u32 = 0;
 const ARCH: u32 = 4;
-const ARG0_LOW: u32 = 16;
-const ARG1_LOW: u32 = 24;
-const ARG1_HIGH: u32 = 28;
+const fn arg_low(i: u32) -> u32 {
+    16 + 8 * i
+}
+const fn arg_high(i: u32) -> u32 {
+    20 + 8 * i
+}
 /// x32 system calls on x86_64 carry this bit.
 const X32_BIT: u32 = 0x4000_0000;
 /// Instructions in [`filter`].
-const FILTER_LEN: usize = 26;
+const FILTER_LEN: usize = 38;
+
+/// The exact `execve` call a child makes to start its command: the
+/// addresses of the path, argv and envp it passes (guard-sh's memory,
+/// which the child shares until that exec replaces it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirstExec {
+    /// The program's path.
+    pub path: u64,
+    /// Its argument vector.
+    pub argv: u64,
+    /// Its environment.
+    pub envp: u64,
+}
 
 /// The filter: another architecture's calls end the process; x32 calls
 /// and `io_uring_setup` fail with `ENOSYS` (a ring's `connect` and
@@ -336,42 +382,104 @@ const FILTER_LEN: usize = 26;
 /// fall back to plain calls when the kernel has none); `execve`/`execveat`,
 /// `connect`, `sendto`, `sendmsg` and `sendmmsg` go to the supervisor;
 /// `socket(AF_UNIX, …)` fails with `EACCES` (no local socket, no daemon, no
-/// relay); everything else runs. The one `sendmsg` exempt is the hand-over
-/// itself: on `socket` with the message at `message` (an address on the
-/// child's stack, which no program after the exec can name together with
-/// that descriptor by accident).
-fn filter(socket: u32, message: u64) -> [libc::sock_filter; FILTER_LEN] {
-    let ld = libc::BPF_LD | libc::BPF_W | libc::BPF_ABS;
-    let jeq = libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K;
-    let ret = libc::BPF_RET | libc::BPF_K;
+/// relay); everything else runs.
+///
+/// Two calls are exempt, each named by addresses only the child has at that
+/// moment: the hand-over itself (`sendmsg` on `socket` with the message at
+/// `message`, on the child's stack), and, when `first` is given, the
+/// child's own exec of its command (`execve` with exactly those three
+/// addresses), which the shell has judged and recorded before letting the
+/// child go. The exec replaces the memory those addresses were in: a later
+/// program of the tree would have to pass all three by accident.
+fn filter(socket: u32, message: u64, first: Option<FirstExec>) -> [libc::sock_filter; FILTER_LEN] {
+    const CHECK_FIRST: usize = 13;
+    const CHECK_HANDOVER: usize = 25;
+    const CHECK_SOCKET: usize = 31;
+    const ALLOW: usize = 33;
+    const NOTIFY: usize = 34;
+    const KILL: usize = 35;
+    const ENOSYS: usize = 36;
+    const EACCES: usize = 37;
+    let ld = |k: u32| stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, k);
+    let ret = |k: u32| stmt(libc::BPF_RET | libc::BPF_K, k);
+    // A jump at `at`: to `yes` when the accumulator equals `k`, else `no`.
+    let jeq = |at: usize, k: u32, yes: usize, no: usize| {
+        jump(
+            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+            k,
+            (yes - at - 1) as u8,
+            (no - at - 1) as u8,
+        )
+    };
+    let execve_to = if first.is_some() { CHECK_FIRST } else { NOTIFY };
+    let first = first.unwrap_or(FirstExec {
+        path: 0,
+        argv: 0,
+        envp: 0,
+    });
+    // Both words of argument `arg` equal `value`: on to `next`, else notify.
+    let same = |at: usize, arg: u32, value: u64, next: usize| {
+        [
+            ld(arg_low(arg)),
+            jeq(at + 1, value as u32, at + 2, NOTIFY),
+            ld(arg_high(arg)),
+            jeq(at + 3, (value >> 32) as u32, next, NOTIFY),
+        ]
+    };
+    let [p0, p1, p2, p3] = same(13, 0, first.path, 17);
+    let [a0, a1, a2, a3] = same(17, 1, first.argv, 21);
+    let [e0, e1, e2, e3] = same(21, 2, first.envp, ALLOW);
+    let [m0, m1, m2, m3] = [
+        ld(arg_low(0)),
+        jeq(26, socket, 27, NOTIFY),
+        ld(arg_low(1)),
+        jeq(28, message as u32, 29, NOTIFY),
+    ];
     [
-        /* 0 */ stmt(ld, ARCH),
-        /* 1 */ jump(jeq, arch::AUDIT_ARCH, 0, 21), // → 23 kill
-        /* 2 */ stmt(ld, NR),
+        /* 0 */ ld(ARCH),
+        /* 1 */ jeq(1, arch::AUDIT_ARCH, 2, KILL),
+        /* 2 */ ld(NR),
         /* 3 */
-        jump(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K, X32_BIT, 20, 0), // → 24
-        /* 4 */ jump(jeq, arch::IO_URING_SETUP, 19, 0), // → 24
-        /* 5 */ jump(jeq, arch::EXECVE, 16, 0), // → 22 notify
-        /* 6 */ jump(jeq, arch::EXECVEAT, 15, 0),
-        /* 7 */ jump(jeq, arch::CONNECT, 14, 0),
-        /* 8 */ jump(jeq, arch::SENDTO, 13, 0),
-        /* 9 */ jump(jeq, arch::SENDMMSG, 12, 0),
-        /* 10 */ jump(jeq, arch::SENDMSG, 2, 0), // → 13
-        /* 11 */ jump(jeq, arch::SOCKET, 7, 0), // → 19
-        /* 12 */ stmt(ret, libc::SECCOMP_RET_ALLOW),
-        /* 13 */ stmt(ld, ARG0_LOW),
-        /* 14 */ jump(jeq, socket, 0, 7), // → 22
-        /* 15 */ stmt(ld, ARG1_LOW),
-        /* 16 */ jump(jeq, message as u32, 0, 5), // → 22
-        /* 17 */ stmt(ld, ARG1_HIGH),
-        /* 18 */ jump(jeq, (message >> 32) as u32, 2, 3), // → 21 / 22
-        /* 19 */ stmt(ld, ARG0_LOW),
-        /* 20 */ jump(jeq, libc::AF_UNIX as u32, 4, 0), // → 25
-        /* 21 */ stmt(ret, libc::SECCOMP_RET_ALLOW),
-        /* 22 */ stmt(ret, libc::SECCOMP_RET_USER_NOTIF),
-        /* 23 */ stmt(ret, libc::SECCOMP_RET_KILL_PROCESS),
-        /* 24 */ stmt(ret, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-        /* 25 */ stmt(ret, libc::SECCOMP_RET_ERRNO | libc::EACCES as u32),
+        jump(
+            libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K,
+            X32_BIT,
+            (ENOSYS - 4) as u8,
+            0,
+        ),
+        /* 4 */ jeq(4, arch::IO_URING_SETUP, ENOSYS, 5),
+        /* 5 */ jeq(5, arch::EXECVE, execve_to, 6),
+        /* 6 */ jeq(6, arch::EXECVEAT, NOTIFY, 7),
+        /* 7 */ jeq(7, arch::CONNECT, NOTIFY, 8),
+        /* 8 */ jeq(8, arch::SENDTO, NOTIFY, 9),
+        /* 9 */ jeq(9, arch::SENDMMSG, NOTIFY, 10),
+        /* 10 */ jeq(10, arch::SENDMSG, CHECK_HANDOVER, 11),
+        /* 11 */ jeq(11, arch::SOCKET, CHECK_SOCKET, 12),
+        /* 12 */ ret(libc::SECCOMP_RET_ALLOW),
+        /* 13 CHECK_FIRST */ p0,
+        /* 14 */ p1,
+        /* 15 */ p2,
+        /* 16 */ p3,
+        /* 17 */ a0,
+        /* 18 */ a1,
+        /* 19 */ a2,
+        /* 20 */ a3,
+        /* 21 */ e0,
+        /* 22 */ e1,
+        /* 23 */ e2,
+        /* 24 */ e3,
+        /* 25 CHECK_HANDOVER */ m0,
+        /* 26 */ m1,
+        /* 27 */ m2,
+        /* 28 */ m3,
+        /* 29 */ ld(arg_high(1)),
+        /* 30 */ jeq(30, (message >> 32) as u32, ALLOW, NOTIFY),
+        /* 31 CHECK_SOCKET */ ld(arg_low(0)),
+        /* 32 */ jeq(32, libc::AF_UNIX as u32, EACCES, ALLOW),
+        /* 33 ALLOW */ ret(libc::SECCOMP_RET_ALLOW),
+        /* 34 NOTIFY */ ret(libc::SECCOMP_RET_USER_NOTIF),
+        /* 35 KILL */ ret(libc::SECCOMP_RET_KILL_PROCESS),
+        /* 36 ENOSYS */ ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+        /* 37 EACCES */ ret(libc::SECCOMP_RET_ERRNO | libc::EACCES as u32),
     ]
 }
 
@@ -436,8 +544,7 @@ impl Supervisor {
     /// Hand `watch` over: from now on the supervisor process serves its
     /// tree (the spawning process stops waiting for it).
     pub fn adopt(&self, watch: Watch) -> io::Result<()> {
-        let message = watch.encode();
-        send_with_descriptor(self.socket, watch.listener, &message)
+        send_with_descriptor(self.socket, watch.listener, &watch.plan.encode())
         // `watch` is dropped here: the supervisor holds its own copy.
     }
 
@@ -574,16 +681,13 @@ fn close_all_except(keep: &[Fd]) {
 pub struct Watch {
     listener: Fd,
     plan: ExecPlan,
-    /// The first notification is guard-sh's own exec of the command.
-    first_done: bool,
-    /// When the process that spawned the command serves the watch itself:
-    /// its pid (the parent of that first exec, known without asking) and
-    /// the command's.
-    served_here: Option<(Pid, Pid)>,
+    /// The command's pid, when the process that spawned it serves the
+    /// watch itself.
+    command: Option<Pid>,
 }
 
 /// `program`'s real path, resolved once per process (see
-/// [`Watch::answer`]).
+/// [`ExecPlan::first_refusal`]).
 fn first_real(program: &Path) -> io::Result<PathBuf> {
     thread_local! {
         static REAL: std::cell::RefCell<std::collections::HashMap<PathBuf, PathBuf>> =
@@ -596,9 +700,6 @@ fn first_real(program: &Path) -> io::Result<PathBuf> {
     REAL.with(|r| r.borrow_mut().insert(program.to_path_buf(), real.clone()));
     Ok(real)
 }
-
-/// The line a handed-over plan carries when its first exec was answered.
-const FIRST_DONE: &[u8] = b"D";
 
 impl Watch {
     /// Take a listener and its plan from `inbox` (a child of guard-sh's
@@ -669,7 +770,6 @@ impl Watch {
         // start of `buf`.
         unsafe { buf.set_len(n as usize) };
         let plan = ExecPlan::decode(&buf);
-        let first_done = buf.split(|&b| b == b'\n').any(|line| line == FIRST_DONE);
         give_back(buf);
         // Among the private descriptors: the kernel gave the lowest free
         // number, which a line may name, or one of 0-2 it closed, where a
@@ -678,19 +778,18 @@ impl Watch {
         Ok(Some(Watch {
             listener: fd,
             plan,
-            first_done,
-            served_here: None,
+            command: None,
         }))
     }
 
     /// This process spawned `command` and serves the watch itself.
     pub fn served_by_spawner(&mut self, command: Pid) {
-        self.served_here = Some((std::process::id() as Pid, command));
+        self.command = Some(command);
     }
 
     /// The command whose tree this is, when this process spawned it.
     pub fn command(&self) -> Option<Pid> {
-        self.served_here.map(|(_, command)| command)
+        self.command
     }
 
     /// Ask the kernel to wake the notifying process and its server on one
@@ -733,41 +832,22 @@ impl Watch {
             self.answer_network(sink, &notif);
             return;
         }
-        let first = !self.first_done;
-        self.first_done = true;
-        let named = if first {
-            Ok(self.plan.first.clone())
-        } else {
-            exec_target(pid, &notif.data)
-        };
-        // The first exec is guard-sh's own of a program in the arm's bin
-        // folder, which no line may change: its real path is resolved once
-        // per process. Every later one is resolved as it comes.
-        let real_path = |p: &Path| {
-            if first {
-                first_real(p)
-            } else {
-                std::fs::canonicalize(p)
-            }
-        };
-        let (path, refusal) = match named.and_then(|p| real_path(&p).map(|real| (p, real))) {
-            Ok((named, real)) => {
-                let refusal = self.plan.refusal(&real);
-                (named.display().to_string(), refusal.map(str::to_string))
-            }
-            Err(e) => (
-                "?".to_string(),
-                Some(format!("cannot tell what it executes: {e}")),
-            ),
-        };
+        let named = exec_target(pid, &notif.data);
+        let (path, refusal) =
+            match named.and_then(|p| std::fs::canonicalize(&p).map(|real| (p, real))) {
+                Ok((named, real)) => {
+                    let refusal = self.plan.refusal(&real);
+                    (named.display().to_string(), refusal.map(str::to_string))
+                }
+                Err(e) => (
+                    "?".to_string(),
+                    Some(format!("cannot tell what it executes: {e}")),
+                ),
+            };
         let allowed = refusal.is_none();
-        let ppid = match self.served_here {
-            Some((spawner, _)) if first => spawner,
-            _ => parent_of(pid),
-        };
         let recorded = sink.record(Event::Exec {
             pid,
-            ppid,
+            ppid: parent_of(pid),
             path,
             allowed,
             reason: refusal.clone().unwrap_or_default(),
@@ -788,17 +868,6 @@ impl Watch {
         n == 1
             && pfd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
             && pfd.revents & libc::POLLIN == 0
-    }
-
-    /// The plan with the listener as one message, as [`Watch::receive`]
-    /// reads it.
-    fn encode(&self) -> Vec<u8> {
-        let mut message = self.plan.encode();
-        if self.first_done {
-            message.extend_from_slice(FIRST_DONE);
-            message.push(b'\n');
-        }
-        message
     }
 }
 
@@ -1138,7 +1207,6 @@ mod tests {
     #[test]
     fn a_plan_survives_its_encoding_and_refuses_loaders_and_strangers() {
         let plan = ExecPlan {
-            first: "/arm/bin/tea".into(),
             allowed: [
                 "/usr/bin/tea",
                 "/usr/lib/git-core",
@@ -1200,14 +1268,14 @@ mod tests {
 
     /// Runs `program` on one call the way the kernel's classic BPF does,
     /// for the instructions [`filter`] uses.
-    fn verdict(program: &[libc::sock_filter], nr: u32, arch: u32, args: [u64; 2]) -> u32 {
-        let mut data = [0u32; 8];
+    fn verdict(program: &[libc::sock_filter], nr: u32, arch: u32, args: [u64; 3]) -> u32 {
+        let mut data = [0u32; 10];
         data[0] = nr;
         data[1] = arch;
-        data[4] = args[0] as u32;
-        data[5] = (args[0] >> 32) as u32;
-        data[6] = args[1] as u32;
-        data[7] = (args[1] >> 32) as u32;
+        for (i, arg) in args.into_iter().enumerate() {
+            data[4 + 2 * i] = arg as u32;
+            data[5 + 2 * i] = (arg >> 32) as u32;
+        }
         let (mut pc, mut acc) = (0usize, 0u32);
         loop {
             let insn = program[pc];
@@ -1233,35 +1301,55 @@ mod tests {
 
     #[test]
     fn the_filter_sends_each_call_where_its_doc_says() {
-        let program = filter(7, 0x7fff_0000_1234);
-        let call = |nr: u32, args: [u64; 2]| verdict(&program, nr, arch::AUDIT_ARCH, args);
+        let first = FirstExec {
+            path: 0x7f00_0000_1000,
+            argv: 0x7f00_0000_2000,
+            envp: 0x7f00_0000_3000,
+        };
         let notify = libc::SECCOMP_RET_USER_NOTIF;
         let allow = libc::SECCOMP_RET_ALLOW;
         let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
-        for nr in [
-            arch::EXECVE,
-            arch::EXECVEAT,
-            arch::CONNECT,
-            arch::SENDTO,
-            arch::SENDMMSG,
-        ] {
-            assert_eq!(call(nr, [0, 0]), notify, "call {nr}");
+        for judged in [None, Some(first)] {
+            let program = filter(7, 0x7fff_0000_1234, judged);
+            let call = |nr: u32, args: [u64; 3]| verdict(&program, nr, arch::AUDIT_ARCH, args);
+            for nr in [
+                arch::EXECVE,
+                arch::EXECVEAT,
+                arch::CONNECT,
+                arch::SENDTO,
+                arch::SENDMMSG,
+            ] {
+                assert_eq!(call(nr, [0, 0, 0]), notify, "call {nr}");
+            }
+            assert_eq!(call(arch::SENDMSG, [3, 0x7fff_0000_1234, 0]), notify);
+            assert_eq!(call(arch::SENDMSG, [7, 0x7fff_0000_1235, 0]), notify);
+            assert_eq!(call(arch::SENDMSG, [7, 0x7ffe_0000_1234, 0]), notify);
+            assert_eq!(call(arch::SENDMSG, [7, 0x7fff_0000_1234, 0]), allow);
+            assert_eq!(
+                call(arch::SOCKET, [libc::AF_UNIX as u64, 0, 0]),
+                errno(libc::EACCES)
+            );
+            assert_eq!(call(arch::SOCKET, [libc::AF_INET as u64, 0, 0]), allow);
+            assert_eq!(call(arch::IO_URING_SETUP, [1, 0, 0]), errno(libc::ENOSYS));
+            assert_eq!(call(0, [0, 0, 0]), allow);
+            assert_eq!(call(X32_BIT | arch::EXECVE, [0, 0, 0]), errno(libc::ENOSYS));
+            assert_eq!(
+                verdict(&program, arch::EXECVE, 0x4000_0003, [0, 0, 0]),
+                libc::SECCOMP_RET_KILL_PROCESS
+            );
+            // The child's own exec goes on unasked only when judged, and
+            // only with all three addresses, each word of each.
+            let own = [first.path, first.argv, first.envp];
+            let expected = if judged.is_some() { allow } else { notify };
+            assert_eq!(call(arch::EXECVE, own), expected);
+            assert_eq!(call(arch::EXECVEAT, own), notify);
+            for i in 0..3 {
+                for flip in [1u64, 1 << 40] {
+                    let mut other = own;
+                    other[i] ^= flip;
+                    assert_eq!(call(arch::EXECVE, other), notify, "{other:x?}");
+                }
+            }
         }
-        assert_eq!(call(arch::SENDMSG, [3, 0x7fff_0000_1234]), notify);
-        assert_eq!(call(arch::SENDMSG, [7, 0x7fff_0000_1235]), notify);
-        assert_eq!(call(arch::SENDMSG, [7, 0x7ffe_0000_1234]), notify);
-        assert_eq!(call(arch::SENDMSG, [7, 0x7fff_0000_1234]), allow);
-        assert_eq!(
-            call(arch::SOCKET, [libc::AF_UNIX as u64, 0]),
-            errno(libc::EACCES)
-        );
-        assert_eq!(call(arch::SOCKET, [libc::AF_INET as u64, 0]), allow);
-        assert_eq!(call(arch::IO_URING_SETUP, [1, 0]), errno(libc::ENOSYS));
-        assert_eq!(call(0, [0, 0]), allow);
-        assert_eq!(call(X32_BIT | arch::EXECVE, [0, 0]), errno(libc::ENOSYS));
-        assert_eq!(
-            verdict(&program, arch::EXECVE, 0x4000_0003, [0, 0]),
-            libc::SECCOMP_RET_KILL_PROCESS
-        );
     }
 }

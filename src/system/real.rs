@@ -15,6 +15,7 @@ use super::{
 };
 use crate::audit::AuditSink;
 use crate::os::{private_fd, procfs, signals};
+use crate::sandbox::supervisor::FirstExec;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::BorrowedFd;
@@ -457,22 +458,21 @@ impl ExecImage {
 }
 
 /// The child's side of [`RealSystem::spawn`]: join the group, take the
-/// terminal, reset signals, wait for the parent's go (after it has
-/// recorded the spawn), change folder, enter the sandbox and the
-/// supervisor's filter, then exec. A failure is written to `error_w` as
-/// the errno and ends the child with 126 (127 when the program is not
-/// found).
+/// terminal, reset signals, change folder, enter the sandbox and the
+/// supervisor's filter (while the parent records the spawn), wait for the
+/// parent's go, then exec. A failure is written to `error_w` as the errno
+/// and ends the child with 126 (127 when the program is not found).
 ///
 /// # Safety
 /// Call only in the child of `spawn`'s clone of single-threaded guard-sh,
 /// on its own stack: it shares guard-sh's memory, so only async-signal-safe
 /// calls are made, nothing is allocated or written but its own stack and
 /// `errno` (which only a failing call writes: before the go, a failing
-/// `setpgid` or `tcsetpgrp`, while the parent records the spawn, whose
-/// failure fails the spawn whatever its errno says; after it, while the
-/// parent serves the child's supervision and waits in
-/// [`read_child_errno`], neither of which reads it), and the function
-/// never returns. The parent's own failing calls in that time (a `poll`
+/// `setpgid`, `tcsetpgrp`, `chdir` or confinement step, while the parent
+/// records the spawn, whose failure fails the spawn whatever its errno
+/// says; after it, while the parent serves the child's supervision and
+/// waits in [`read_child_errno`], neither of which reads it), and the
+/// function never returns. The parent's own failing calls in that time (a `poll`
 /// interrupted by a signal) write the same `errno`: the number the child
 /// reports may then be the parent's, which changes the message and 126
 /// against 127, never whether the program runs (every decision here is
@@ -495,19 +495,26 @@ unsafe fn exec_child(req: &SpawnRequest, image: &ExecImage, release_r: Fd, error
             libc::tcsetpgrp(tty, libc::getpgrp());
         }
         reset_signals();
-        let mut go = 0u8;
-        let n = libc::read(release_r, (&mut go as *mut u8).cast(), 1);
-        if n != 1 {
-            libc::_exit(126);
-        }
+        // Confined while the parent records the spawn (the two run at
+        // once); nothing of the command runs before the go.
         libc::chdir(image.cwd.as_ptr());
         if req.sandbox.confinement.enforce().is_err() {
             fail(*libc::__errno_location(), 126);
         }
+        let first = FirstExec {
+            path: image.path.as_ptr() as u64,
+            argv: image.argv_ptrs.as_ptr() as u64,
+            envp: image.envp_ptrs.as_ptr() as u64,
+        };
         if let Some(attach) = &req.sandbox.supervise
-            && let Err(errno) = attach.enter()
+            && let Err(errno) = attach.enter(first)
         {
             fail(errno, 126);
+        }
+        let mut go = 0u8;
+        let n = libc::read(release_r, (&mut go as *mut u8).cast(), 1);
+        if n != 1 {
+            libc::_exit(126);
         }
         libc::execve(
             image.path.as_ptr(),
@@ -664,9 +671,9 @@ impl RealSystem {
     }
 }
 
-/// Answer the supervised trees of `served` (the new child's `execve`
-/// first: it cannot exec before) until `fd` is readable or closed: the
-/// child `pid` has exec'd or failed.
+/// Answer the supervised trees of `served`, and take the new child's
+/// listener, until `fd` is readable or closed: the child `pid` has exec'd
+/// or failed.
 fn serve_until_readable(served: &mut Served, fd: Fd, pid: Pid, audit: &mut dyn AuditSink) {
     loop {
         let mut polled = vec![libc::pollfd {
@@ -681,10 +688,12 @@ fn serve_until_readable(served: &mut Served, fd: Fd, pid: Pid, audit: &mut dyn A
             // Interrupted: look again (no other failure with valid pollfds).
             continue;
         }
+        served.serve(&polled[1..], pid, audit);
         if polled[0].revents != 0 {
+            // The child sent its listener before its exec: it was in the
+            // inbox when this poll saw the exec, and was taken above.
             return;
         }
-        served.serve(&polled[1..], pid, audit);
     }
 }
 

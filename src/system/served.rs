@@ -1,9 +1,9 @@
 //! Exec supervision served by the process that spawned the commands.
 //!
 //! Each supervised child hands its seccomp listener to the process that
-//! spawned it (this one), which answers the child's own `execve` while it
-//! waits for the exec, and every later call of the tree while it waits for
-//! the command to end: the common case, a command that ends before the
+//! spawned it (this one), which answers the tree's calls while it waits
+//! for the exec and then for the command to end (the child's own `execve`
+//! of its command was judged and recorded before the child went): the common case, a command that ends before the
 //! shell goes on, needs no other process. A tree that outlives that wait
 //! (a daemon a command left behind), or that the shell stops waiting for,
 //! is handed to a supervisor process ([`Supervisor::adopt`]), forked at
@@ -172,7 +172,7 @@ mod tests {
     use super::*;
     use crate::audit::redact::Redactor;
     use crate::audit::{Event, FileSink, MemorySink};
-    use crate::sandbox::supervisor::{Attach, ExecPlan};
+    use crate::sandbox::supervisor::{Attach, ExecPlan, FirstExec};
 
     /// A command that ends leaving a process of its tree behind (a
     /// daemon): the tree goes to the supervisor process, which answers the
@@ -199,7 +199,8 @@ mod tests {
             allowed: [true_path.clone()].into_iter().collect(),
             ..ExecPlan::default()
         };
-        let attach = Attach::to(served.inbox().unwrap(), &plan);
+        // The daemon's exec is not the command's own: the watch judges it.
+        let attach = Attach::to(served.inbox().unwrap(), &plan, false);
         let path = std::ffi::CString::new(true_path.as_os_str().as_encoded_bytes()).unwrap();
         let argv = [path.as_ptr(), std::ptr::null()];
         let envp = [std::ptr::null::<libc::c_char>()];
@@ -209,7 +210,12 @@ mod tests {
         if command == 0 {
             // SAFETY: as above; the daemon outlives the command by 300 ms.
             unsafe {
-                if attach.enter().is_err() {
+                let unused = FirstExec {
+                    path: 0,
+                    argv: 0,
+                    envp: 0,
+                };
+                if attach.enter(unused).is_err() {
                     libc::_exit(2);
                 }
                 if libc::fork() == 0 {

@@ -97,9 +97,15 @@ impl Shell<'_> {
                 return Ok(Started::Done(126));
             }
         };
+        // The child's exec of its program is judged and recorded here, so
+        // it goes on without a round trip to the watch; one the plan
+        // refuses is left to the watch, which refuses and records it.
+        let first_judged = plan
+            .as_ref()
+            .is_some_and(|plan| plan.first_refusal().is_none());
         let supervise = inbox
             .zip(plan)
-            .map(|(inbox, plan)| Attach::to(inbox, &plan));
+            .map(|(inbox, plan)| Attach::to(inbox, &plan, first_judged));
         let req = SpawnRequest {
             path: path.clone(),
             argv: argv.to_vec(),
@@ -124,6 +130,16 @@ impl Shell<'_> {
                 path: resolved.display().to_string(),
                 argv: event_argv.clone(),
                 env_added: added.clone(),
+            })?;
+            if !first_judged {
+                return Ok(());
+            }
+            audit.record(Event::Exec {
+                pid,
+                ppid: std::process::id() as i32,
+                path: resolved.display().to_string(),
+                allowed: true,
+                reason: String::new(),
             })
         });
         match result {
