@@ -32,10 +32,17 @@ struct Arm {
 
 impl Arm {
     fn new() -> Arm {
+        Arm::with_tea(|tea| {
+            std::fs::copy("/usr/bin/env", tea).unwrap();
+        })
+    }
+
+    /// An arm whose `tea` is what `make` puts at the path it is given.
+    fn with_tea(make: impl FnOnce(&Path)) -> Arm {
         let root = tempfile::tempdir().unwrap();
         let stubs = root.path().join("stubs");
         std::fs::create_dir(&stubs).unwrap();
-        std::fs::copy("/usr/bin/env", stubs.join("tea")).unwrap();
+        make(&stubs.join("tea"));
         std::os::unix::fs::symlink(GIT, stubs.join("git")).unwrap();
         let dir = root.path().join("arm");
         let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
@@ -498,5 +505,26 @@ fn a_job_killed_mid_spawn_leaves_no_command_waiting_for_its_exec() {
             stuck.is_empty(),
             "landlock {landlock}: left waiting: {stuck:?}"
         );
+    }
+}
+
+/// The shell judges a command's own exec before the child may go, and the
+/// filter lets that one call through unasked; a program the plan refuses
+/// (here the tool itself is the loader) is left to the supervisor, which
+/// refuses and records it. strace sees it fail; with Landlock on and off.
+#[test]
+fn a_tool_that_is_the_loader_is_refused_at_its_own_exec() {
+    let arm = Arm::with_tea(|tea| std::os::unix::fs::symlink(LOADER, tea).unwrap());
+    for landlock in [true, false] {
+        let (out, started) = arm.run("tea ./sh-copy -c 'echo pwned > pwned'", landlock, true);
+        assert_eq!(out.status.code(), Some(126), "landlock {landlock}");
+        assert_eq!(started.len(), 1, "landlock {landlock}: {started:?}");
+        arm.assert_only_the_plan_ran(&started, &format!("landlock {landlock}"));
+        let refused = arm
+            .audit()
+            .into_iter()
+            .filter(|r| r["type"] == "exec" && r["allowed"] == false)
+            .count();
+        assert_eq!(refused, 1 + usize::from(!landlock), "landlock {landlock}");
     }
 }
