@@ -66,6 +66,35 @@ pub fn keep(fd: Fd) -> io::Result<Fd> {
     duplicate_as(fd, Owner::Kept)
 }
 
+/// [`keep`] `file` (then closed), or, when a file of the same identity
+/// opened the same way is kept already, that one: one private descriptor
+/// per file for the process (the loader, `/dev/null` and the work folder
+/// serve every program a line server prepares; a descriptor per program
+/// each made every spawn copy and close some three hundred of them).
+pub fn keep_shared(file: std::fs::File) -> io::Result<std::sync::Arc<std::fs::File>> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::sync::{Arc, Weak};
+    type Kept = std::collections::HashMap<(u64, u64, i32), Weak<std::fs::File>>;
+    static KEPT: Mutex<Option<Kept>> = Mutex::new(None);
+    let fd = file.as_raw_fd();
+    // SAFETY: F_GETFL on a descriptor `file` owns.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    let (Some((dev, ino)), true) = (identity(fd), flags >= 0) else {
+        return Err(io::Error::last_os_error());
+    };
+    let key = (dev, ino, flags & (libc::O_ACCMODE | libc::O_PATH));
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let kept = kept.get_or_insert_with(Kept::new);
+    if let Some(shared) = kept.get(&key).and_then(Weak::upgrade) {
+        return Ok(shared);
+    }
+    let private = keep(fd)?;
+    // SAFETY: `private` was just returned by fcntl and nothing else owns it.
+    let shared = Arc::new(unsafe { std::fs::File::from_raw_fd(private) });
+    kept.insert(key, Arc::downgrade(&shared));
+    Ok(shared)
+}
+
 /// [`keep`] each of `fds`, then close them. Opened one after another they
 /// mostly hold consecutive numbers, so they are closed with one
 /// `close_range` per run of numbers, not one `close` each (guard-sh keeps
@@ -254,6 +283,33 @@ pub fn identity(fd: Fd) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_kept_twice_is_one_private_descriptor_per_way_it_was_opened() -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"x")?;
+        let as_path = || {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_PATH)
+                .open(&path)
+        };
+        let first = keep_shared(std::fs::File::open(&path)?)?;
+        let again = keep_shared(std::fs::File::open(&path)?)?;
+        let by_path = keep_shared(as_path()?)?;
+        assert_eq!(first.as_raw_fd(), again.as_raw_fd());
+        assert_ne!(first.as_raw_fd(), by_path.as_raw_fd());
+        assert!(is_private(first.as_raw_fd()) && is_private(by_path.as_raw_fd()));
+        // Once no holder is left the file is kept anew, the same file.
+        drop(by_path);
+        let kept = keep_shared(as_path()?)?;
+        assert!(is_private(kept.as_raw_fd()));
+        assert_eq!(identity(kept.as_raw_fd()), identity(first.as_raw_fd()));
+        Ok(())
+    }
 
     #[test]
     fn a_claimed_descriptor_is_private_and_forgotten_when_closed() -> io::Result<()> {

@@ -32,6 +32,7 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::os::real_path::RealPaths;
 
@@ -91,7 +92,7 @@ pub struct Resolver {
     formats: HashMap<PathBuf, Format>,
     /// Canonical path → the descriptor it was read through, kept so the
     /// sandbox can grant that very file without opening it again.
-    opened: HashMap<PathBuf, File>,
+    opened: HashMap<PathBuf, Arc<File>>,
     /// Files opened and read so far.
     reads: usize,
     /// The folders resolved so far, for naming what was opened.
@@ -125,7 +126,7 @@ impl Resolver {
     /// The open descriptor of `real`, a canonical path this resolver has
     /// returned in a chain (None for any other path).
     pub fn opened(&self, real: &Path) -> Option<&File> {
-        self.opened.get(real)
+        self.opened.get(real).map(|file| &**file)
     }
 
     /// Move each descriptor read through to a private number
@@ -133,14 +134,12 @@ impl Resolver {
     /// a line may put its own file at a low number (`exec 3<FILE`), and a
     /// rule made on that number would grant the line's file.
     pub fn keep_private(&mut self) -> io::Result<()> {
-        use std::os::fd::{AsRawFd, FromRawFd};
-        for file in self.opened.values_mut() {
+        for (path, file) in std::mem::take(&mut self.opened) {
             // Private by number only: the file is a system one (a program, a
             // writable folder, /dev/null) that lines may open by name.
-            let private = crate::os::private_fd::keep(file.as_raw_fd())?;
-            // SAFETY: `private` was just returned by fcntl and nothing else
-            // owns it; the old descriptor is closed when replaced.
-            *file = unsafe { File::from_raw_fd(private) };
+            let file = Arc::try_unwrap(file).or_else(|shared| shared.try_clone())?;
+            let kept = crate::os::private_fd::keep_shared(file)?;
+            self.opened.insert(path, kept);
         }
         Ok(())
     }
@@ -176,7 +175,7 @@ impl Resolver {
                     self.reads += 1;
                     let format = classify(&file)?;
                     self.formats.insert(real.clone(), format);
-                    self.opened.insert(real.clone(), file);
+                    self.opened.insert(real.clone(), Arc::new(file));
                 }
                 Some(real)
             }

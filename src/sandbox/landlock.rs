@@ -265,7 +265,7 @@ struct Grants {
     read: Option<Vec<crate::os::Fd>>,
     /// `write` paths opened ahead (with whether each is a folder), at
     /// private numbers, for a domain built more than once.
-    write_opened: HashMap<PathBuf, (File, bool)>,
+    write_opened: HashMap<PathBuf, (Arc<File>, bool)>,
 }
 
 impl Confinement {
@@ -415,7 +415,7 @@ impl Confinement {
             let opened = grants
                 .write_opened
                 .get(path)
-                .map(|(file, dir)| (file, *dir));
+                .map(|(file, dir)| (&**file, *dir));
             add_path(&ruleset, path, opened, write_rights, file_rights)?;
         }
         for &root in grants.read.as_deref().unwrap_or_default() {
@@ -493,7 +493,6 @@ impl DomainPlan {
     /// that is missing now is opened at each build (and skipped if still
     /// missing).
     pub fn keep_open(&mut self) -> io::Result<()> {
-        use std::os::fd::FromRawFd;
         for path in &self.grants.write {
             let Ok(file) = std::fs::OpenOptions::new()
                 .read(true)
@@ -505,10 +504,7 @@ impl DomainPlan {
             let is_dir = file.metadata()?.is_dir();
             // Private by number only: the file is a system one (a program, a
             // writable folder, /dev/null) that lines may open by name.
-            let private = crate::os::private_fd::keep(file.as_raw_fd())?;
-            // SAFETY: `private` was just returned by fcntl and nothing else
-            // owns it.
-            let kept = unsafe { File::from_raw_fd(private) };
+            let kept = crate::os::private_fd::keep_shared(file)?;
             self.grants
                 .write_opened
                 .insert(path.clone(), (kept, is_dir));
