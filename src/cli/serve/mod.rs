@@ -437,11 +437,22 @@ impl Server {
             )
         };
         if n == 0 || (n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::WouldBlock) {
-            // The client is gone before its status (killed, most likely):
-            // so is its line.
             line.gone = true;
-            // SAFETY: kill(2) of the worker's own process group.
-            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            // The worker says `X` before it sends the status, so an `X` is
+            // in the control socket by the time the client could end after
+            // reading it; this round's poll may have looked at that socket
+            // just before it came.
+            self.heard(pid);
+            let replied = self
+                .worker(pid)
+                .and_then(|w| w.line.as_ref())
+                .is_some_and(|l| l.replied);
+            if !replied {
+                // The client is gone before its status (killed, most
+                // likely): so is its line.
+                // SAFETY: kill(2) of the worker's own process group.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+            }
             return;
         }
         for &signal in &signals[..usize::try_from(n).unwrap_or(0)] {
