@@ -892,6 +892,21 @@ fn the_token_is_printed_only_when_asked() {
     assert_eq!(definition["arm"], "tea");
 }
 
+/// Run a program this test just wrote: "text file busy" for a moment when
+/// a parallel test's fork still holds the write descriptor until it execs;
+/// only that error is retried.
+fn output_of_fresh(cmd: &mut Command) -> std::process::Output {
+    for _ in 0..50 {
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            other => return other.expect("run the copy"),
+        }
+    }
+    cmd.output().expect("run the copy")
+}
+
 /// An installed arm-build stands alone: a copy outside the source tree,
 /// with no `share/guard-sh/arms` beside it, lists and builds the arms
 /// compiled into it; the list is exactly the source tree's `arms/`.
@@ -902,7 +917,7 @@ fn a_copy_outside_the_checkout_builds_the_arms_compiled_in() {
     std::fs::create_dir_all(&bin).expect("bin");
     let copy = bin.join("arm-build");
     std::fs::copy(env!("CARGO_BIN_EXE_arm-build"), &copy).expect("copy");
-    let list = Command::new(&copy).arg("--list").output().expect("list");
+    let list = output_of_fresh(Command::new(&copy).arg("--list"));
     assert!(
         list.status.success(),
         "{}",
@@ -924,18 +939,18 @@ fn a_copy_outside_the_checkout_builds_the_arms_compiled_in() {
     in_tree.sort();
     assert_eq!(listed, in_tree);
     let out = f.out("from-copy");
-    let o = Command::new(&copy)
-        .args(build_args(
-            "gitea-axi",
-            "FORGE_TOKEN",
-            &out.to_string_lossy(),
-            &[],
-        ))
-        .args(["--guard-sh", env!("CARGO_BIN_EXE_guard-sh")])
-        .env("PATH", f.path_env())
-        .env("FORGE_TOKEN", TOKEN)
-        .output()
-        .expect("run");
+    let o = output_of_fresh(
+        Command::new(&copy)
+            .args(build_args(
+                "gitea-axi",
+                "FORGE_TOKEN",
+                &out.to_string_lossy(),
+                &[],
+            ))
+            .args(["--guard-sh", env!("CARGO_BIN_EXE_guard-sh")])
+            .env("PATH", f.path_env())
+            .env("FORGE_TOKEN", TOKEN),
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The skill body came from the copy too.
     let prompt = std::fs::read_to_string(out.join("runtimes/system-prompt.txt")).expect("prompt");
