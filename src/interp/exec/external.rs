@@ -9,7 +9,7 @@ use crate::interp::{Flow, Shell};
 use crate::sandbox::SandboxSpec;
 use crate::sandbox::env::{ShellVar, build_child_env};
 use crate::sandbox::supervisor::Attach;
-use crate::system::{ProcessGroup, SpawnError, SpawnRequest};
+use crate::system::{Pid, ProcessGroup, SpawnError, SpawnRequest};
 use std::os::unix::ffi::OsStrExt;
 use std::time::Instant;
 
@@ -142,6 +142,16 @@ impl Shell<'_> {
                 reason: String::new(),
             })
         });
+        self.started(&name, result, t0)
+    }
+
+    /// What a spawn of `name` (started at `t0`) came to, for the caller.
+    fn started(
+        &mut self,
+        name: &str,
+        result: Result<Pid, SpawnError>,
+        t0: Instant,
+    ) -> Result<Started, Flow> {
         match result {
             Ok(pid) => {
                 if std::mem::take(&mut self.drop_descriptors_after_spawn) {
