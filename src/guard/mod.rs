@@ -16,6 +16,7 @@ pub mod words;
 pub use verdict::{Deny, Reached, ReachedKind, Rule, Verdict};
 pub use walk::writes_file;
 
+use crate::os::real_path::RealPaths;
 use crate::policy::{CommandRule, Policy};
 use crate::syntax::{self, SyntaxError, ast::List};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -132,8 +133,10 @@ pub fn check_arguments(rule: &CommandRule, args: &[&[u8]]) -> Result<(), Deny> {
 /// shell's own, which may have been removed).
 pub fn check_path_arguments(policy: &Policy, cwd: &Path, args: &[&[u8]]) -> Result<(), Deny> {
     // Resolved once for all the arguments (and only when one may be a
-    // path), not once per argument.
+    // path), not once per argument; the folders the arguments name (the
+    // cwd first) are resolved once for this command's check.
     let mut protected = None;
+    let mut folders = RealPaths::new();
     for arg in args {
         let reached = any_path_reading(arg, |candidate, pattern| {
             let path = Path::new(std::ffi::OsStr::from_bytes(candidate));
@@ -141,9 +144,9 @@ pub fn check_path_arguments(policy: &Policy, cwd: &Path, args: &[&[u8]]) -> Resu
             let protected = protected.get_or_insert_with(|| protected_reals(policy));
             if pattern {
                 // A folder the pattern may write anywhere beneath.
-                protected_beneath(protected, &absolute).is_some()
+                protected_beneath(protected, &absolute, &mut folders).is_some()
             } else {
-                protected_root_among(protected, &absolute).is_some()
+                protected_root_among(protected, &absolute, &mut folders).is_some()
             }
         });
         if reached {
@@ -393,8 +396,12 @@ fn any_path_reading(arg: &[u8], mut f: impl FnMut(&[u8], bool) -> bool) -> bool 
 
 /// A protected path beneath the folder `folder` (a pattern's fixed part),
 /// or one that contains it.
-fn protected_beneath<'p>(protected: &[(&'p Path, PathBuf)], folder: &Path) -> Option<&'p Path> {
-    let (real, _) = resolve_for_write(folder);
+fn protected_beneath<'p>(
+    protected: &[(&'p Path, PathBuf)],
+    folder: &Path,
+    folders: &mut RealPaths,
+) -> Option<&'p Path> {
+    let (real, _) = resolve_for_write(folder, folders);
     protected
         .iter()
         .find(|(_, p)| p.starts_with(&real) || real.starts_with(p))
@@ -473,7 +480,7 @@ fn part_of_the_guard(subject: String) -> Deny {
 /// The protected path that `path` (absolute) lies in, after symlinks and
 /// `/proc/self/fd` links are resolved.
 fn protected_root<'p>(policy: &'p Policy, path: &Path) -> Option<&'p Path> {
-    protected_root_among(&protected_reals(policy), path)
+    protected_root_among(&protected_reals(policy), path, &mut RealPaths::new())
 }
 
 /// Each protected path with its real path (itself when it does not exist):
@@ -546,8 +553,12 @@ fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
 /// [`protected_root`] against protected paths already resolved: both the
 /// file a write would reach and the name it would go through (a link in a
 /// protected folder pointing elsewhere) count.
-fn protected_root_among<'p>(protected: &[(&'p Path, PathBuf)], path: &Path) -> Option<&'p Path> {
-    let (target, through) = resolve_for_write(path);
+fn protected_root_among<'p>(
+    protected: &[(&'p Path, PathBuf)],
+    path: &Path,
+    folders: &mut RealPaths,
+) -> Option<&'p Path> {
+    let (target, through) = resolve_for_write(path, folders);
     protected
         .iter()
         .find(|(_, real)| target.starts_with(real) || through.starts_with(real))
@@ -558,26 +569,27 @@ fn protected_root_among<'p>(protected: &[(&'p Path, PathBuf)], path: &Path) -> O
 /// follows every link; the second resolves the folders but not the last
 /// component. Components that do not exist yet (`mkdir -p a/../../x`) are
 /// applied as text after the longest part that exists, `..` included.
-fn resolve_for_write(path: &Path) -> (PathBuf, PathBuf) {
-    if let Ok(real) = std::fs::canonicalize(path) {
+/// `folders` remembers what it resolved, for the other paths of one check.
+fn resolve_for_write(path: &Path, folders: &mut RealPaths) -> (PathBuf, PathBuf) {
+    if let Some(real) = folders.canonical(path) {
         let through = match (path.parent(), path.file_name()) {
-            (Some(parent), Some(name)) => resolve_lexically(parent).join(name),
+            (Some(parent), Some(name)) => resolve_lexically(parent, folders).join(name),
             _ => real.clone(),
         };
         return (real, through);
     }
-    let resolved = resolve_lexically(path);
+    let resolved = resolve_lexically(path, folders);
     (resolved.clone(), resolved)
 }
 
 /// The canonical form of the longest existing ancestor of `path`, with the
 /// remaining components applied as text (`..` removes one).
-fn resolve_lexically(path: &Path) -> PathBuf {
+fn resolve_lexically(path: &Path, folders: &mut RealPaths) -> PathBuf {
     use std::path::Component;
     let components: Vec<Component<'_>> = path.components().collect();
     for split in (0..=components.len()).rev() {
         let head: PathBuf = components[..split].iter().collect();
-        let Ok(mut real) = std::fs::canonicalize(if head.as_os_str().is_empty() {
+        let Some(mut real) = folders.canonical(if head.as_os_str().is_empty() {
             Path::new("/")
         } else {
             &head
