@@ -7,8 +7,9 @@
 use super::wire::{self, Reply, Request, decode_request, peer_pid, pollin, receive, send_all};
 use super::{Loaded, SERVER_ENV, serves};
 use crate::cli::shell;
+use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout};
 use std::ffi::{OsStr, OsString};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::rc::Rc;
 
@@ -29,8 +30,12 @@ pub(super) fn idle(server: libc::pid_t, listener: RawFd, control: OwnedFd, loade
             libc::_exit(126);
         }
     }
+    let Some(waiting) = wait_alone(listener) else {
+        // SAFETY: a worker that cannot wait for a client has nothing to do.
+        unsafe { libc::_exit(126) };
+    };
     loop {
-        let Some(conn) = accept(listener) else {
+        let Some(conn) = accept(listener, &waiting) else {
             continue;
         };
         let Some(request) = take_request(&conn) else {
@@ -47,6 +52,7 @@ pub(super) fn idle(server: libc::pid_t, listener: RawFd, control: OwnedFd, loade
         }
         // SAFETY: the listening socket is the next idle worker's now.
         unsafe { libc::close(listener) };
+        drop(waiting);
         if send_all(&conn, &Reply::Running.encode()).is_err() {
             // SAFETY: the client is gone before its line started.
             unsafe { libc::_exit(0) };
@@ -55,12 +61,24 @@ pub(super) fn idle(server: libc::pid_t, listener: RawFd, control: OwnedFd, loade
     }
 }
 
+/// An epoll instance that waits for `listener` exclusively: a client wakes
+/// one of the idle workers, not each (with `poll` both woke, and the one
+/// that lost the race ran beside the line on the other core).
+fn wait_alone(listener: RawFd) -> Option<Epoll> {
+    let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC).ok()?;
+    // SAFETY: the listener stays open while the worker waits on it.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(listener) };
+    let wanted = EpollEvent::new(EpollFlags::EPOLLIN | EpollFlags::EPOLLEXCLUSIVE, 0);
+    epoll.add(borrowed, wanted).ok()?;
+    Some(epoll)
+}
+
 /// The next client on `listener`, waited for; None when another took it
 /// or the call failed.
-fn accept(listener: RawFd) -> Option<OwnedFd> {
-    let mut wait = [pollin(listener)];
-    // SAFETY: one valid pollfd; no time limit (the server ends the worker).
-    unsafe { libc::poll(wait.as_mut_ptr(), 1, -1) };
+fn accept(listener: RawFd, waiting: &Epoll) -> Option<OwnedFd> {
+    let mut ready = [EpollEvent::empty()];
+    // No time limit: the server ends the worker.
+    let _ = waiting.wait(&mut ready, EpollTimeout::NONE);
     // SAFETY: accept4 on the listening socket; no address wanted.
     let fd = unsafe {
         libc::accept4(
