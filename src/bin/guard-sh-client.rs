@@ -18,7 +18,9 @@
 //! server ended learns no line, even under a reused pid). Signals it
 //! receives (HUP, INT, QUIT, USR1, USR2, ALRM, TERM) are passed to the
 //! line's process group; it exits with the line's status, or is ended by
-//! the line's signal. Statuses of its own: 126 the server ended before the
+//! the line's signal. Once its request is sent, the trial's key and the
+//! server's address leave its environment block (put back only if the
+//! server sends the line back, for the guard-sh it then becomes). Statuses of its own: 126 the server ended before the
 //! line's reply, 127 `guard-sh` cannot be run.
 
 #![cfg_attr(all(target_arch = "x86_64", target_os = "linux"), no_std, no_main)]
@@ -468,20 +470,79 @@ mod client {
         );
     }
 
-    /// The line runs in the server's worker: the trial's key and the
-    /// server's address, kept for running guard-sh here, leave this
-    /// process's environment block (what `/proc/PID/environ` shows).
-    fn forget_secrets(start: &Start) {
-        for var in start.strings(start.envp) {
-            for name in [b"GUARD_SH_TRIAL_SEAL=".as_slice(), b"GUARD_SH_SERVER="] {
-                if var.starts_with(name) {
-                    let value = var[name.len()..].as_ptr().cast_mut();
-                    for i in 0..var.len() - name.len() {
-                        // SAFETY: the environment block is this process's
-                        // own writable memory; the string's length is kept.
-                        unsafe { core::ptr::write_volatile(value.add(i), b'0') };
-                    }
+    /// The variables whose values leave this process's environment block
+    /// (what `/proc/PID/environ` shows) once the request is sent: the
+    /// trial's key and the server's address.
+    const SECRETS: [&[u8]; 2] = [b"GUARD_SH_TRIAL_SEAL=", b"GUARD_SH_SERVER="];
+
+    /// Room for the secrets' values while a worker may run the line.
+    const HIDDEN_ROOM: usize = 1024;
+
+    /// The secrets' values, taken out of the environment block and kept
+    /// here to be put back if the server does not serve the line (then
+    /// guard-sh runs here, and needs them).
+    struct Hidden {
+        bytes: [u8; HIDDEN_ROOM],
+        /// Where each value lies in the block, and its length.
+        spans: [(*mut u8, usize); SECRETS.len()],
+        count: usize,
+    }
+
+    impl Hidden {
+        /// Whether the secrets' values fit in [`HIDDEN_ROOM`] (else the
+        /// line is not handed over).
+        fn fit(start: &Start) -> bool {
+            let total: usize = start
+                .strings(start.envp)
+                .filter_map(|var| {
+                    SECRETS
+                        .iter()
+                        .find(|n| var.starts_with(n))
+                        .map(|n| var.len() - n.len())
+                })
+                .sum();
+            total <= HIDDEN_ROOM
+        }
+
+        /// Take the values out (zeros in their place, lengths kept).
+        fn take(start: &Start) -> Hidden {
+            let mut hidden = Hidden {
+                bytes: [0; HIDDEN_ROOM],
+                spans: [(core::ptr::null_mut(), 0); SECRETS.len()],
+                count: 0,
+            };
+            let mut used = 0;
+            for var in start.strings(start.envp) {
+                let Some(name) = SECRETS.iter().find(|n| var.starts_with(n)) else {
+                    continue;
+                };
+                if hidden.count == SECRETS.len() {
+                    break;
                 }
+                let value = &var[name.len()..];
+                let at = value.as_ptr().cast_mut();
+                hidden.bytes[used..used + value.len()].copy_from_slice(value);
+                used += value.len();
+                for i in 0..value.len() {
+                    // SAFETY: the environment block is this process's own
+                    // writable memory; the string's length is kept.
+                    unsafe { core::ptr::write_volatile(at.add(i), b'0') };
+                }
+                hidden.spans[hidden.count] = (at, value.len());
+                hidden.count += 1;
+            }
+            hidden
+        }
+
+        /// Put the values back where they were.
+        fn put_back(&self) {
+            let mut used = 0;
+            for &(at, len) in &self.spans[..self.count] {
+                for i in 0..len {
+                    // SAFETY: as in `take`: the same bytes of the block.
+                    unsafe { core::ptr::write_volatile(at.add(i), self.bytes[used + i]) };
+                }
+                used += len;
             }
         }
     }
@@ -505,7 +566,7 @@ mod client {
     }
 
     /// Wait for the reply, passing on signals meanwhile; end as it says.
-    fn wait(sock: usize, sigfd: usize, start: &Start, blocked: u64) -> ! {
+    fn wait(sock: usize, sigfd: usize, start: &Start, blocked: u64, hidden: &Hidden) -> ! {
         loop {
             let mut polled = [PollFd::new(sock), PollFd::new(sigfd)];
             if sys(SYS_POLL, &[polled.as_mut_ptr() as usize, 2, usize::MAX]) < 0 {
@@ -538,11 +599,11 @@ mod client {
                     sys(SYS_KILL, &[pid as usize, signal]);
                     exit(128 + (signal & 0x7f));
                 }
-                b'R' => forget_secrets(start),
                 b'F' => {
                     sys(SYS_CLOSE, &[sock]);
                     sys(SYS_CLOSE, &[sigfd]);
                     set_mask(SIG_SETMASK, blocked);
+                    hidden.put_back();
                     become_guard_sh(start);
                 }
                 _ => {
@@ -587,6 +648,9 @@ mod client {
             fields.next().unwrap_or_default(),
             fields.next().unwrap_or_default(),
         );
+        if !Hidden::fit(&start) {
+            become_guard_sh(&start);
+        }
         let Some(sock) = connect(name, pid, started) else {
             become_guard_sh(&start);
         };
@@ -648,7 +712,9 @@ mod client {
             }
         }
         sys(SYS_CLOSE, &[cwd as usize]);
-        wait(sock, sigfd as usize, &start, blocked)
+        // The worker has its copy of the environment now.
+        let hidden = Hidden::take(&start);
+        wait(sock, sigfd as usize, &start, blocked, &hidden)
     }
 
     // The memory functions the compiler calls, which a C library would

@@ -421,6 +421,38 @@ fn a_line_asking_for_another_log_runs_guard_sh_itself() {
     assert!(f.sessions(line).is_empty());
 }
 
+/// The client takes the trial's key out of its environment block once its
+/// request is sent, and puts it back when the line is sent back: the
+/// guard-sh it then becomes seals every record with that key (with zeros
+/// in its place, no record would verify).
+#[test]
+fn a_line_sent_back_runs_with_the_trial_key_put_back() {
+    use guard_sh::audit::record::unseal;
+    use guard_sh::audit::trial::TrialKey;
+    let f = Fixture::new();
+    let server = f.serve();
+    let key = TrialKey::generate().expect("key");
+    let other = f.root.path().join("sealed.jsonl");
+    let line = "tea sealed";
+    let (o, pid) = run(f
+        .client(Some(&server.address), line)
+        .env("GUARD_SH_AUDIT", &other)
+        .env("GUARD_SH_TRIAL", "trial-1")
+        .env("GUARD_SH_TRIAL_SEAL", key.to_hex()));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let log = std::fs::read_to_string(&other).expect("the other log");
+    assert!(log.contains(&format!("\"pid\":{pid},")), "{log}");
+    let records: Vec<&str> = log.lines().collect();
+    assert!(records.len() >= 4, "{log}");
+    for record in records {
+        let (covered, mac) = unseal(record.as_bytes()).expect("a sealed record");
+        assert!(
+            key.verifies(&covered, &mac),
+            "not sealed with the key: {record}"
+        );
+    }
+}
+
 /// The server names no relative path: it would hold for its own folder
 /// only.
 #[test]

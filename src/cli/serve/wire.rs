@@ -2,9 +2,9 @@
 //!
 //! A request (client → worker, [`decode_request`]) carries the client's
 //! process state with its descriptors attached (`SCM_RIGHTS`); after it the
-//! client sends a byte per signal it received. Replies ([`Reply`], 8
-//! bytes) go back to the client: `R` when a worker runs the line (or `F`:
-//! run guard-sh yourself), then the line's status.
+//! client sends a byte per signal it received. One reply ([`Reply`], 8
+//! bytes) goes back to the client: the line's status, or `F` (run
+//! guard-sh yourself).
 
 use std::ffi::OsString;
 use std::io;
@@ -32,9 +32,6 @@ pub enum Reply {
     Killed(i32),
     /// Not served: the client runs guard-sh itself.
     Fallback,
-    /// A worker runs the line (sent first; the client may forget the
-    /// secrets it kept for running guard-sh itself).
-    Running,
 }
 
 impl Reply {
@@ -44,7 +41,6 @@ impl Reply {
             Reply::Exited(code) => (b'X', code),
             Reply::Killed(signal) => (b'K', signal),
             Reply::Fallback => (b'F', 0),
-            Reply::Running => (b'R', 0),
         };
         let v = value.to_le_bytes();
         [tag, 0, 0, 0, v[0], v[1], v[2], v[3]]

@@ -53,10 +53,6 @@ pub(super) fn idle(server: libc::pid_t, listener: RawFd, control: OwnedFd, loade
         // SAFETY: the listening socket is the next idle worker's now.
         unsafe { libc::close(listener) };
         drop(waiting);
-        if send_all(&conn, &Reply::Running.encode()).is_err() {
-            // SAFETY: the client is gone before its line started.
-            unsafe { libc::_exit(0) };
-        }
         become_worker(request, client, conn, control, loaded);
     }
 }
