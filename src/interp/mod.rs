@@ -194,6 +194,11 @@ pub struct Shell<'a> {
     pub(crate) command_mode: bool,
     /// The shell's own process group (job control).
     shell_pgid: Pid,
+    /// A background job's copy of the shell running one compound command:
+    /// its redirections are made for good (no copy of what they replace
+    /// is kept to put back: the copy ends with the command), as bash does,
+    /// so a pipe the job's output was redirected away from ends at once.
+    pub(crate) redirects_for_good: bool,
     /// Set by `exec` without a command: its redirections stay.
     keep_redirects: bool,
     /// Position inside a bundled option word, for `getopts`.
@@ -273,6 +278,7 @@ impl<'a> Shell<'a> {
             command_mode: false,
             shell_pgid: shell_pid,
             keep_redirects: false,
+            redirects_for_good: false,
             getopts_pos: 0,
             audit_reopen: None,
             child_audit: None,
@@ -346,6 +352,7 @@ impl<'a> Shell<'a> {
             command_mode: self.command_mode,
             shell_pgid: self.shell_pgid,
             keep_redirects: self.keep_redirects,
+            redirects_for_good: false,
             getopts_pos: self.getopts_pos,
             audit_reopen,
             child_audit: None,

@@ -35,6 +35,8 @@ impl Shell<'_> {
         redirects: &[Redirect],
         f: impl FnOnce(&mut Self) -> Status,
     ) -> Status {
+        // Only the job's own command, the first to get here, is made for good.
+        let for_good = std::mem::take(&mut self.redirects_for_good);
         if redirects.is_empty() {
             return f(self);
         }
@@ -43,6 +45,12 @@ impl Shell<'_> {
             Err(RedirFail::Status(s)) => return Ok(s),
             Err(RedirFail::Flow(flow)) => return Err(flow),
         };
+        if for_good {
+            for copy in saved.into_iter().filter_map(|(_, copy)| copy) {
+                let _ = self.sys.close(copy);
+            }
+            return f(self);
+        }
         let r = f(self);
         if std::mem::take(&mut self.keep_redirects) {
             // `exec >file`: keep the new descriptors, drop the saved copies.

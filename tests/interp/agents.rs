@@ -225,8 +225,17 @@ fn stdin_session_joins_a_line_ending_in_a_backslash_as_bash_does() {
 fn a_redirected_background_job_keeps_no_pipe_of_the_line_open() {
     use std::io::Read;
     let (arm, work) = setup();
-    for (shell, seconds) in [("bash", "7.125"), ("guard-sh", "7.25")] {
-        let line = format!("sleep {seconds} >/dev/null 2>&1 & echo started");
+    let jobs = [
+        "sleep {s} >/dev/null 2>&1 &",
+        "( sleep {s} ) >/dev/null &",
+        "{ sleep {s}; } >/dev/null 2>&1 &",
+        "for i in 1; do sleep {s}; done >/dev/null &",
+    ];
+    let cases = jobs
+        .iter()
+        .flat_map(|job| [("bash", "7.125", *job), ("guard-sh", "7.25", *job)]);
+    for (shell, seconds, job) in cases {
+        let line = format!("{} echo started", job.replace("{s}", seconds));
         let mut c = match shell {
             "bash" => {
                 let mut c = std::process::Command::new("bash");
@@ -250,10 +259,10 @@ fn a_redirected_background_job_keeps_no_pipe_of_the_line_open() {
             .expect("read to the end");
         let waited = started.elapsed();
         assert!(child.wait().expect("wait").success());
-        assert_eq!(out, "started\n", "{shell}");
+        assert_eq!(out, "started\n", "{shell}: {line}");
         assert!(
             waited < std::time::Duration::from_secs(5),
-            "{shell}: the output ended after {waited:?}"
+            "{shell}: the output of `{line}` ended after {waited:?}"
         );
     }
 }

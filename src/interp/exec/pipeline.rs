@@ -382,11 +382,13 @@ impl Shell<'_> {
                     let _ = sh.sys.close(fd);
                 }
             }
-            let one_simple_command = ao.rest.is_empty()
+            let one_command = ao.rest.is_empty()
                 && !ao.first.negated
                 && ao.first.timed.is_none()
-                && matches!(ao.first.elements.as_slice(), [e] if matches!(e.command, Command::Simple(_)));
-            sh.drop_descriptors_after_spawn = one_simple_command;
+                && ao.first.elements.len() == 1;
+            let simple = matches!(ao.first.elements[0].command, Command::Simple(_));
+            sh.drop_descriptors_after_spawn = one_command && simple;
+            sh.redirects_for_good = one_command && !simple;
             sh.run_and_or(ao)
         })?;
         self.last_bg = Some(pid);
