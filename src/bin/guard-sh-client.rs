@@ -20,8 +20,9 @@
 //! line's process group; it exits with the line's status, or is ended by
 //! the line's signal. Once its request is sent, the trial's key and the
 //! server's address leave its environment block (put back only if the
-//! server sends the line back, for the guard-sh it then becomes). Statuses of its own: 126 the server ended before the
-//! line's reply, 127 `guard-sh` cannot be run.
+//! server sends the line back, for the guard-sh it then becomes).
+//! Statuses of its own: 126 the server ended before the line's reply, 127
+//! `guard-sh` cannot be run.
 
 #![cfg_attr(all(target_arch = "x86_64", target_os = "linux"), no_std, no_main)]
 
@@ -475,8 +476,10 @@ mod client {
     /// trial's key and the server's address.
     const SECRETS: [&[u8]; 2] = [b"GUARD_SH_TRIAL_SEAL=", b"GUARD_SH_SERVER="];
 
-    /// Room for the secrets' values while a worker may run the line.
+    /// Room for the secrets' values while a worker may run the line, and
+    /// for how many of them (a block may name a variable twice).
     const HIDDEN_ROOM: usize = 1024;
+    const HIDDEN_VALUES: usize = 8;
 
     /// The secrets' values, taken out of the environment block and kept
     /// here to be put back if the server does not serve the line (then
@@ -484,31 +487,29 @@ mod client {
     struct Hidden {
         bytes: [u8; HIDDEN_ROOM],
         /// Where each value lies in the block, and its length.
-        spans: [(*mut u8, usize); SECRETS.len()],
+        spans: [(*mut u8, usize); HIDDEN_VALUES],
         count: usize,
     }
 
     impl Hidden {
-        /// Whether the secrets' values fit in [`HIDDEN_ROOM`] (else the
-        /// line is not handed over).
+        /// Whether the secrets' values fit in [`HIDDEN_ROOM`] and
+        /// [`HIDDEN_VALUES`] (else the line is not handed over).
         fn fit(start: &Start) -> bool {
-            let total: usize = start
-                .strings(start.envp)
-                .filter_map(|var| {
-                    SECRETS
-                        .iter()
-                        .find(|n| var.starts_with(n))
-                        .map(|n| var.len() - n.len())
-                })
-                .sum();
-            total <= HIDDEN_ROOM
+            let (mut total, mut count) = (0, 0);
+            for var in start.strings(start.envp) {
+                if let Some(name) = SECRETS.iter().find(|n| var.starts_with(n)) {
+                    total += var.len() - name.len();
+                    count += 1;
+                }
+            }
+            total <= HIDDEN_ROOM && count <= HIDDEN_VALUES
         }
 
         /// Take the values out (zeros in their place, lengths kept).
         fn take(start: &Start) -> Hidden {
             let mut hidden = Hidden {
                 bytes: [0; HIDDEN_ROOM],
-                spans: [(core::ptr::null_mut(), 0); SECRETS.len()],
+                spans: [(core::ptr::null_mut(), 0); HIDDEN_VALUES],
                 count: 0,
             };
             let mut used = 0;
@@ -516,9 +517,6 @@ mod client {
                 let Some(name) = SECRETS.iter().find(|n| var.starts_with(n)) else {
                     continue;
                 };
-                if hidden.count == SECRETS.len() {
-                    break;
-                }
                 let value = &var[name.len()..];
                 let at = value.as_ptr().cast_mut();
                 hidden.bytes[used..used + value.len()].copy_from_slice(value);
