@@ -129,6 +129,9 @@ pub struct Shell<'a> {
     /// them, as bash, which execs such a command in place, holds none (a
     /// pipe the job's output was redirected away from then ends).
     pub(crate) drop_descriptors_after_spawn: bool,
+    /// The same for a background job that is one pipeline: once its
+    /// members are started, the job's copy only waits for them.
+    pub(crate) drop_descriptors_after_pipeline: bool,
     /// This process is a forked copy of the shell.
     in_child: bool,
     loop_depth: u32,
@@ -247,6 +250,7 @@ impl<'a> Shell<'a> {
             pipestatus: vec![0],
             interactive: false,
             drop_descriptors_after_spawn: false,
+            drop_descriptors_after_pipeline: false,
             in_child: false,
             loop_depth: 0,
             func_depth: 0,
@@ -321,6 +325,7 @@ impl<'a> Shell<'a> {
             pipestatus: self.pipestatus.clone(),
             interactive: self.interactive,
             drop_descriptors_after_spawn: false,
+            drop_descriptors_after_pipeline: false,
             in_child: self.in_child,
             loop_depth: self.loop_depth,
             func_depth: self.func_depth,

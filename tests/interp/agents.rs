@@ -230,6 +230,7 @@ fn a_redirected_background_job_keeps_no_pipe_of_the_line_open() {
         "( sleep {s} ) >/dev/null &",
         "{ sleep {s}; } >/dev/null 2>&1 &",
         "for i in 1; do sleep {s}; done >/dev/null &",
+        "sleep {s} | cat >/dev/null &",
     ];
     let cases = jobs
         .iter()

@@ -58,6 +58,9 @@ impl Shell<'_> {
     }
 
     fn run_multi(&mut self, p: &Pipeline) -> Status {
+        // Taken before any member is forked: a member's copy of the shell
+        // may have more to run after a pipeline of its own.
+        let drop_after_start = std::mem::take(&mut self.drop_descriptors_after_pipeline);
         let n = p.elements.len();
         let mut started: Vec<Started> = Vec::new();
         let mut prev_r: Option<Fd> = None;
@@ -129,22 +132,15 @@ impl Shell<'_> {
             let _ = self.sys.close(r);
         }
         if let Some(flow) = failure {
-            // The line is aborted: end what already started.
-            for s in &started {
-                if let Started::Running(pid, _, _) = s {
-                    let _ = self.sys.kill(*pid, libc::SIGKILL);
-                }
-            }
-            for s in started {
-                if let Started::Running(pid, _, _) = s {
-                    let (sys, audit) = self.sys_and_sink();
-                    let _ = sys.wait(pid, audit);
-                }
-            }
+            self.end_started(started);
             return Err(flow);
         }
         if let Some(leader) = leader {
             self.give_terminal(leader);
+        }
+        let last_in_shell = self.opts.lastpipe && !self.interactive;
+        if drop_after_start && !last_in_shell {
+            self.sys.close_line_descriptors();
         }
         let mut statuses = Vec::new();
         let mut aborted = false;
@@ -360,6 +356,21 @@ impl Shell<'_> {
         }
     }
 
+    /// The line is aborted: end the pipeline's members already started.
+    fn end_started(&mut self, started: Vec<Started>) {
+        for s in &started {
+            if let Started::Running(pid, _, _) = s {
+                let _ = self.sys.kill(*pid, libc::SIGKILL);
+            }
+        }
+        for s in started {
+            if let Started::Running(pid, _, _) = s {
+                let (sys, audit) = self.sys_and_sink();
+                let _ = sys.wait(pid, audit);
+            }
+        }
+    }
+
     /// The last member of a `lastpipe` pipeline, run by the shell itself
     /// while the members before it go on: a supervisor process answers
     /// their calls meanwhile (the shell is not waiting for them).
@@ -387,8 +398,13 @@ impl Shell<'_> {
                 && ao.first.timed.is_none()
                 && ao.first.elements.len() == 1;
             let simple = matches!(ao.first.elements[0].command, Command::Simple(_));
+            let one_pipeline = ao.rest.is_empty()
+                && !ao.first.negated
+                && ao.first.timed.is_none()
+                && ao.first.elements.len() > 1;
             sh.drop_descriptors_after_spawn = one_command && simple;
             sh.redirects_for_good = one_command && !simple;
+            sh.drop_descriptors_after_pipeline = one_pipeline;
             sh.run_and_or(ao)
         })?;
         self.last_bg = Some(pid);

@@ -7,3 +7,7 @@
 for i in 1 2; do echo "loop $i"; done > /dev/null & wait
 { echo f >&2; } 2>&1 & wait
 echo after
+# A background pipeline: its members' descriptors are theirs.
+echo p | cat > /dev/null & wait
+{ echo q | cat; echo r; } | cat & wait
+echo last
