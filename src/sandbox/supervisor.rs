@@ -17,8 +17,8 @@
 //! architectures' system-call numbers (x32) are refused by the filter.
 //!
 //! One call is judged before it is made: the child's own exec of its
-//! command. The shell resolved that program in the bin folder and checks
-//! it against the same plan ([`ExecPlan::first_refusal`]); it records the
+//! command. The shell resolved that program in the bin folder and the
+//! plan judged it once ([`ExecPlan::first_allowed`]); the shell records the
 //! `exec` event after the `spawn` and before it lets the child go, and the
 //! filter lets exactly that call (its three addresses) through without a
 //! round trip. A program the plan refuses is left to the watch as any
@@ -53,10 +53,12 @@ pub const SUPERVISOR_ENV: &str = "GUARD_SH_SUPERVISOR";
 /// What one command's process tree may execute.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExecPlan {
-    /// The command's own executable, as guard-sh passes it to `execve`
-    /// (judged by the shell, see [`ExecPlan::first_refusal`]; not sent
-    /// with the plan).
-    pub first: PathBuf,
+    /// The command's own executable (its real path) is in the plan and
+    /// no loader: the shell records the child's exec of it and the filter
+    /// lets that one call through unasked. Judged once, when the plan is
+    /// made for the program; not sent with the plan (a watch judges every
+    /// exec it is asked about).
+    pub first_allowed: bool,
     /// Files, and folders with everything beneath, that may be executed.
     pub allowed: BTreeSet<PathBuf>,
     /// ELF loaders: allowed as `PT_INTERP`, never as a program.
@@ -74,11 +76,12 @@ impl ExecPlan {
     /// lets it execute).
     pub fn for_files(rule: &CommandRule, exe: &Path, files: &CommandFiles) -> ExecPlan {
         let mut plan = ExecPlan {
-            first: exe.to_path_buf(),
             allowed: files.execute.clone(),
             loaders: files.loaders(),
             ..ExecPlan::default()
         };
+        plan.first_allowed =
+            std::fs::canonicalize(exe).is_ok_and(|real| plan.refusal(&real).is_none());
         for endpoint in &rule.connect_hosts {
             plan.add_endpoint(endpoint);
         }
@@ -121,18 +124,6 @@ impl ExecPlan {
             Some("this command may not use the network")
         } else {
             Some("not the forge's address and port")
-        }
-    }
-
-    /// Why the command's own executable may not be run, or `None`: the
-    /// check the watch makes of every later exec, made by the shell before
-    /// the child may go. Its real path is resolved once per process: it
-    /// lies in the arm's bin folder, which no line may change (a line
-    /// server resolves it for all its workers).
-    pub fn first_refusal(&self) -> Option<String> {
-        match first_real(&self.first) {
-            Ok(real) => self.refusal(&real).map(str::to_string),
-            Err(e) => Some(format!("cannot tell what it executes: {e}")),
         }
     }
 
@@ -221,22 +212,20 @@ fn is_loader_name(path: &Path) -> bool {
 pub struct Attach {
     socket: Fd,
     message: Vec<u8>,
-    /// The child's own exec of its command goes on unasked: the shell
-    /// judged and recorded it ([`ExecPlan::first_refusal`]).
-    first_judged: bool,
+    /// The child's own exec of its command goes on unasked
+    /// ([`ExecPlan::first_allowed`]).
+    first_allowed: bool,
 }
 
 impl Attach {
     /// What a child needs to hand its listener, with `plan`, to whoever
     /// reads `inbox`: the supervisor process's socket, or the spawning
-    /// process's own ([`Watch::receive`]). `first_judged`: the shell
-    /// records the child's exec of its command itself, which then goes on
-    /// without a round trip (else the watch judges it as any other).
-    pub fn to(inbox: Fd, plan: &ExecPlan, first_judged: bool) -> Attach {
+    /// process's own ([`Watch::receive`]).
+    pub fn to(inbox: Fd, plan: &ExecPlan) -> Attach {
         Attach {
             socket: inbox,
             message: plan.encode(),
-            first_judged,
+            first_allowed: plan.first_allowed,
         }
     }
 
@@ -270,7 +259,7 @@ impl Attach {
             let program = filter(
                 self.socket as u32,
                 &msg as *const libc::msghdr as u64,
-                self.first_judged.then_some(first),
+                self.first_allowed.then_some(first),
             );
             let prog = libc::sock_fprog {
                 len: FILTER_LEN as u16,
@@ -684,21 +673,6 @@ pub struct Watch {
     /// The command's pid, when the process that spawned it serves the
     /// watch itself.
     command: Option<Pid>,
-}
-
-/// `program`'s real path, resolved once per process (see
-/// [`ExecPlan::first_refusal`]).
-fn first_real(program: &Path) -> io::Result<PathBuf> {
-    thread_local! {
-        static REAL: std::cell::RefCell<std::collections::HashMap<PathBuf, PathBuf>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
-    }
-    if let Some(real) = REAL.with(|r| r.borrow().get(program).cloned()) {
-        return Ok(real);
-    }
-    let real = std::fs::canonicalize(program)?;
-    REAL.with(|r| r.borrow_mut().insert(program.to_path_buf(), real.clone()));
-    Ok(real)
 }
 
 impl Watch {

@@ -195,12 +195,12 @@ mod tests {
         }));
         let true_path = std::fs::canonicalize("/usr/bin/true").unwrap();
         let plan = ExecPlan {
-            first: true_path.clone(),
             allowed: [true_path.clone()].into_iter().collect(),
             ..ExecPlan::default()
         };
-        // The daemon's exec is not the command's own: the watch judges it.
-        let attach = Attach::to(served.inbox().unwrap(), &plan, false);
+        // No first exec is let through (`first_allowed` is false): the
+        // daemon's is the watch's to judge.
+        let attach = Attach::to(served.inbox().unwrap(), &plan);
         let path = std::ffi::CString::new(true_path.as_os_str().as_encoded_bytes()).unwrap();
         let argv = [path.as_ptr(), std::ptr::null()];
         let envp = [std::ptr::null::<libc::c_char>()];

@@ -162,10 +162,9 @@ fn relative_path(policy: &Policy) -> Option<&Path> {
 /// Fill the per-process caches each worker inherits: the protected paths'
 /// real names, the shell's own read scope, and for each command of the
 /// bin folder what its spawn prepares ([`crate::sandbox::prepare_command`]:
-/// its files, domain and read roots, its exec plan, the real path its
-/// first exec is judged by) for lines run in the server's folder. A
-/// command whose program is missing warms nothing; its spawns do the work
-/// then, as do lines run in another folder.
+/// its files, domain and read roots, its exec plan) for lines run in the
+/// server's folder. A command whose program is missing warms nothing; its
+/// spawns do the work then, as do lines run in another folder.
 fn warm(policy: &Rc<Policy>, cwd: &Path) {
     let _ = crate::guard::ProtectedPaths::new(policy);
     let _ = landlock::every_command_may_read(policy, cwd, Path::new("/"));
@@ -173,11 +172,7 @@ fn warm(policy: &Rc<Policy>, cwd: &Path) {
     for (name, rule) in &policy.commands {
         let exe = policy.bin_dir.join(name);
         if exe.exists() {
-            if let Ok((_, Some(plan))) =
-                crate::sandbox::prepare_command(policy, rule, &exe, cwd, supervised)
-            {
-                let _ = plan.first_refusal();
-            }
+            let _ = crate::sandbox::prepare_command(policy, rule, &exe, cwd, supervised);
         }
     }
 }

@@ -97,15 +97,13 @@ impl Shell<'_> {
                 return Ok(Started::Done(126));
             }
         };
-        // The child's exec of its program is judged and recorded here, so
-        // it goes on without a round trip to the watch; one the plan
-        // refuses is left to the watch, which refuses and records it.
-        let first_judged = plan
-            .as_ref()
-            .is_some_and(|plan| plan.first_refusal().is_none());
+        // The child's exec of its program, when the plan allows it, is
+        // recorded here and goes on without a round trip to the watch; one
+        // the plan refuses is left to the watch, which refuses and records it.
+        let first_judged = plan.as_ref().is_some_and(|plan| plan.first_allowed);
         let supervise = inbox
             .zip(plan)
-            .map(|(inbox, plan)| Attach::to(inbox, &plan, first_judged));
+            .map(|(inbox, plan)| Attach::to(inbox, &plan));
         let req = SpawnRequest {
             path: path.clone(),
             argv: argv.to_vec(),

@@ -393,18 +393,16 @@ impl Shell<'_> {
                     let _ = sh.sys.close(fd);
                 }
             }
-            let one_command = ao.rest.is_empty()
-                && !ao.first.negated
-                && ao.first.timed.is_none()
-                && ao.first.elements.len() == 1;
-            let simple = matches!(ao.first.elements[0].command, Command::Simple(_));
-            let one_pipeline = ao.rest.is_empty()
-                && !ao.first.negated
-                && ao.first.timed.is_none()
-                && ao.first.elements.len() > 1;
-            sh.drop_descriptors_after_spawn = one_command && simple;
-            sh.redirects_for_good = one_command && !simple;
-            sh.drop_descriptors_after_pipeline = one_pipeline;
+            // The job is one plain pipeline: its copy of the shell ends
+            // with it, so what it holds for the line can go early.
+            let plain = ao.rest.is_empty() && !ao.first.negated && ao.first.timed.is_none();
+            match ao.first.elements.as_slice() {
+                [one] if plain && matches!(one.command, Command::Simple(_)) => {
+                    sh.drop_descriptors_after_spawn = true;
+                }
+                [_] if plain => sh.redirects_for_good = true,
+                _ => sh.drop_descriptors_after_pipeline = plain,
+            }
             sh.run_and_or(ao)
         })?;
         self.last_bg = Some(pid);
