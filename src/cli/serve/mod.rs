@@ -120,6 +120,7 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
     sink.record(session).map_err(|e| shell::unavailable(&e))?;
     shell::confine_self(&policy, &enforcement, &mut sink)?;
     warm(&policy, &cwd);
+    yield_on_wake(true);
     let (listener, name) =
         listen().map_err(|e| Exit::new(126, format!("--serve: cannot listen: {e}")))?;
     let loaded = Loaded {
@@ -138,6 +139,24 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
         loaded,
     }
     .run()
+}
+
+/// Make this process one that does not take the core from the process
+/// running when it wakes (`SCHED_BATCH`): the server's work, and a worker's
+/// after its status, is housekeeping that can wait for the line's next
+/// step on the same core (a unix socket wakes its reader on its writer's
+/// core). With `for_self_only`, the processes it forks are scheduled as
+/// usual (`SCHED_RESET_ON_FORK`). Best effort: the kernel refuses nothing
+/// here, and a refusal costs only time.
+pub(super) fn yield_on_wake(for_self_only: bool) {
+    let policy = if for_self_only {
+        libc::SCHED_BATCH | libc::SCHED_RESET_ON_FORK
+    } else {
+        libc::SCHED_BATCH
+    };
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: sched_setscheduler(2) on this process with a valid param.
+    unsafe { libc::sched_setscheduler(0, policy, &param) };
 }
 
 /// The first path of `policy` that is not absolute: a worker runs in its
@@ -305,8 +324,8 @@ impl Server {
                 .iter()
                 .any(|w| w.line.as_ref().is_some_and(|l| !l.replied));
             // Two wait at rest; while a line runs, one is enough, and the
-            // next fork waits for the line's status (on two cores a fork
-            // beside a line slows the line).
+            // next fork waits for the line's end (its client or its worker
+            // gone): a fork beside a line runs on the line's core.
             if self.failed_forks < 5 && (idle == 0 || (idle < IDLE_WORKERS && !busy)) {
                 self.prefork();
                 continue;
@@ -316,7 +335,12 @@ impl Server {
             for w in &self.workers {
                 polled.push(pollin(w.pidfd.as_raw_fd()));
                 what.push(Ready::Ended(w.pid));
-                if let Some(control) = &w.control {
+                // A worker's word matters only until it takes a line: its
+                // `X` is read when its client or the worker itself ends, so
+                // it wakes no one on the line's core (a unix socket wakes
+                // its reader there, and the server's next fork would run
+                // before the client had its status).
+                if let Some(control) = w.control.as_ref().filter(|_| w.line.is_none()) {
                     polled.push(pollin(control.as_raw_fd()));
                     what.push(Ready::Control(w.pid));
                 }
@@ -396,6 +420,8 @@ impl Server {
     /// A worker ended: reaped; its client told the status if the worker
     /// could not (a signal ended it) and the client still waits.
     fn ended(&mut self, pid: libc::pid_t) {
+        // Its `X`, if it said it, is still unread.
+        self.heard(pid);
         let Some(at) = self.workers.iter().position(|w| w.pid == pid) else {
             return;
         };

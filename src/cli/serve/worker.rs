@@ -16,6 +16,9 @@ use std::rc::Rc;
 /// How long a client may take to send its request.
 const REQUEST_SECONDS: libc::time_t = 5;
 
+/// How long a worker that sent the status waits for its client to go.
+const CLIENT_GONE_MS: libc::c_int = 1000;
+
 /// The forked worker: wait for a client on `listener`, take its request,
 /// tell the server (`control`: `T` with the client's end), and run the
 /// line. A client the server does not serve as asked is told to run
@@ -211,9 +214,20 @@ fn become_worker(
         libc::syscall(libc::SYS_close_range, 0, below_private, 0);
     }
     // The server first (so that the client's end closing, once it has its
-    // status, ends nothing), then the client.
+    // status, ends nothing; the server reads it then), then the client.
     let _ = send_all(&control, b"X");
+    super::yield_on_wake(false);
     let _ = send_all(&conn, &Reply::Exited(i32::from(status)).encode());
+    // This process's end (and the server's next fork, which it starts)
+    // waits for the client to have read its status and gone: on the
+    // line's core the client runs first.
+    let mut gone = [libc::pollfd {
+        fd: conn.as_raw_fd(),
+        events: libc::POLLRDHUP,
+        revents: 0,
+    }];
+    // SAFETY: one valid pollfd and a time limit in milliseconds.
+    unsafe { libc::poll(gone.as_mut_ptr(), 1, CLIENT_GONE_MS) };
     // SAFETY: ending the process; everything it owes is written.
     unsafe { libc::_exit(i32::from(status)) }
 }
