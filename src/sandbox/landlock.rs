@@ -80,7 +80,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -306,6 +306,28 @@ impl Confinement {
             Some(plan) => plan.build(files),
             None => Ok(Confinement::none()),
         }
+    }
+
+    /// This confinement with its ruleset moved to a private descriptor
+    /// number, for one kept before the line that uses it (whose
+    /// redirections and the line server's hand-over reuse the low ones).
+    pub fn kept_private(self) -> io::Result<Confinement> {
+        let Some(ruleset) = self.ruleset else {
+            return Ok(self);
+        };
+        let fd = crate::os::private_fd::keep(ruleset.as_raw_fd())?;
+        // SAFETY: `keep` returned a new descriptor nothing else owns.
+        let moved = unsafe { OwnedFd::from_raw_fd(fd) };
+        Ok(Confinement {
+            ruleset: Some(Arc::new(moved)),
+            ..self
+        })
+    }
+
+    /// The ruleset's descriptor, when there is one.
+    #[cfg(test)]
+    pub(crate) fn ruleset_fd(&self) -> Option<i32> {
+        self.ruleset.as_ref().map(|r| r.as_raw_fd())
     }
 
     /// What this confinement enforces.

@@ -38,16 +38,6 @@ pub fn prepare_command(
     cwd: &Path,
     supervised: bool,
 ) -> Result<(Confinement, Option<ExecPlan>), SandboxError> {
-    /// What [`prepare_command`] keeps for one program.
-    struct Prepared {
-        files: CommandFiles,
-        domain: Option<DomainPlan>,
-        plan: Option<ExecPlan>,
-    }
-    type Key = (PathBuf, PathBuf, bool);
-    thread_local! {
-        static PREPARED: RefCell<HashMap<Key, Rc<Prepared>>> = RefCell::new(HashMap::new());
-    }
     let landlock = landlock::effective_abi(policy.sandbox.mode)?.is_some();
     if !landlock && !supervised {
         return Ok((Confinement::none(), None));
@@ -70,16 +60,63 @@ pub fn prepare_command(
                 files,
                 domain,
                 plan,
+                spare: RefCell::new(None),
             });
             PREPARED.with(|p| p.borrow_mut().insert(key, Rc::clone(&prepared)));
             prepared
         }
     };
-    let confinement = match &prepared.domain {
-        Some(domain) => domain.build(&prepared.files)?,
-        None => Confinement::none(),
+    let spare = prepared.spare.borrow_mut().take();
+    let confinement = match (spare, &prepared.domain) {
+        // Made by this process: a forked copy of the shell leaves its
+        // parent's spare alone (one ruleset, one child's `/proc/<pid>`).
+        (Some((owner, spare)), _) if owner == std::process::id() => spare,
+        (_, Some(domain)) => domain.build(&prepared.files)?,
+        (_, None) => Confinement::none(),
     };
     Ok((confinement, prepared.plan.clone()))
+}
+
+/// What [`prepare_command`] keeps for one program.
+struct Prepared {
+    files: CommandFiles,
+    domain: Option<DomainPlan>,
+    plan: Option<ExecPlan>,
+    /// A ruleset built ahead for the next spawn, with the pid of the
+    /// process that built it ([`make_spare_domain`]).
+    spare: RefCell<Option<(u32, Confinement)>>,
+}
+
+/// Programs, folder and supervision a [`Prepared`] is for.
+type Key = (PathBuf, PathBuf, bool);
+
+thread_local! {
+    static PREPARED: RefCell<HashMap<Key, Rc<Prepared>>> = RefCell::new(HashMap::new());
+}
+
+/// Build, ahead of the line, the ruleset the next spawn of `exe` (prepared
+/// by [`prepare_command`] for `cwd` and `supervised`) will take, at a
+/// private descriptor number: an idle line-server worker does this for the
+/// arm's tool, so its first spawn in the line adds only the child's own
+/// `/proc/<pid>` rule. Nothing when the program is not prepared, Landlock
+/// is off, or one is ready.
+pub fn make_spare_domain(exe: &Path, cwd: &Path, supervised: bool) {
+    let key = (exe.to_path_buf(), cwd.to_path_buf(), supervised);
+    let Some(prepared) = PREPARED.with(|p| p.borrow().get(&key).cloned()) else {
+        return;
+    };
+    let Some(domain) = &prepared.domain else {
+        return;
+    };
+    if prepared.spare.borrow().is_some() {
+        return;
+    }
+    if let Ok(spare) = domain
+        .build(&prepared.files)
+        .and_then(|c| c.kept_private().map_err(SandboxError::Enforce))
+    {
+        *prepared.spare.borrow_mut() = Some((std::process::id(), spare));
+    }
 }
 
 /// What the kernel enforces for one spawned command: a Landlock domain
@@ -99,5 +136,67 @@ impl Default for SandboxSpec {
             confinement: Confinement::none(),
             supervise: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)] // test code reports failures by panicking
+    use super::*;
+    use crate::os::private_fd::PRIVATE_FD_FLOOR;
+
+    /// A policy whose one command, `true`, is the system's `true`.
+    fn policy_running_true() -> (Policy, PathBuf) {
+        let exe = std::fs::canonicalize("/bin/true").unwrap_or_else(|e| panic!("/bin/true: {e}"));
+        let json = format!(
+            r#"{{"format":1,"arm":"t","shell":true,"tool":"true","bin_dir":"/bin",
+                "commands":{{"true":{{"kind":"tool","path":{exe:?}}}}},
+                "env":{{"pass":[],"deny":[]}},"sandbox":{{"mode":"required"}},"audit":{{}}}}"#,
+            exe = exe.display().to_string()
+        );
+        let policy = Policy::from_json(Path::new("p.json"), json.as_bytes())
+            .unwrap_or_else(|e| panic!("policy: {e}"));
+        (policy, exe)
+    }
+
+    /// The ruleset descriptor the next spawn of `exe` would enter.
+    fn next_ruleset(policy: &Policy, exe: &Path, cwd: &Path) -> Option<i32> {
+        let rule = &policy.commands["true"];
+        let (confinement, _) = prepare_command(policy, rule, exe, cwd, false)
+            .unwrap_or_else(|e| panic!("prepare: {e}"));
+        confinement.ruleset_fd()
+    }
+
+    #[test]
+    fn a_spare_ruleset_serves_one_spawn_of_the_process_that_made_it() {
+        let (policy, exe) = policy_running_true();
+        let cwd = Path::new("/");
+        // Prepared once (as a line server warms it), then a spare made.
+        let made_per_spawn = next_ruleset(&policy, &exe, cwd).expect("Landlock is on here");
+        assert!(made_per_spawn < PRIVATE_FD_FLOOR, "{made_per_spawn}");
+        make_spare_domain(&exe, cwd, false);
+        let spare = next_ruleset(&policy, &exe, cwd).expect("a ruleset");
+        assert!(
+            spare >= PRIVATE_FD_FLOOR,
+            "the spare was not taken: {spare}"
+        );
+        // Used: the next spawn makes its own (a ruleset serves one child).
+        let after = next_ruleset(&policy, &exe, cwd).expect("a ruleset");
+        assert!(after < PRIVATE_FD_FLOOR, "the spare served twice: {after}");
+        // A spare another process made (a forked copy of the shell's
+        // parent) is left alone.
+        make_spare_domain(&exe, cwd, false);
+        let key = (exe.clone(), cwd.to_path_buf(), false);
+        PREPARED.with(|p| {
+            let prepared = p.borrow()[&key].clone();
+            let mut spare = prepared.spare.borrow_mut();
+            let (owner, _) = spare.as_mut().expect("a spare");
+            *owner += 1;
+        });
+        let foreign = next_ruleset(&policy, &exe, cwd).expect("a ruleset");
+        assert!(
+            foreign < PRIVATE_FD_FLOOR,
+            "another process's spare was taken: {foreign}"
+        );
     }
 }

@@ -26,6 +26,9 @@ fn try_to_connect(landlock: bool) -> (String, bool) {
     let arm = Arm::new();
     let stub = arm.stub("tool", CONNECT);
     let mut policy = arm.policy(commands(&rule(&stub, &[], &[], &[])));
+    // The arm's tool: an idle worker builds its ruleset ahead, so the
+    // domain judged here is the one made before the line came.
+    policy.tool = Some("tool".into());
     policy.audit.path = Some(arm.path("arm/audit.log"));
     install(&arm, &policy);
     let with_env = |c: &mut Command| {

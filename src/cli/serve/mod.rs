@@ -196,6 +196,20 @@ fn warm(policy: &Rc<Policy>, cwd: &Path) {
     }
 }
 
+/// In an idle worker: build the ruleset of the arm's tool's next spawn
+/// now ([`crate::sandbox::make_spare_domain`]), the command most lines
+/// run, so that a line run in the server's folder does not wait for it.
+fn spare_for_tool(policy: &Policy) {
+    let Some(tool) = &policy.tool else {
+        return;
+    };
+    let Ok(cwd) = std::env::current_dir() else {
+        return;
+    };
+    let supervised = policy.shell && Supervisor::wanted();
+    crate::sandbox::make_spare_domain(&policy.bin_dir.join(tool), &cwd, supervised);
+}
+
 /// A listening abstract socket with a fresh random name, at a private
 /// number, non-blocking (each worker waits for it with `poll`).
 fn listen() -> io::Result<(OwnedFd, String)> {

@@ -33,6 +33,7 @@ pub(super) fn idle(server: libc::pid_t, listener: RawFd, control: OwnedFd, loade
             libc::_exit(126);
         }
     }
+    super::spare_for_tool(&loaded.policy);
     let Some(waiting) = wait_alone(listener) else {
         // SAFETY: a worker that cannot wait for a client has nothing to do.
         unsafe { libc::_exit(126) };
