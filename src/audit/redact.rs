@@ -24,7 +24,8 @@ use super::{AuditError, Event};
 use crate::policy::model::AuditPolicy;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 /// What a redacted secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
@@ -42,12 +43,33 @@ struct HashedSecret {
     digest: [u8; 32],
 }
 
-/// Replaces the policy's secrets in text. Cheap to clone; immutable.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Replaces the policy's secrets in text. Cheap to clone; its secrets
+/// never change.
+#[derive(Debug, Clone, Default)]
 pub struct Redactor {
     clear: Vec<String>,
     hashed: Vec<HashedSecret>,
+    /// Short strings found to hold no hashed secret, shared by the clones:
+    /// a session record names every command's path, the same each line,
+    /// and each is hashed once per piece (a line server's records warm it
+    /// for all its workers).
+    known_clean: Arc<Mutex<HashSet<Box<str>>>>,
 }
+
+impl PartialEq for Redactor {
+    fn eq(&self, other: &Redactor) -> bool {
+        self.clear == other.clear && self.hashed == other.hashed
+    }
+}
+
+impl Eq for Redactor {}
+
+/// Strings longer than this are not remembered as clean (a line's own
+/// text is seldom seen twice).
+const KNOWN_CLEAN_MAX_LEN: usize = 256;
+
+/// How many clean strings a redactor remembers.
+const KNOWN_CLEAN_MAX: usize = 1024;
 
 impl Redactor {
     /// A redactor that changes nothing (a policy without secrets).
@@ -94,6 +116,11 @@ impl Redactor {
         if self.is_empty() {
             return None;
         }
+        // Only hashing costs enough to be worth remembering.
+        let remember = !self.hashed.is_empty() && text.len() <= KNOWN_CLEAN_MAX_LEN;
+        if remember && self.known_clean().contains(text) {
+            return None;
+        }
         let mut current: Option<String> = None;
         // A replacement can in theory join pieces into a new match; repeat
         // until stable, and give up on the whole string if it never settles.
@@ -101,11 +128,22 @@ impl Redactor {
             let source = current.as_deref().unwrap_or(text);
             let ranges = self.find(source);
             if ranges.is_empty() {
+                if remember && current.is_none() {
+                    let mut clean = self.known_clean();
+                    if clean.len() < KNOWN_CLEAN_MAX {
+                        clean.insert(text.into());
+                    }
+                }
                 return current;
             }
             current = Some(replace_ranges(source, &ranges));
         }
         Some(REDACTED.to_string())
+    }
+
+    fn known_clean(&self) -> std::sync::MutexGuard<'_, HashSet<Box<str>>> {
+        // A poisoned lock only means a panic elsewhere; the set is valid.
+        self.known_clean.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Redact every string of `event` (map keys too) in place: the event
@@ -566,7 +604,43 @@ mod tests {
         assert_eq!(r.redact("curl -u me:t0k x"), None);
     }
 
+    #[test]
+    fn a_string_is_remembered_clean_only_when_it_holds_no_secret() {
+        let r = windowed();
+        let path = "/usr/bin/jq";
+        assert_eq!(r.redact(path), None);
+        assert!(r.known_clean().contains(path), "not remembered");
+        // A clone shares what was learnt.
+        assert!(r.clone().known_clean().contains(path));
+        let with_secret = format!("/usr/bin/{TOKEN}");
+        for _ in 0..2 {
+            let out = r.redact(&with_secret).expect("redacted");
+            assert_eq!(out, "/usr/bin/[REDACTED]");
+        }
+        assert!(!r.known_clean().contains(with_secret.as_str()));
+        // Long strings are not kept.
+        let long = "x".repeat(KNOWN_CLEAN_MAX_LEN + 1);
+        assert_eq!(r.redact(&long), None);
+        assert!(!r.known_clean().contains(long.as_str()));
+    }
+
     proptest! {
+        #[test]
+        fn a_remembered_answer_is_the_answer(
+            pieces in proptest::collection::vec("[ -~é]{0,12}", 1..6),
+            windowed_mode in any::<bool>(),
+        ) {
+            let text = pieces.join(TOKEN);
+            let r = if windowed_mode { windowed() } else { token_only() };
+            let first = r.redact(&text);
+            // Each piece alone, then the text again: same answers.
+            for piece in &pieces {
+                let again = r.redact(piece);
+                prop_assert_eq!(again, r.redact(piece));
+            }
+            prop_assert_eq!(first, r.redact(&text));
+        }
+
         #[test]
         fn secret_never_survives_redaction(
             pieces in proptest::collection::vec("[ -~é]{0,12}", 1..6),

@@ -128,6 +128,11 @@ impl FileSink {
         })
     }
 
+    /// The redactor every record passes through.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
     /// Seal every record of this session (and of sessions forked from it)
     /// with the trial's key. Call before the first record.
     pub fn seal_with(&mut self, key: TrialKey) {

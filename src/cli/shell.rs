@@ -443,6 +443,9 @@ fn open_audit(
         redactor,
         trial,
     } = log_start(inv.audit.as_deref(), &policy)?;
+    // A served line redacts as its server does (the same policy's
+    // secrets), with what the server's records taught it.
+    let redactor = served.map_or(redactor, |s| s.sink.redactor().clone());
     let existed = log_path.exists();
     // The log's descriptor is claimed among guard-sh's private ones (256
     // and up), out of the way of the agent's `exec 3>file`.
