@@ -308,15 +308,24 @@ impl Confinement {
         }
     }
 
-    /// This confinement with its ruleset moved to a private descriptor
-    /// number, for one kept before the line that uses it (whose
-    /// redirections and the line server's hand-over reuse the low ones).
+    /// This confinement with its ruleset moved to a number at or above
+    /// [`crate::os::private_fd::PRIVATE_FD_FLOOR`], for one kept before the
+    /// line that uses it (whose redirections and the line server's
+    /// hand-over reuse the low ones). Not remembered among the private
+    /// descriptors: it is closed once its spawn is made, and every number
+    /// from the floor up is private anyway. Fails when the descriptor limit
+    /// is below the floor.
     pub fn kept_private(self) -> io::Result<Confinement> {
         let Some(ruleset) = self.ruleset else {
             return Ok(self);
         };
-        let fd = crate::os::private_fd::keep(ruleset.as_raw_fd())?;
-        // SAFETY: `keep` returned a new descriptor nothing else owns.
+        let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
+        // SAFETY: fcntl(2) on a descriptor `ruleset` owns.
+        let fd = unsafe { libc::fcntl(ruleset.as_raw_fd(), libc::F_DUPFD_CLOEXEC, floor) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fcntl returned a new descriptor nothing else owns.
         let moved = unsafe { OwnedFd::from_raw_fd(fd) };
         Ok(Confinement {
             ruleset: Some(Arc::new(moved)),
