@@ -229,6 +229,12 @@ impl Attach {
         }
     }
 
+    /// Whether the filter lets the child's own exec of its command through
+    /// unasked ([`ExecPlan::first_allowed`]): the spawner records it then.
+    pub fn lets_first_exec_through(&self) -> bool {
+        self.first_allowed
+    }
+
     /// In the child, between fork and exec: install the filter and hand
     /// its listener, with the plan, to the supervisor. `first` is the
     /// `execve` the child makes next. Only system calls and stack memory,
@@ -355,7 +361,7 @@ const FILTER_LEN: usize = 38;
 /// The exact `execve` call a child makes to start its command: the
 /// addresses of the path, argv and envp it passes (guard-sh's memory,
 /// which the child shares until that exec replaces it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FirstExec {
     /// The program's path.
     pub path: u64,
@@ -401,11 +407,7 @@ fn filter(socket: u32, message: u64, first: Option<FirstExec>) -> [libc::sock_fi
         )
     };
     let execve_to = if first.is_some() { CHECK_FIRST } else { NOTIFY };
-    let first = first.unwrap_or(FirstExec {
-        path: 0,
-        argv: 0,
-        envp: 0,
-    });
+    let first = first.unwrap_or_default();
     // Both words of argument `arg` equal `value`: on to `next`, else notify.
     let same = |at: usize, arg: u32, value: u64, next: usize| {
         [
@@ -415,15 +417,15 @@ fn filter(socket: u32, message: u64, first: Option<FirstExec>) -> [libc::sock_fi
             jeq(at + 3, (value >> 32) as u32, next, NOTIFY),
         ]
     };
-    let [p0, p1, p2, p3] = same(13, 0, first.path, 17);
-    let [a0, a1, a2, a3] = same(17, 1, first.argv, 21);
-    let [e0, e1, e2, e3] = same(21, 2, first.envp, ALLOW);
-    let [m0, m1, m2, m3] = [
+    let [p0, p1, p2, p3] = same(CHECK_FIRST, 0, first.path, CHECK_FIRST + 4);
+    let [a0, a1, a2, a3] = same(CHECK_FIRST + 4, 1, first.argv, CHECK_FIRST + 8);
+    let [e0, e1, e2, e3] = same(CHECK_FIRST + 8, 2, first.envp, ALLOW);
+    // The hand-over: its descriptor (one word), then its message's address.
+    let [m0, m1] = [
         ld(arg_low(0)),
-        jeq(26, socket, 27, NOTIFY),
-        ld(arg_low(1)),
-        jeq(28, message as u32, 29, NOTIFY),
+        jeq(CHECK_HANDOVER + 1, socket, CHECK_HANDOVER + 2, NOTIFY),
     ];
+    let [m2, m3, m4, m5] = same(CHECK_HANDOVER + 2, 1, message, ALLOW);
     [
         /* 0 */ ld(ARCH),
         /* 1 */ jeq(1, arch::AUDIT_ARCH, 2, KILL),
@@ -460,8 +462,8 @@ fn filter(socket: u32, message: u64, first: Option<FirstExec>) -> [libc::sock_fi
         /* 26 */ m1,
         /* 27 */ m2,
         /* 28 */ m3,
-        /* 29 */ ld(arg_high(1)),
-        /* 30 */ jeq(30, (message >> 32) as u32, ALLOW, NOTIFY),
+        /* 29 */ m4,
+        /* 30 */ m5,
         /* 31 CHECK_SOCKET */ ld(arg_low(0)),
         /* 32 */ jeq(32, libc::AF_UNIX as u32, EACCES, ALLOW),
         /* 33 ALLOW */ ret(libc::SECCOMP_RET_ALLOW),

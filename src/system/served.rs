@@ -3,8 +3,9 @@
 //! Each supervised child hands its seccomp listener to the process that
 //! spawned it (this one), which answers the tree's calls while it waits
 //! for the exec and then for the command to end (the child's own `execve`
-//! of its command was judged and recorded before the child went): the common case, a command that ends before the
-//! shell goes on, needs no other process. A tree that outlives that wait
+//! of its command was judged and recorded before the child went): the
+//! common case, a command that ends before the shell goes on, needs no
+//! other process. A tree that outlives that wait
 //! (a daemon a command left behind), or that the shell stops waiting for,
 //! is handed to a supervisor process ([`Supervisor::adopt`]), forked at
 //! the first hand-over. Every answer is recorded in the caller's audit
@@ -210,12 +211,7 @@ mod tests {
         if command == 0 {
             // SAFETY: as above; the daemon outlives the command by 300 ms.
             unsafe {
-                let unused = FirstExec {
-                    path: 0,
-                    argv: 0,
-                    envp: 0,
-                };
-                if attach.enter(unused).is_err() {
+                if attach.enter(FirstExec::default()).is_err() {
                     libc::_exit(2);
                 }
                 if libc::fork() == 0 {

@@ -97,13 +97,15 @@ impl Shell<'_> {
                 return Ok(Started::Done(126));
             }
         };
-        // The child's exec of its program, when the plan allows it, is
-        // recorded here and goes on without a round trip to the watch; one
-        // the plan refuses is left to the watch, which refuses and records it.
-        let first_judged = plan.as_ref().is_some_and(|plan| plan.first_allowed);
         let supervise = inbox
             .zip(plan)
             .map(|(inbox, plan)| Attach::to(inbox, &plan));
+        // The child's exec of its program, when the plan allows it, is
+        // recorded here and goes on without a round trip to the watch; one
+        // the plan refuses is left to the watch, which refuses and records it.
+        let first_judged = supervise
+            .as_ref()
+            .is_some_and(Attach::lets_first_exec_through);
         let req = SpawnRequest {
             path: path.clone(),
             argv: argv.to_vec(),
@@ -117,7 +119,7 @@ impl Shell<'_> {
             },
         };
         // The bin-folder link is what the audit verifier expects to see.
-        let resolved = path;
+        let resolved = path.display().to_string();
         let event_argv: Vec<String> = argv.iter().map(|a| lossy(a)).collect();
         let added = env.added;
         let t0 = Instant::now();
@@ -125,7 +127,7 @@ impl Shell<'_> {
         let result = sys.spawn(&req, audit, &mut |pid, audit| {
             audit.record(Event::Spawn {
                 pid,
-                path: resolved.display().to_string(),
+                path: resolved.clone(),
                 argv: event_argv.clone(),
                 env_added: added.clone(),
             })?;
@@ -135,7 +137,7 @@ impl Shell<'_> {
             audit.record(Event::Exec {
                 pid,
                 ppid: std::process::id() as i32,
-                path: resolved.display().to_string(),
+                path: resolved.clone(),
                 allowed: true,
                 reason: String::new(),
             })
