@@ -345,6 +345,67 @@ mod client {
             .and_then(decimal)
     }
 
+    /// The namespaces the server compares (`guard_sh::cli::serve`'s
+    /// `caller::NAMESPACES`, in its order).
+    const NAMESPACES: [&[u8]; 10] = [
+        b"cgroup\0",
+        b"ipc\0",
+        b"mnt\0",
+        b"net\0",
+        b"pid\0",
+        b"pid_for_children\0",
+        b"time\0",
+        b"time_for_children\0",
+        b"user\0",
+        b"uts\0",
+    ];
+    /// The token, then one descriptor per namespace.
+    const PROOF_FDS: usize = 1 + NAMESPACES.len();
+    /// Descriptors a request carries: the folder, 0–63 and the proof.
+    const MAX_FDS: usize = 1 + 64 + PROOF_FDS;
+
+    /// Open the server's token (`/proc/MARKER/fd/3`: the kernel lets only
+    /// a process in the marker's Landlock domain, or in none, open it) and
+    /// this process's namespaces into `proof`. False (all closed again)
+    /// when one cannot be opened.
+    fn open_proof(marker: &[u8], proof: &mut [i32; PROOF_FDS]) -> bool {
+        if decimal(marker).is_none() || marker.len() > 10 {
+            return false;
+        }
+        let mut path = [0u8; 48];
+        path[..6].copy_from_slice(b"/proc/");
+        path[6..6 + marker.len()].copy_from_slice(marker);
+        path[6 + marker.len()..6 + marker.len() + 6].copy_from_slice(b"/fd/3\0");
+        let mut opened = 0;
+        let mut open = |path: &[u8]| {
+            let fd = sys(
+                SYS_OPENAT,
+                &[AT_FDCWD as usize, path.as_ptr() as usize, O_CLOEXEC],
+            );
+            if fd >= 0 {
+                proof[opened] = fd as i32;
+                opened += 1;
+            }
+            fd >= 0
+        };
+        let mut all = open(&path);
+        let mut ns = [0u8; 48];
+        ns[..14].copy_from_slice(b"/proc/self/ns/");
+        for name in NAMESPACES {
+            if !all {
+                break;
+            }
+            ns[14..14 + name.len()].copy_from_slice(name);
+            all = open(&ns);
+        }
+        if !all {
+            for &fd in &proof[..opened] {
+                sys(SYS_CLOSE, &[fd as usize]);
+            }
+        }
+        all
+    }
+
     /// The process's signal mask.
     fn signal_mask() -> u64 {
         let mut mask = 0u64;
@@ -429,13 +490,13 @@ mod client {
             at += s.len() + 1;
         }
         // One control message: cmsghdr (len, level, type) and the numbers.
-        let mut control = [0u64; 2 + 33];
+        let mut control = [0u64; 2 + MAX_FDS.div_ceil(2)];
         let cmsg_len = 16 + 4 * fds.len();
         control[0] = cmsg_len as u64;
         control[1] = (SOL_SOCKET as u32 as u64) | ((SCM_RIGHTS as u32 as u64) << 32);
-        // SAFETY: `control` has room for 66 descriptors after its header.
+        // SAFETY: `control` has room for MAX_FDS descriptors after its header.
         let data = unsafe {
-            core::slice::from_raw_parts_mut(control.as_mut_ptr().add(2).cast::<i32>(), 66)
+            core::slice::from_raw_parts_mut(control.as_mut_ptr().add(2).cast::<i32>(), MAX_FDS)
         };
         data[..fds.len()].copy_from_slice(fds);
         let mut iov = [buf.as_ptr() as usize, total];
@@ -641,12 +702,20 @@ mod client {
             become_guard_sh(&start);
         }
         let mut fields = server.split(|&b| b == b' ');
-        let (name, pid, started) = (
+        let (name, pid, started, marker) = (
+            fields.next().unwrap_or_default(),
             fields.next().unwrap_or_default(),
             fields.next().unwrap_or_default(),
             fields.next().unwrap_or_default(),
         );
         if !Hidden::fit(&start) {
+            become_guard_sh(&start);
+        }
+        // What shows the server how this process is confined; a process
+        // that cannot open the server's token is confined otherwise, and
+        // runs guard-sh itself.
+        let mut proof = [0i32; PROOF_FDS];
+        if !open_proof(marker, &mut proof) {
             become_guard_sh(&start);
         }
         let Some(sock) = connect(name, pid, started) else {
@@ -676,7 +745,7 @@ mod client {
             set_mask(SIG_SETMASK, blocked);
             become_guard_sh(&start);
         }
-        let mut fds = [0i32; 65];
+        let mut fds = [0i32; MAX_FDS];
         let mut numbers = [0i32; 64];
         fds[0] = cwd as i32;
         let mut count = 0;
@@ -695,8 +764,10 @@ mod client {
                 count += 1;
             }
         }
+        fds[count + 1..count + 1 + PROOF_FDS].copy_from_slice(&proof);
         let state = [old_umask as u64, ignored, blocked];
-        match send_request(sock, &start, state, &fds[..count + 1], &numbers[..count]) {
+        let fds = &fds[..count + 1 + PROOF_FDS];
+        match send_request(sock, &start, state, fds, &numbers[..count]) {
             Sent::All => {}
             Sent::Nothing => {
                 sys(SYS_CLOSE, &[sock]);
@@ -710,6 +781,9 @@ mod client {
             }
         }
         sys(SYS_CLOSE, &[cwd as usize]);
+        for fd in proof {
+            sys(SYS_CLOSE, &[fd as usize]);
+        }
         // The worker has its copy of the environment now.
         let hidden = Hidden::take(&start);
         wait(sock, sigfd as usize, &start, blocked, &hidden)

@@ -225,6 +225,11 @@ pub fn is_private(fd: Fd) -> bool {
     fd >= PRIVATE_FD_FLOOR || held().contains_key(&fd)
 }
 
+/// Whether guard-sh holds `fd` for itself (at any number).
+pub fn is_held(fd: Fd) -> bool {
+    held().contains_key(&fd)
+}
+
 /// Device and inode of every open descriptor guard-sh holds for its own
 /// files and pipes, so a path that reaches one of them can be recognized.
 pub fn held_identities() -> Vec<(u64, u64)> {

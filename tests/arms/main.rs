@@ -4,6 +4,10 @@
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
 mod arm_build;
+#[path = "../audit_support/mod.rs"]
+mod audit_support;
+#[path = "../common/mod.rs"]
+mod common;
 mod launch;
 mod policy;
 mod serve;

@@ -11,6 +11,7 @@
 
 use serde_json::Value;
 use std::io::{BufRead, Read};
+use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -62,8 +63,12 @@ impl Fixture {
 
     /// Start `guard-sh --serve` with the arm's variables.
     fn serve(&self) -> Server {
-        let mut child = self
-            .command(env!("CARGO_BIN_EXE_guard-sh"))
+        self.serve_with(&mut self.command(env!("CARGO_BIN_EXE_guard-sh")))
+    }
+
+    /// Start `server` (guard-sh, set up as the caller likes) as `--serve`.
+    fn serve_with(&self, server: &mut Command) -> Server {
+        let mut child = server
             .arg("--serve")
             .stdout(Stdio::piped())
             .spawn()
@@ -360,7 +365,25 @@ fn a_process_that_took_the_name_gets_no_line() {
         }
     };
     let squatter = std::process::id();
-    for address in [format!("{name} 1 100"), format!("{name} {squatter} 100")] {
+    // The client opens a marker's descriptor 3 before it connects (it
+    // would run guard-sh itself without): a process that holds one.
+    let mut holder = Command::new("/bin/sleep");
+    holder.arg("60");
+    // SAFETY: dup2 of an open descriptor between fork and exec.
+    unsafe {
+        holder.pre_exec(|| {
+            if libc::dup2(0, 3) != 3 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut holder = holder.stdin(Stdio::null()).spawn().expect("sleep");
+    let marker = holder.id();
+    for address in [
+        format!("{name} 1 100 {marker}"),
+        format!("{name} {squatter} 100 {marker}"),
+    ] {
         let peer = std::thread::spawn(move || {
             // SAFETY: accept on the listening socket above; reading into a
             // live buffer, with any descriptors counted from the control
@@ -402,6 +425,8 @@ fn a_process_that_took_the_name_gets_no_line() {
     }
     // SAFETY: closing the listening socket this test opened.
     unsafe { libc::close(fd) };
+    let _ = holder.kill();
+    let _ = holder.wait();
 }
 
 /// A line the server cannot serve as asked (another audit log) runs in a
@@ -473,4 +498,288 @@ fn a_server_refuses_a_policy_of_relative_paths() {
         .expect("run");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("relative"), "{}", text(&o.stderr));
+}
+
+/// The caller's confinement, set up between fork and exec of the client.
+type Setup = fn() -> std::io::Result<()>;
+
+/// Run `line` through the client under `setup`, told the server's
+/// `address` and not told it (the client then runs guard-sh itself, as
+/// with `guard-sh-launch --no-server`): both outputs, and whether the
+/// first was served.
+fn with_and_without_server(
+    f: &Fixture,
+    address: &str,
+    line: &str,
+    setup: Setup,
+) -> (Output, Output, bool) {
+    let run_under = |address: Option<&str>| {
+        let mut c = f.client(address, line);
+        // SAFETY: `setup` makes only system calls on plain data.
+        unsafe { c.pre_exec(setup) };
+        run(&mut c)
+    };
+    let (served, pid) = run_under(Some(address));
+    let was_served = f.served(line, pid);
+    let (direct, _) = run_under(None);
+    (served, direct, was_served)
+}
+
+fn assert_same(line: &str, served: &Output, direct: &Output) {
+    assert_eq!(text(&served.stdout), text(&direct.stdout), "{line}: stdout");
+    assert_eq!(text(&served.stderr), text(&direct.stderr), "{line}: stderr");
+    assert_eq!(status(served), status(direct), "{line}: status");
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid takes nothing.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Descriptors the server's starter left open reach no served line: a
+/// line sees only its client's (here none past 2), as guard-sh run by the
+/// client would. Judged by the files themselves: the one open for
+/// appending is unchanged, the one open for reading is not printed.
+#[test]
+fn a_served_line_gets_no_descriptor_its_client_lacks() {
+    let f = Fixture::new();
+    let appended = f.root.path().join("operator-log.txt");
+    let secret = f.root.path().join("operator-secret.txt");
+    std::fs::write(&appended, "before\n").expect("write");
+    std::fs::write(&secret, "the operator's secret\n").expect("write");
+    let write = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&appended)
+        .expect("open for appending");
+    let read = std::fs::File::open(&secret).expect("open for reading");
+    let (write, read) = (write.as_raw_fd(), read_fd(&read));
+    let mut server = f.command(env!("CARGO_BIN_EXE_guard-sh"));
+    // SAFETY: dup2 of descriptors this process holds, between fork and exec.
+    unsafe {
+        server.pre_exec(move || {
+            for (from, to) in [(write, 100), (read, 101), (read, 250)] {
+                if libc::dup2(from, to) != to {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    let server = f.serve_with(&mut server);
+    let line = "echo pwned >&100; cat <&101; cat <&250; echo done";
+    let (served, direct, was_served) =
+        with_and_without_server(&f, &server.address, line, || Ok(()));
+    assert!(was_served, "{:?}", f.sessions(line));
+    assert_same(line, &served, &direct);
+    assert_eq!(
+        std::fs::read_to_string(&appended).expect("read"),
+        "before\n"
+    );
+    assert!(!text(&served.stdout).contains("secret"));
+    assert!(
+        text(&served.stderr).contains("100"),
+        "{}",
+        text(&served.stderr)
+    );
+}
+
+fn read_fd(file: &std::fs::File) -> i32 {
+    file.as_raw_fd()
+}
+
+/// The client's resource limits hold in its served line: with a 64 KiB
+/// file size limit, a command writing 200,000 bytes stops at 65,536, as
+/// in guard-sh run by the client.
+#[test]
+fn a_served_line_keeps_its_clients_resource_limits() {
+    let f = Fixture::new();
+    let server = f.serve();
+    let line = "head -c 200000 /dev/zero > big.bin; echo status $?; wc -c < big.bin";
+    let (served, direct, was_served) = with_and_without_server(&f, &server.address, line, || {
+        let limit = libc::rlimit {
+            rlim_cur: 65536,
+            rlim_max: 65536,
+        };
+        // SAFETY: setrlimit with a valid rlimit; SIGXFSZ ignored so
+        // the write fails with EFBIG instead of ending the writer.
+        unsafe {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    });
+    assert!(was_served, "{:?}", f.sessions(line));
+    assert_same(line, &served, &direct);
+    assert!(
+        text(&served.stdout).ends_with("65536\n"),
+        "{}",
+        text(&served.stdout)
+    );
+    let size = std::fs::metadata(f.work().join("big.bin"))
+        .expect("big.bin")
+        .len();
+    assert_eq!(size, 65536);
+}
+
+/// A Landlock domain of the caller's own that forbids making regular
+/// files anywhere. As root no `no_new_privs` is needed (nor set), so the
+/// domain is all that differs from the server's start.
+fn forbid_making_files() -> std::io::Result<()> {
+    #[repr(C)]
+    struct RulesetAttr {
+        handled_access_fs: u64,
+    }
+    const MAKE_REG: u64 = 1 << 8;
+    let attr = RulesetAttr {
+        handled_access_fs: MAKE_REG,
+    };
+    // SAFETY: Landlock's system calls with a valid attribute and its size.
+    unsafe {
+        if libc::geteuid() != 0 {
+            libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        }
+        let fd = libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            &attr as *const RulesetAttr,
+            std::mem::size_of::<RulesetAttr>(),
+            0,
+        );
+        if fd < 0 || libc::syscall(libc::SYS_landlock_restrict_self, fd, 0) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// A caller that confines its own shell call with Landlock gets no line
+/// run outside that domain: the line runs in the caller (not served), and
+/// the file it tries to create is not created, as with no server.
+#[test]
+fn a_caller_in_a_landlock_domain_of_its_own_is_not_served() {
+    let f = Fixture::new();
+    let server = f.serve();
+    let line = "echo x > made.txt; echo status $?";
+    let (served, direct, was_served) =
+        with_and_without_server(&f, &server.address, line, forbid_making_files);
+    assert!(!was_served, "{:?}", f.sessions(line));
+    assert_same(line, &served, &direct);
+    assert!(!f.work().join("made.txt").exists(), "the file was made");
+    assert!(
+        text(&served.stdout).contains("status 1"),
+        "{}",
+        text(&served.stdout)
+    );
+}
+
+/// A caller in another mount namespace (here a tmpfs over `work/sub`)
+/// gets its line run in that namespace: the file lands in its tmpfs, not
+/// in the folder the server sees.
+#[test]
+fn a_caller_in_another_mount_namespace_is_not_served() {
+    if !is_root() {
+        crate::audit_support::skipped(
+            "a_caller_in_another_mount_namespace_is_not_served",
+            "making a mount namespace needs root",
+        );
+        return;
+    }
+    let f = Fixture::new();
+    std::fs::create_dir(f.work().join("sub")).expect("mkdir sub");
+    let server = f.serve();
+    let line = "echo x > sub/f.txt; cat sub/f.txt";
+    fn own_tmpfs_over_sub() -> std::io::Result<()> {
+        // SAFETY: unshare and mount with NUL-terminated strings, in the
+        // child only (its cwd is work/).
+        unsafe {
+            if libc::unshare(libc::CLONE_NEWNS) != 0
+                || libc::mount(
+                    std::ptr::null(),
+                    c"/".as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    std::ptr::null(),
+                ) != 0
+                || libc::mount(
+                    c"tmpfs".as_ptr(),
+                    c"sub".as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    0,
+                    std::ptr::null(),
+                ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+    let (served, direct, was_served) =
+        with_and_without_server(&f, &server.address, line, own_tmpfs_over_sub);
+    assert!(!was_served, "{:?}", f.sessions(line));
+    assert_same(line, &served, &direct);
+    assert_eq!(text(&served.stdout), "x\n", "{}", text(&served.stderr));
+    assert!(
+        !f.work().join("sub/f.txt").exists(),
+        "written in the server's namespace"
+    );
+}
+
+/// A caller with `no_new_privs`, or with a seccomp filter of its own, is
+/// confined beyond what the server reproduces: it is not served.
+#[test]
+fn a_caller_with_no_new_privs_or_a_seccomp_filter_is_not_served() {
+    let f = Fixture::new();
+    let server = f.serve();
+    fn no_new_privs() -> std::io::Result<()> {
+        // SAFETY: prctl with integer arguments.
+        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+    fn allow_all_filter() -> std::io::Result<()> {
+        // One instruction: return SECCOMP_RET_ALLOW.
+        let mut allow = [libc::sock_filter {
+            code: 0x06,
+            jt: 0,
+            jf: 0,
+            k: 0x7fff_0000,
+        }];
+        let program = libc::sock_fprog {
+            len: 1,
+            filter: allow.as_mut_ptr(),
+        };
+        // SAFETY: prctl with a valid filter program.
+        unsafe {
+            if libc::geteuid() != 0 {
+                libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+            }
+            if libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                &program as *const libc::sock_fprog,
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+    let cases: [(&str, Setup); 3] = [
+        ("tea nnp", no_new_privs),
+        ("tea seccomp", allow_all_filter),
+        ("tea plain", || Ok(())),
+    ];
+    for (line, setup) in cases {
+        let (served, direct, was_served) =
+            with_and_without_server(&f, &server.address, line, setup);
+        assert_eq!(
+            was_served,
+            line == "tea plain",
+            "{line}: {:?}",
+            f.sessions(line)
+        );
+        assert_same(line, &served, &direct);
+    }
 }

@@ -32,8 +32,11 @@
 //! process group, kills that group when the client goes before its status,
 //! and sends the status itself when a signal ended the worker.
 
+mod caller;
 mod wire;
 mod worker;
+
+pub use caller::{MARKER_ARG, hold_token};
 
 pub use wire::{HEADER_LEN, Reply, Request, decode_request};
 
@@ -65,6 +68,9 @@ pub(super) struct Loaded {
     /// `GUARD_SH_LANDLOCK` and `GUARD_SH_SUPERVISOR` as the server saw
     /// them: a client with others is not served.
     switches: [Option<OsString>; 2],
+    /// How the server was confined when it started: a client confined
+    /// otherwise is not served.
+    confinement: caller::Confinement,
 }
 
 /// The variables that change what guard-sh does beyond the line.
@@ -93,6 +99,10 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
             return Err(Exit::new(126, "--serve: the starting process ended"));
         }
     }
+    close_inherited_descriptors();
+    // Taken before the server confines itself any further.
+    let confinement = caller::Confinement::of_this_process()
+        .map_err(|e| Exit::new(126, format!("--serve: cannot mark its confinement: {e}")))?;
     let enforcement = shell::enforcement(&policy)?;
     let shell::LogStart {
         path: audit_path,
@@ -130,8 +140,10 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
         policy_sha256,
         audit_path,
         sink,
+        confinement,
     };
-    announce(&name).map_err(|e| Exit::new(126, format!("--serve: {e}")))?;
+    announce(&name, loaded.confinement.marker_pid())
+        .map_err(|e| Exit::new(126, format!("--serve: {e}")))?;
     Server {
         listener,
         workers: Vec::new(),
@@ -139,6 +151,26 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
         loaded,
     }
     .run()
+}
+
+/// Close every descriptor but 0–2 and guard-sh's own: whatever the
+/// starter left open (an operator's file at 100, a harness's pipe) would
+/// reach every worker and so every served line, though the client that
+/// asks for a line may not hold it. A line gets only its client's.
+fn close_inherited_descriptors() {
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let open: Vec<libc::c_int> = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    for fd in open {
+        if fd > 2 && !crate::os::private_fd::is_held(fd) {
+            // SAFETY: closing a number this process does not use; the
+            // listing's own descriptor is closed already (EBADF).
+            unsafe { libc::close(fd) };
+        }
+    }
 }
 
 /// Make this process one that does not take the core from the process
@@ -273,13 +305,13 @@ fn start_time() -> io::Result<u64> {
         .ok_or_else(|| io::Error::other("/proc/self/stat has no start time"))
 }
 
-/// Print `NAME PID START` and put `/dev/null` where standard output was,
-/// so the starter's pipe ends.
-fn announce(name: &str) -> io::Result<()> {
+/// Print `NAME PID START MARKER` and put `/dev/null` where standard output
+/// was, so the starter's pipe ends.
+fn announce(name: &str, marker: u32) -> io::Result<()> {
     use std::io::Write;
     let start = start_time()?;
     let mut out = io::stdout().lock();
-    writeln!(out, "{name} {} {start}", std::process::id())?;
+    writeln!(out, "{name} {} {start} {marker}", std::process::id())?;
     out.flush()?;
     let null = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
     nix::unistd::dup2_stdout(&null).map_err(io::Error::from)

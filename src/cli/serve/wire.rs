@@ -11,6 +11,8 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStringExt;
 
+use super::caller::PROOF_FDS;
+
 /// The first bytes of a request.
 const MAGIC: &[u8; 4] = b"GSH1";
 /// A request's fixed part: magic, umask, ignored and blocked signals, the
@@ -20,8 +22,11 @@ pub const HEADER_LEN: usize = 40;
 /// A request larger than this is refused (the kernel's own limit on
 /// arguments and environment together is 2 MiB by default).
 const MAX_REQUEST: usize = 8 << 20;
-/// Descriptors a request may carry: the folder and 0–63.
-pub(super) const MAX_FDS: usize = 65;
+/// Numbered descriptors a request may carry: 0–63.
+const MAX_NUMBERED: usize = 64;
+/// Descriptors a request may carry: the folder, 0–63 and the proof of the
+/// caller's confinement ([`super::caller`]).
+pub(super) const MAX_FDS: usize = 1 + MAX_NUMBERED + PROOF_FDS;
 
 /// What the server says when a line ends, 8 bytes: a tag and a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +69,9 @@ pub struct Request {
     pub cwd: OwnedFd,
     /// Its open descriptors, each with its number there.
     pub fds: Vec<(RawFd, OwnedFd)>,
+    /// What shows how it is confined: the token it opened and its
+    /// namespaces ([`super::caller::Confinement::admits`]).
+    pub proof: Vec<OwnedFd>,
 }
 
 /// Read a request: [`HEADER_LEN`] bytes (`GSH1`, then as u32 the umask, as
@@ -71,7 +79,7 @@ pub struct Request {
 /// descriptors N, of arguments, of variables and the strings' length),
 /// N numbers (i32), then the arguments and `NAME=VALUE` variables, each
 /// ending in NUL. `fds` are the descriptors that came with it: the folder,
-/// then one per number. `None`: incomplete so far; `Err`: malformed.
+/// one per number, then the [`PROOF_FDS`] of the caller's confinement. `None`: incomplete so far; `Err`: malformed.
 pub fn decode_request(bytes: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Option<Request>, String> {
     let Some(header) = bytes.get(..HEADER_LEN) else {
         return Ok(None);
@@ -87,7 +95,7 @@ pub fn decode_request(bytes: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Option<Req
     let (ignored, blocked) = (u64_at(8), u64_at(16));
     let count = |at: usize| usize::try_from(u32_at(at)).unwrap_or(usize::MAX);
     let (nfds, argc, envc, strings_len) = (count(24), count(28), count(32), count(36));
-    if nfds >= MAX_FDS || strings_len > MAX_REQUEST {
+    if nfds > MAX_NUMBERED || strings_len > MAX_REQUEST {
         return Err("request too large".into());
     }
     let total = HEADER_LEN + 4 * nfds + strings_len;
@@ -97,9 +105,9 @@ pub fn decode_request(bytes: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Option<Req
     if bytes.len() > total {
         return Err("bytes after the request".into());
     }
-    if fds.len() != nfds + 1 {
+    if fds.len() != nfds + 1 + PROOF_FDS {
         return Err(format!(
-            "{} descriptors for {} numbers and the folder",
+            "{} descriptors for {} numbers, the folder and the proof",
             fds.len(),
             nfds
         ));
@@ -140,6 +148,8 @@ pub fn decode_request(bytes: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Option<Req
     }
     let mut received = std::mem::take(fds).into_iter();
     let cwd = received.next().ok_or("no folder")?;
+    let numbered: Vec<OwnedFd> = received.by_ref().take(nfds).collect();
+    let proof: Vec<OwnedFd> = received.collect();
     Ok(Some(Request {
         argv,
         env,
@@ -147,7 +157,8 @@ pub fn decode_request(bytes: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Option<Req
         ignored,
         blocked,
         cwd,
-        fds: numbers.into_iter().zip(received).collect(),
+        fds: numbers.into_iter().zip(numbered).collect(),
+        proof,
     }))
 }
 
@@ -457,7 +468,7 @@ mod tests {
             1 << 14,
             &[0, 1, 63],
         );
-        let mut fds = descriptors(4);
+        let mut fds = descriptors(4 + PROOF_FDS);
         let request = decode_request(&bytes, &mut fds)
             .expect("well formed")
             .expect("complete");
@@ -475,6 +486,7 @@ mod tests {
         );
         let numbers: Vec<RawFd> = request.fds.iter().map(|(n, _)| *n).collect();
         assert_eq!(numbers, [0, 1, 63]);
+        assert_eq!(request.proof.len(), PROOF_FDS);
         assert_eq!(request_len(&bytes), bytes.len());
     }
 
@@ -482,7 +494,7 @@ mod tests {
     fn a_partial_or_malformed_request_is_not_taken() {
         let bytes = encode_request(&[b"sh"], &[], 0, 0, 0, &[2]);
         for cut in [0, HEADER_LEN - 1, HEADER_LEN, bytes.len() - 1] {
-            let mut fds = descriptors(2);
+            let mut fds = descriptors(2 + PROOF_FDS);
             assert!(
                 matches!(decode_request(&bytes[..cut], &mut fds), Ok(None)),
                 "cut at {cut}"
@@ -502,10 +514,11 @@ mod tests {
             ("magic", &wrong_magic, 2),
             ("trailing bytes", &extra, 2),
             ("a descriptor missing", &bytes, 1),
+            ("no proof", &bytes, 2 - PROOF_FDS as isize),
             ("a number past 63", &out_of_range, 2),
             ("fewer strings than said", &too_few_strings, 2),
         ] {
-            let mut fds = descriptors(fds);
+            let mut fds = descriptors((fds + PROOF_FDS as isize) as usize);
             assert!(decode_request(bytes, &mut fds).is_err(), "{what}");
         }
     }

@@ -46,11 +46,14 @@ pub(super) fn idle(server: libc::pid_t, listener: RawFd, control: OwnedFd, loade
         let Some(request) = take_request(&conn) else {
             continue;
         };
-        if !serves(loaded, &request) {
-            let _ = send_all(&conn, &Reply::Fallback.encode());
-            continue;
-        }
         let client = peer_pid(&conn);
+        let limits = match loaded.confinement.admits(client, &request.proof) {
+            Some(limits) if serves(loaded, &request) => limits,
+            _ => {
+                let _ = send_all(&conn, &Reply::Fallback.encode());
+                continue;
+            }
+        };
         if wire::send_with_descriptors(&control, b"T", &[conn.as_raw_fd()]).is_err() {
             // SAFETY: without the server there is no one to answer the client.
             unsafe { libc::_exit(126) };
@@ -58,7 +61,7 @@ pub(super) fn idle(server: libc::pid_t, listener: RawFd, control: OwnedFd, loade
         // SAFETY: the listening socket is the next idle worker's now.
         unsafe { libc::close(listener) };
         drop(waiting);
-        become_worker(request, client, conn, control, loaded);
+        become_worker(request, &limits, client, conn, control, loaded);
     }
 }
 
@@ -176,6 +179,7 @@ fn take_request(conn: &OwnedFd) -> Option<Request> {
 /// session for the request's arguments. Never returns.
 fn become_worker(
     request: Request,
+    limits: &super::caller::Limits,
     client: Option<u32>,
     conn: OwnedFd,
     control: OwnedFd,
@@ -189,7 +193,10 @@ fn become_worker(
         blocked,
         cwd,
         fds,
+        proof,
     } = request;
+    drop(proof);
+    limits.apply();
     // The client's descriptors at their numbers; the rest of 0..64 closed
     // (the server's own are at 256 and up, close-on-exec).
     // SAFETY: closing and duplicating plain numbers this process owns.

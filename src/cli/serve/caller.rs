@@ -1,0 +1,364 @@
+//! Whom a worker may serve: a line never has more authority than the
+//! process that asked for it. The server reproduces a caller's
+//! descriptors, folder, umask and signals, but not its kernel
+//! confinement, so it serves only a caller confined exactly as the server
+//! was when it started (which is how the launcher's harness is), and
+//! takes on the caller's resource limits. Any other caller is sent back
+//! to run guard-sh itself, in its own confinement.
+//!
+//! What "confined exactly as the server was" compares, each read by the
+//! kernel's word, not the client's:
+//!
+//! - **Landlock domain.** Landlock has no interface that names a
+//!   process's domain, but it lets a process reach another one through
+//!   `ptrace` access (which opening `/proc/PID/fd/N` needs) only when the
+//!   target's domain is its own or nested in it. The server keeps a
+//!   marker process in its starting domain, holding a memfd at descriptor
+//!   3 (a token). A caller in that same domain can open
+//!   `/proc/MARKER/fd/3`; a caller in a domain of its own (a harness that
+//!   confines its shell call further) cannot, and a caller in no domain
+//!   under a server in one cannot reach the server at all in a way that
+//!   matters (it would be less confined than the marker, which the
+//!   status fields below do not tell, but such a caller has more
+//!   authority than the server, not less). The client opens the token and
+//!   sends the descriptor; the worker checks it is the token itself.
+//! - **Namespaces**: the client's `/proc/self/ns/*`, sent as descriptors,
+//!   must be the server's (mount, network, PID, user, …).
+//! - **Credentials, capabilities, `no_new_privs`, seccomp**: the lines of
+//!   `/proc/CLIENT/status` that say them must equal the server's own at
+//!   its start (a seccomp filter adds to `Seccomp_filters`).
+//! - **cgroup**: `/proc/CLIENT/cgroup` must equal the server's.
+//!
+//! The resource limits are read from the kernel with `prlimit` on the
+//! client's pid (held by the connection) and set in the worker before the
+//! line runs.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
+
+/// The namespaces a client sends, in this order, after its token
+/// (`guard-sh-client` opens `/proc/self/ns/NAME` for each).
+pub const NAMESPACES: [&str; 10] = [
+    "cgroup",
+    "ipc",
+    "mnt",
+    "net",
+    "pid",
+    "pid_for_children",
+    "time",
+    "time_for_children",
+    "user",
+    "uts",
+];
+
+/// Descriptors a request carries to prove its caller's confinement: the
+/// token, then one per namespace.
+pub const PROOF_FDS: usize = 1 + NAMESPACES.len();
+
+/// The argument that makes guard-sh the server's marker (see the module
+/// docs): it holds descriptor 3 and waits, nothing else.
+pub const MARKER_ARG: &str = "--serve-marker";
+
+/// The descriptor the marker holds its token at.
+pub const TOKEN_FD: libc::c_int = 3;
+
+/// The lines of `/proc/PID/status` that say how a process is confined.
+const STATUS_FIELDS: [&str; 11] = [
+    "Uid:",
+    "Gid:",
+    "Groups:",
+    "NoNewPrivs:",
+    "Seccomp:",
+    "Seccomp_filters:",
+    "CapInh:",
+    "CapPrm:",
+    "CapEff:",
+    "CapBnd:",
+    "CapAmb:",
+];
+
+/// Every resource limit Linux has.
+const RESOURCES: [u32; 16] = [
+    libc::RLIMIT_CPU,
+    libc::RLIMIT_FSIZE,
+    libc::RLIMIT_DATA,
+    libc::RLIMIT_STACK,
+    libc::RLIMIT_CORE,
+    libc::RLIMIT_RSS,
+    libc::RLIMIT_NPROC,
+    libc::RLIMIT_NOFILE,
+    libc::RLIMIT_MEMLOCK,
+    libc::RLIMIT_AS,
+    libc::RLIMIT_LOCKS,
+    libc::RLIMIT_SIGPENDING,
+    libc::RLIMIT_MSGQUEUE,
+    libc::RLIMIT_NICE,
+    libc::RLIMIT_RTPRIO,
+    libc::RLIMIT_RTTIME,
+];
+
+/// A file's identity: device and inode.
+type Identity = (u64, u64);
+
+/// How the server was confined when it started, and the marker that
+/// stands in its starting Landlock domain.
+pub(super) struct Confinement {
+    marker: std::process::Child,
+    token: Identity,
+    status: Vec<String>,
+    cgroup: Vec<u8>,
+    namespaces: Vec<Identity>,
+}
+
+/// The resource limits of a client, to be set in its worker.
+pub(super) struct Limits(Vec<(u32, libc::rlimit)>);
+
+impl Confinement {
+    /// Take this process's confinement as the one to serve, and start the
+    /// marker. Call before the server confines itself further.
+    pub(super) fn of_this_process() -> io::Result<Confinement> {
+        Confinement::with_marker(std::path::Path::new("/proc/self/exe"), MARKER_ARG)
+    }
+
+    /// [`Confinement::of_this_process`] with `program ARG` as the marker.
+    fn with_marker(program: &std::path::Path, arg: &str) -> io::Result<Confinement> {
+        let status = status_lines(&std::fs::read_to_string("/proc/self/status")?);
+        let cgroup = std::fs::read("/proc/self/cgroup")?;
+        let namespaces = NAMESPACES
+            .iter()
+            .map(|ns| identity_of(std::fs::metadata(format!("/proc/self/ns/{ns}"))?))
+            .collect::<io::Result<Vec<_>>>()?;
+        let token = memfd()?;
+        let identity = identity_of(std::fs::File::from(token.try_clone()?).metadata()?)?;
+        let marker = start_marker(program, arg, &token)?;
+        Ok(Confinement {
+            marker,
+            token: identity,
+            status,
+            cgroup,
+            namespaces,
+        })
+    }
+
+    /// The marker's pid, for the server's address.
+    pub(super) fn marker_pid(&self) -> u32 {
+        self.marker.id()
+    }
+
+    /// Whether `client`, which sent `proof`, is confined as the server
+    /// was; its limits when it is.
+    pub(super) fn admits(&self, client: Option<u32>, proof: &[OwnedFd]) -> Option<Limits> {
+        let client = client?;
+        let identities: Vec<Identity> = proof
+            .iter()
+            .map(|fd| fstat_identity(fd).ok())
+            .collect::<Option<_>>()?;
+        let (token, namespaces) = identities.split_first()?;
+        if *token != self.token || namespaces != self.namespaces.as_slice() {
+            return None;
+        }
+        let status = std::fs::read_to_string(format!("/proc/{client}/status")).ok()?;
+        let cgroup = std::fs::read(format!("/proc/{client}/cgroup")).ok()?;
+        if status_lines(&status) != self.status || cgroup != self.cgroup {
+            return None;
+        }
+        Limits::of(client)
+    }
+}
+
+impl Drop for Confinement {
+    fn drop(&mut self) {
+        let _ = self.marker.kill();
+        let _ = self.marker.wait();
+    }
+}
+
+impl Limits {
+    /// Every resource limit of process `pid`, as the kernel has them.
+    fn of(pid: u32) -> Option<Limits> {
+        let mut limits = Vec::new();
+        for resource in RESOURCES {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: prlimit(2) reading into a valid rlimit; no new limit.
+            let read = unsafe {
+                libc::prlimit(
+                    pid as libc::pid_t,
+                    resource as _,
+                    std::ptr::null(),
+                    &mut limit,
+                )
+            };
+            if read != 0 {
+                return None;
+            }
+            limits.push((resource, limit));
+        }
+        Some(Limits(limits))
+    }
+
+    /// Set them on this process. A hard limit above this process's own
+    /// cannot be raised (that needs a capability the caller may have had):
+    /// it stays this process's, and the soft limit at most that, so the
+    /// line never gets more than either.
+    pub(super) fn apply(&self) {
+        for &(resource, wanted) in &self.0 {
+            let mut own = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: getrlimit/setrlimit with valid rlimit pointers.
+            unsafe {
+                if libc::getrlimit(resource as _, &mut own) != 0 {
+                    continue;
+                }
+                let max = wanted.rlim_max.min(own.rlim_max);
+                let limit = libc::rlimit {
+                    rlim_cur: wanted.rlim_cur.min(max),
+                    rlim_max: max,
+                };
+                libc::setrlimit(resource as _, &limit);
+            }
+        }
+    }
+}
+
+/// The confinement lines of a `/proc/PID/status` text, in order.
+fn status_lines(status: &str) -> Vec<String> {
+    status
+        .lines()
+        .filter(|line| STATUS_FIELDS.iter().any(|f| line.starts_with(f)))
+        .map(str::to_string)
+        .collect()
+}
+
+fn identity_of(metadata: std::fs::Metadata) -> io::Result<Identity> {
+    Ok((metadata.dev(), metadata.ino()))
+}
+
+fn fstat_identity(fd: &OwnedFd) -> io::Result<Identity> {
+    let stat = nix::sys::stat::fstat(fd).map_err(io::Error::from)?;
+    Ok((stat.st_dev, stat.st_ino))
+}
+
+/// An empty memfd, close-on-exec: the token.
+fn memfd() -> io::Result<OwnedFd> {
+    // SAFETY: memfd_create(2) with a NUL-terminated name.
+    let fd = unsafe { libc::memfd_create(c"guard-sh-token".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by memfd_create and nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Start this program again as the marker: a fresh image (none of the
+/// server's memory, the trial's key included, is readable through it), an
+/// empty environment, the token at [`TOKEN_FD`], nothing else open, ended
+/// with the server.
+fn start_marker(
+    program: &std::path::Path,
+    arg: &str,
+    token: &OwnedFd,
+) -> io::Result<std::process::Child> {
+    let token = token.as_raw_fd();
+    let mut command = std::process::Command::new(program);
+    command
+        .arg0("guard-sh")
+        .arg(arg)
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: between fork and exec only async-signal-safe calls on
+    // integers: prctl, getppid, dup2, fcntl, close_range.
+    unsafe {
+        let server = libc::getpid();
+        command.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            // dup2 onto itself keeps close-on-exec: cleared by hand.
+            if libc::getppid() != server
+                || libc::dup2(token, TOKEN_FD) != TOKEN_FD
+                || libc::fcntl(TOKEN_FD, libc::F_SETFD, 0) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            // Everything past the token closes at the exec.
+            libc::syscall(
+                libc::SYS_close_range,
+                (TOKEN_FD + 1) as libc::c_uint,
+                libc::c_uint::MAX,
+                libc::CLOSE_RANGE_CLOEXEC,
+            );
+            Ok(())
+        });
+    }
+    command.spawn()
+}
+
+/// The marker's life: hold the token and wait to be killed.
+pub fn hold_token() -> ! {
+    loop {
+        // SAFETY: pause(2) takes nothing.
+        unsafe { libc::pause() };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_confinement_lines_are_compared() {
+        let status = "Name:\tx\nUmask:\t0022\nState:\tS\nUid:\t0\t0\t0\t0\nNoNewPrivs:\t1\n\
+                      Seccomp:\t2\nSeccomp_filters:\t1\nCapEff:\t0\nVmRSS:\t9 kB\n";
+        assert_eq!(
+            status_lines(status),
+            [
+                "Uid:\t0\t0\t0\t0",
+                "NoNewPrivs:\t1",
+                "Seccomp:\t2",
+                "Seccomp_filters:\t1",
+                "CapEff:\t0"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_client_without_the_token_or_a_namespace_is_not_admitted() -> io::Result<()> {
+        // A test binary run again would not hold the token; `sleep` does.
+        let confinement = Confinement::with_marker(std::path::Path::new("/bin/sleep"), "60")?;
+        let me = std::process::id();
+        let ns = |name: &str| -> io::Result<OwnedFd> {
+            Ok(std::fs::File::open(format!("/proc/self/ns/{name}"))?.into())
+        };
+        let proof = |token: OwnedFd| -> io::Result<Vec<OwnedFd>> {
+            let mut fds = vec![token];
+            for name in NAMESPACES {
+                fds.push(ns(name)?);
+            }
+            Ok(fds)
+        };
+        let token = || -> io::Result<OwnedFd> {
+            let path = format!("/proc/{}/fd/{TOKEN_FD}", confinement.marker_pid());
+            Ok(std::fs::File::open(path)?.into())
+        };
+        assert!(confinement.admits(Some(me), &proof(token()?)?).is_some());
+        // Another memfd is not the token.
+        assert!(confinement.admits(Some(me), &proof(memfd()?)?).is_none());
+        // A namespace swapped for another file.
+        let mut swapped = proof(token()?)?;
+        swapped[3] = std::fs::File::open("/proc/self/ns/net")?.into();
+        assert!(confinement.admits(Some(me), &swapped).is_none());
+        // One short.
+        let mut short = proof(token()?)?;
+        short.pop();
+        assert!(confinement.admits(Some(me), &short).is_none());
+        assert!(confinement.admits(None, &proof(token()?)?).is_none());
+        Ok(())
+    }
+}
