@@ -109,6 +109,10 @@ pub enum Event {
         status: Option<i32>,
         signal: Option<i32>,
         key: String,
+        /// Every session naming the trial as the log held them when the
+        /// harness ended (absent: a launcher that did not commit).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sessions: Option<Vec<super::trial::SessionCommitment>>,
     },
     /// A line (or `eval`/`source` text) about to be parsed and checked.
     /// `origin` is one of [`TOP_LEVEL_ORIGINS`], or `eval` / `source`.

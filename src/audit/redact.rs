@@ -157,10 +157,12 @@ impl Redactor {
         match event {
             Event::Session { .. } => self.redact_session(event),
             Event::Harness { .. } => self.redact_harness(event),
+            // The sessions' ids and hashes are the log's own hex.
             Event::HarnessEnd {
                 status: _,
                 signal: _,
                 key,
+                sessions: _,
             } => self.redact_string(key),
             Event::Line { text, origin } => {
                 self.redact_string(text);

@@ -17,6 +17,12 @@
 //! through some hole, another program) cannot carry one, and a session that
 //! names a trial it cannot prove is reported.
 //!
+//! `harness-end` also commits to every session that names the trial, as
+//! the log held them when the harness ended ([`commit_to_sessions`]): each
+//! one's id, record count and the hash of its last record. Once the key is
+//! revealed anyone can seal a record, so the commitment is what makes a
+//! session removed, cut, changed or added after the trial detectable.
+//!
 //! What it does not prove: that the key stayed secret. Commands run in
 //! Landlock domains nested below the harness's, which may not read the
 //! harness's or guard-sh's memory or environment (Landlock's ptrace
@@ -89,6 +95,66 @@ impl TrialKey {
         m.update(bytes);
         m.verify_slice(mac).is_ok()
     }
+}
+
+/// One session of a trial as `harness-end` commits to it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SessionCommitment {
+    /// The session's id.
+    pub session: String,
+    /// How many records it had.
+    pub records: u64,
+    /// SHA-256 (hex) of its record with the highest seq, as written.
+    pub last: String,
+}
+
+/// The sessions of `log` (an audit log's bytes) whose first record names
+/// `trial`, each with its record count and the hash of its highest-seq
+/// record. Lines that are not records are left to the verifier.
+pub fn commit_to_sessions(log: &[u8], trial: &str) -> Vec<SessionCommitment> {
+    use std::collections::BTreeMap;
+    struct Seen {
+        names_trial: bool,
+        records: u64,
+        last: (u64, [u8; 32]),
+    }
+    let mut order: Vec<String> = Vec::new();
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    for line in log.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let (Some(session), Some(seq)) = (value["session"].as_str(), value["seq"].as_u64()) else {
+            continue;
+        };
+        let hash = super::record::line_hash(line);
+        let entry = seen.entry(session.to_string()).or_insert_with(|| {
+            order.push(session.to_string());
+            Seen {
+                names_trial: false,
+                records: 0,
+                last: (seq, hash),
+            }
+        });
+        entry.records += 1;
+        if seq >= entry.last.0 {
+            entry.last = (seq, hash);
+        }
+        if seq == 0 && value["trial"].as_str() == Some(trial) {
+            entry.names_trial = true;
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|id| {
+            let s = seen.remove(&id)?;
+            s.names_trial.then(|| SessionCommitment {
+                session: id,
+                records: s.records,
+                last: hex::encode(s.last.1),
+            })
+        })
+        .collect()
 }
 
 /// The trial a guard-sh was started in: its id and key, taken out of the

@@ -34,6 +34,7 @@
 
 use super::event::{Event, SESSION_START_KINDS, TOP_LEVEL_ORIGINS};
 use super::record::{ZERO_HASH, line_hash};
+use super::trial::SessionCommitment;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -461,6 +462,8 @@ impl Verifier {
         let mut findings = Vec::new();
         // Harness sessions: id → (commitment, revealed key).
         let mut trials: HashMap<&str, (String, Option<String>)> = HashMap::new();
+        // What each trial's `harness-end` committed to: id → its sessions.
+        let mut committed: HashMap<&str, Option<Vec<SessionCommitment>>> = HashMap::new();
         for (id, entries) in &self.sessions {
             let Some(first) = entries.iter().find(|e| e.seq == 0) else {
                 continue;
@@ -469,11 +472,14 @@ impl Verifier {
                 continue;
             }
             let commitment = first.value["key_sha256"].as_str().unwrap_or_default();
-            let revealed = entries
-                .iter()
-                .find(|e| e.kind == "harness-end")
+            let end = entries.iter().find(|e| e.kind == "harness-end");
+            let revealed = end
                 .and_then(|e| e.value["key"].as_str())
                 .map(str::to_string);
+            if let Some(end) = end {
+                let sessions = serde_json::from_value(end.value["sessions"].clone()).ok();
+                committed.insert(id, sessions);
+            }
             trials.insert(id, (commitment.to_string(), revealed));
         }
         if options.require_harness && trials.len() > 1 {
@@ -539,6 +545,15 @@ impl Verifier {
                     continue;
                 }
             };
+            if first.kind != "harness" {
+                let commitments = committed.get(trial).and_then(Option::as_ref);
+                let promised = commitments.and_then(|c| c.iter().find(|c| c.session == *id));
+                if let Some((kind, message)) =
+                    commitment_finding(trial, commitments, promised, entries)
+                {
+                    findings.push(finding(kind, Some(first), message));
+                }
+            }
             for e in entries {
                 let sealed = e
                     .sealed
@@ -556,8 +571,85 @@ impl Verifier {
                 }
             }
         }
+        // Sessions committed to that the log no longer holds.
+        for (trial, sessions) in &committed {
+            for c in sessions.iter().flatten() {
+                if !self.sessions.contains_key(&c.session) {
+                    findings.push(Finding {
+                        kind: FindingKind::Forged,
+                        session: Some(c.session.clone()),
+                        seq: None,
+                        file: None,
+                        line: None,
+                        message: format!(
+                            "trial {trial} ended with session {} of {} records, which the log no longer holds: removed",
+                            c.session, c.records
+                        ),
+                    });
+                }
+            }
+        }
         self.findings.extend(findings);
     }
+}
+
+/// What is wrong with a session of a revealed trial against the trial's
+/// commitment (`commitments`; `promised`, this session's entry in it).
+fn commitment_finding(
+    trial: &str,
+    commitments: Option<&Vec<SessionCommitment>>,
+    promised: Option<&SessionCommitment>,
+    entries: &[Entry],
+) -> Option<(FindingKind, String)> {
+    if commitments.is_none() {
+        return Some((
+            FindingKind::TrialUnproven,
+            format!(
+                "trial {trial}'s harness-end commits to no list of sessions, so a session added, cut or removed after it cannot be told"
+            ),
+        ));
+    }
+    let Some(promised) = promised else {
+        return Some((
+            FindingKind::Forged,
+            format!(
+                "the session is not among those trial {trial} committed to when it ended: added afterwards"
+            ),
+        ));
+    };
+    let held = entries.len() as u64;
+    let last = entries
+        .iter()
+        .find(|e| e.seq + 1 == promised.records)
+        .map(|e| hex::encode(e.hash));
+    if held < promised.records || last.is_none() {
+        return Some((
+            FindingKind::Forged,
+            format!(
+                "trial {trial} committed to {} records of this session; the log holds {held}: cut",
+                promised.records
+            ),
+        ));
+    }
+    if last.as_deref() != Some(promised.last.as_str()) {
+        return Some((
+            FindingKind::Forged,
+            format!(
+                "record seq {} is not the one trial {trial} committed to: changed or spliced",
+                promised.records - 1
+            ),
+        ));
+    }
+    if held > promised.records {
+        return Some((
+            FindingKind::TrialUnproven,
+            format!(
+                "{} records were written after trial {trial} ended and revealed its key: they prove nothing",
+                held - promised.records
+            ),
+        ));
+    }
+    None
 }
 
 fn trial_finding(kind: FindingKind, message: &str) -> Finding {

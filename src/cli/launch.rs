@@ -132,10 +132,16 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     let status = status?;
     // The trial is over: reveal the key so every sealed record can be
     // checked. Without this record the verifier cannot prove the trial.
+    // Commit to every session of the trial as the log holds it now: once
+    // the key is out, only this list tells a session removed, cut or
+    // added later.
+    let log = std::fs::read(&arm.audit_log)
+        .map_err(|e| failed(format!("audit log unreadable at the end of the trial: {e}")))?;
     sink.append(Event::HarnessEnd {
         status: status.code(),
         signal: status.signal(),
         key: key.to_hex(),
+        sessions: Some(trial::commit_to_sessions(&log, &trial)),
     })
     .map_err(|e| {
         failed(format!(

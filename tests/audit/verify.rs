@@ -2,7 +2,7 @@
 
 #![allow(clippy::expect_used)] // test code reports failures by panicking
 
-use guard_sh::audit::trial::TrialKey;
+use guard_sh::audit::trial::{TrialKey, commit_to_sessions};
 use guard_sh::audit::{AuditSink, Event, FileSink, Redactor, session_event};
 use guard_sh::policy::model::Policy;
 use sha2::{Digest, Sha256};
@@ -450,11 +450,13 @@ fn write_trial(log: &Path, reveal: bool) -> (String, TrialKey, String) {
         shell.record(e).expect("record");
     }
     if reveal {
+        let bytes = std::fs::read(log).expect("read the log");
         harness
             .record(Event::HarnessEnd {
                 status: Some(0),
                 signal: None,
                 key: key.to_hex(),
+                sessions: Some(commit_to_sessions(&bytes, &trial)),
             })
             .expect("harness-end");
     }
@@ -514,7 +516,9 @@ fn last_of(log: &Path, session: &str) -> serde_json::Value {
 fn chained_record(log: &Path, session: &str, fields: serde_json::Value) -> String {
     let last_line = lines_of(log)
         .into_iter()
-        .rfind(|l| l.contains(&format!("\"session\":\"{session}\"")))
+        .rfind(|l| {
+            serde_json::from_str::<serde_json::Value>(l).is_ok_and(|r| r["session"] == session)
+        })
         .expect("a line");
     let last = last_of(log, session);
     let prev = hex::encode(Sha256::digest(last_line.as_bytes()));
@@ -579,6 +583,97 @@ fn a_record_injected_into_a_sealed_trial_is_reported_as_forged() {
     }
     let (code, out) = audit(&[&log3]);
     assert_eq!(code, 3, "{out}");
+}
+
+/// The log without the lines `drop` picks.
+fn without_lines(log: &Path, drop: impl Fn(&serde_json::Value) -> bool) {
+    let kept: Vec<String> = lines_of(log)
+        .into_iter()
+        .filter(|l| !serde_json::from_str::<serde_json::Value>(l).is_ok_and(|r| drop(&r)))
+        .collect();
+    std::fs::write(log, kept.join("\n") + "\n").expect("rewrite");
+}
+
+/// A sealed trial commits to its sessions at its end: a session removed,
+/// cut short, spliced in from another trial or replaced by another with
+/// the same id, or records added after the end, are each reported, though
+/// every chain left in the log is whole and every record sealed.
+#[test]
+fn a_sealed_trial_commits_to_every_session() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fresh = |name: &str| {
+        let log = dir.path().join(name);
+        let (trial, key, shell) = write_trial(&log, true);
+        assert_eq!(audit_requiring_harness(&log).0, 0, "{name} is clean");
+        (log, trial, key, shell)
+    };
+    // One whole session removed.
+    let (log, _, _, shell) = fresh("removed.jsonl");
+    without_lines(&log, |r| r["session"] == shell.as_str());
+    let (code, out) = audit_requiring_harness(&log);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("removed"), "{out}");
+    // The session's last record removed (its chain stays whole).
+    let (log, _, _, shell) = fresh("cut.jsonl");
+    let last = last_of(&log, &shell)["seq"].as_u64().expect("seq");
+    without_lines(&log, |r| r["session"] == shell.as_str() && r["seq"] == last);
+    let (code, out) = audit_requiring_harness(&log);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("cut"), "{out}");
+    // The session's last record replaced by another, chained and sealed.
+    let (log, _, key, shell) = fresh("changed.jsonl");
+    let last = last_of(&log, &shell)["seq"].as_u64().expect("seq");
+    without_lines(&log, |r| r["session"] == shell.as_str() && r["seq"] == last);
+    let mut other = chained_record(
+        &log,
+        &shell,
+        serde_json::json!({"type": "exit", "pid": 1, "status": 0, "signal": null, "duration_ms": 2}),
+    )
+    .into_bytes();
+    guard_sh::audit::record::seal(&mut other, &key);
+    inject(&log, &String::from_utf8(other).expect("utf-8"));
+    let (code, out) = audit_requiring_harness(&log);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("changed or spliced"), "{out}");
+    // A session of another trial, re-sealed under this trial's revealed
+    // key (anyone has it once harness-end is written) and spliced in.
+    let (log, trial, key, _) = fresh("spliced.jsonl");
+    let other = dir.path().join("other.jsonl");
+    let mut sink = FileSink::open(&other, Redactor::none()).expect("open");
+    sink.seal_with(key.clone());
+    sink.record(session_event(
+        &tea_policy("best-effort"),
+        &"ab".repeat(32),
+        "landlock-abi-4",
+        &["guard-sh".into()],
+        "command",
+        "/w",
+        Some(&trial),
+    ))
+    .expect("session");
+    for e in normal_events() {
+        sink.record(e).expect("record");
+    }
+    for l in lines_of(&other) {
+        inject(&log, &l);
+    }
+    let (code, out) = audit_requiring_harness(&log);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("added afterwards"), "{out}");
+    // A record added to a committed session after the end, sealed with
+    // the revealed key and chained correctly.
+    let (log, _, key, shell) = fresh("late.jsonl");
+    let mut late = chained_record(
+        &log,
+        &shell,
+        serde_json::json!({"type": "exit", "pid": 1, "status": 0, "signal": null, "duration_ms": 1}),
+    )
+    .into_bytes();
+    guard_sh::audit::record::seal(&mut late, &key);
+    inject(&log, &String::from_utf8(late).expect("utf-8"));
+    let (code, out) = audit_requiring_harness(&log);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("after trial"), "{out}");
 }
 
 #[test]
