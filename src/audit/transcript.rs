@@ -120,9 +120,10 @@ fn calls_in(record: &Value, line: usize) -> Vec<(String, Call)> {
     if record["type"] == "response_item" {
         let payload = &record["payload"];
         let kind = payload["type"].as_str().unwrap_or_default();
+        let name = payload["name"].as_str().unwrap_or_default();
         let tool = match kind {
-            "function_call" | "custom_tool_call" => payload["name"].as_str().unwrap_or_default(),
-            "local_shell_call" => "local_shell",
+            "function_call" | "custom_tool_call" => codex_tool_name(payload, name),
+            "local_shell_call" => "local_shell".to_string(),
             _ => return out,
         };
         let arguments: Value = match &payload["arguments"] {
@@ -134,13 +135,29 @@ fn calls_in(record: &Value, line: usize) -> Vec<(String, Call)> {
         out.push((
             id,
             Call {
-                tool: tool.to_string(),
+                tool,
                 command,
                 line,
             },
         ));
     }
     out
+}
+
+/// A Codex call's tool as the channel names it: an MCP server's tool comes
+/// as `"namespace": "mcp__SERVER", "name": "TOOL"` and is
+/// `mcp__SERVER__TOOL`; a built-in tool has no namespace.
+fn codex_tool_name(payload: &Value, name: &str) -> String {
+    match payload["namespace"].as_str() {
+        Some(namespace) if !namespace.is_empty() => {
+            let namespace = namespace.trim_end_matches("__");
+            match name.strip_prefix(namespace) {
+                Some(rest) if rest.starts_with("__") => name.to_string(),
+                _ => format!("{namespace}__{name}"),
+            }
+        }
+        _ => name.to_string(),
+    }
 }
 
 /// A Codex shell call's command: `cmd` (exec_command), or `command` as a
@@ -325,6 +342,33 @@ mod tests {
             cross_check(&twice, &once, &Channel::Shell, &|c| c.to_string()),
             [Mismatch::NotRecorded(twice[1].clone())]
         );
+    }
+
+    #[test]
+    fn codex_namespaced_mcp_calls_are_the_servers_tools() {
+        let text = [
+            r#"{"type":"response_item","payload":{"type":"function_call","namespace":"mcp__gitea","name":"list_issues","call_id":"a","arguments":"{}"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call","namespace":"mcp__gitea","name":"mcp__gitea__get_issue","call_id":"b","arguments":"{}"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call","namespace":"mcp__other","name":"exec_command","call_id":"c","arguments":"{}"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"read_mcp_resource","call_id":"d","arguments":"{}"}}"#,
+        ]
+        .join("\n");
+        let calls = read_calls(&text).expect("read");
+        let tools: Vec<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
+        assert_eq!(
+            tools,
+            [
+                "mcp__gitea__list_issues",
+                "mcp__gitea__get_issue",
+                "mcp__other__exec_command",
+                "read_mcp_resource"
+            ]
+        );
+        let gitea = Channel::Mcp("gitea".into());
+        let allowed: Vec<bool> = tools.iter().map(|t| gitea.allows(t)).collect();
+        assert_eq!(allowed, [true, true, false, false]);
+        // Another server's tool named like a shell tool is not the shell.
+        assert!(!Channel::Shell.allows(tools[2]));
     }
 
     #[test]
