@@ -463,7 +463,7 @@ impl Verifier {
         // Harness sessions: id → (commitment, revealed key).
         let mut trials: HashMap<&str, (String, Option<String>)> = HashMap::new();
         // What each trial's `harness-end` committed to: id → its sessions.
-        let mut committed: HashMap<&str, Option<Vec<SessionCommitment>>> = HashMap::new();
+        let mut committed: BTreeMap<&str, Option<Vec<SessionCommitment>>> = BTreeMap::new();
         for (id, entries) in &self.sessions {
             let Some(first) = entries.iter().find(|e| e.seq == 0) else {
                 continue;
@@ -571,8 +571,17 @@ impl Verifier {
                 }
             }
         }
-        // Sessions committed to that the log no longer holds.
-        for (trial, sessions) in &committed {
+        findings.extend(self.removed_sessions(&committed));
+        self.findings.extend(findings);
+    }
+
+    /// The sessions a trial committed to that the log no longer holds.
+    fn removed_sessions(
+        &self,
+        committed: &BTreeMap<&str, Option<Vec<SessionCommitment>>>,
+    ) -> Vec<Finding> {
+        let mut findings = Vec::new();
+        for (trial, sessions) in committed {
             for c in sessions.iter().flatten() {
                 if !self.sessions.contains_key(&c.session) {
                     findings.push(Finding {
@@ -589,7 +598,7 @@ impl Verifier {
                 }
             }
         }
-        self.findings.extend(findings);
+        findings
     }
 }
 
