@@ -552,7 +552,7 @@ fn a_served_line_gets_no_descriptor_its_client_lacks() {
         .open(&appended)
         .expect("open for appending");
     let read = std::fs::File::open(&secret).expect("open for reading");
-    let (write, read) = (write.as_raw_fd(), read_fd(&read));
+    let (write, read) = (write.as_raw_fd(), read.as_raw_fd());
     let mut server = f.command(env!("CARGO_BIN_EXE_guard-sh"));
     // SAFETY: dup2 of descriptors this process holds, between fork and exec.
     unsafe {
@@ -581,10 +581,6 @@ fn a_served_line_gets_no_descriptor_its_client_lacks() {
         "{}",
         text(&served.stderr)
     );
-}
-
-fn read_fd(file: &std::fs::File) -> i32 {
-    file.as_raw_fd()
 }
 
 /// The client's resource limits hold in its served line: with a 64 KiB

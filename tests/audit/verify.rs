@@ -433,22 +433,7 @@ fn write_trial(log: &Path, reveal: bool) -> (String, TrialKey, String) {
     }
     harness.record(record).expect("harness record");
     let trial = harness.session_id().to_string();
-    let mut shell = FileSink::open(log, Redactor::none()).expect("open");
-    shell.seal_with(key.clone());
-    shell
-        .record(session_event(
-            &tea_policy("best-effort"),
-            &"ab".repeat(32),
-            "landlock-abi-4",
-            &["guard-sh".into()],
-            "command",
-            "/w",
-            Some(&trial),
-        ))
-        .expect("session");
-    for e in normal_events() {
-        shell.record(e).expect("record");
-    }
+    let shell = write_sealed_session(log, &trial, &key);
     if reveal {
         let bytes = std::fs::read(log).expect("read the log");
         harness
@@ -460,7 +445,29 @@ fn write_trial(log: &Path, reveal: bool) -> (String, TrialKey, String) {
             })
             .expect("harness-end");
     }
-    (trial, key, shell.session_id().to_string())
+    (trial, key, shell)
+}
+
+/// A guard-sh session of `trial`, sealed with `key`, appended to `log`;
+/// its id.
+fn write_sealed_session(log: &Path, trial: &str, key: &TrialKey) -> String {
+    let mut shell = FileSink::open(log, Redactor::none()).expect("open");
+    shell.seal_with(key.clone());
+    shell
+        .record(session_event(
+            &tea_policy("best-effort"),
+            &"ab".repeat(32),
+            "landlock-abi-4",
+            &["guard-sh".into()],
+            "command",
+            "/w",
+            Some(trial),
+        ))
+        .expect("session");
+    for e in normal_events() {
+        shell.record(e).expect("record");
+    }
+    shell.session_id().to_string()
 }
 
 #[test]
@@ -594,6 +601,19 @@ fn without_lines(log: &Path, drop: impl Fn(&serde_json::Value) -> bool) {
     std::fs::write(log, kept.join("\n") + "\n").expect("rewrite");
 }
 
+/// Append to `session` an `exit` record chained to its last one and
+/// sealed with `key`: what anyone can write once the key is revealed.
+fn inject_sealed_exit(log: &Path, session: &str, key: &TrialKey, duration_ms: u64) {
+    let mut record = chained_record(
+        log,
+        session,
+        serde_json::json!({"type": "exit", "pid": 1, "status": 0, "signal": null, "duration_ms": duration_ms}),
+    )
+    .into_bytes();
+    guard_sh::audit::record::seal(&mut record, key);
+    inject(log, &String::from_utf8(record).expect("utf-8"));
+}
+
 /// A sealed trial commits to its sessions at its end: a session removed,
 /// cut short, spliced in from another trial or replaced by another with
 /// the same id, or records added after the end, are each reported, though
@@ -624,14 +644,7 @@ fn a_sealed_trial_commits_to_every_session() {
     let (log, _, key, shell) = fresh("changed.jsonl");
     let last = last_of(&log, &shell)["seq"].as_u64().expect("seq");
     without_lines(&log, |r| r["session"] == shell.as_str() && r["seq"] == last);
-    let mut other = chained_record(
-        &log,
-        &shell,
-        serde_json::json!({"type": "exit", "pid": 1, "status": 0, "signal": null, "duration_ms": 2}),
-    )
-    .into_bytes();
-    guard_sh::audit::record::seal(&mut other, &key);
-    inject(&log, &String::from_utf8(other).expect("utf-8"));
+    inject_sealed_exit(&log, &shell, &key, 2);
     let (code, out) = audit_requiring_harness(&log);
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("changed or spliced"), "{out}");
@@ -639,21 +652,7 @@ fn a_sealed_trial_commits_to_every_session() {
     // key (anyone has it once harness-end is written) and spliced in.
     let (log, trial, key, _) = fresh("spliced.jsonl");
     let other = dir.path().join("other.jsonl");
-    let mut sink = FileSink::open(&other, Redactor::none()).expect("open");
-    sink.seal_with(key.clone());
-    sink.record(session_event(
-        &tea_policy("best-effort"),
-        &"ab".repeat(32),
-        "landlock-abi-4",
-        &["guard-sh".into()],
-        "command",
-        "/w",
-        Some(&trial),
-    ))
-    .expect("session");
-    for e in normal_events() {
-        sink.record(e).expect("record");
-    }
+    write_sealed_session(&other, &trial, &key);
     for l in lines_of(&other) {
         inject(&log, &l);
     }
@@ -663,14 +662,7 @@ fn a_sealed_trial_commits_to_every_session() {
     // A record added to a committed session after the end, sealed with
     // the revealed key and chained correctly.
     let (log, _, key, shell) = fresh("late.jsonl");
-    let mut late = chained_record(
-        &log,
-        &shell,
-        serde_json::json!({"type": "exit", "pid": 1, "status": 0, "signal": null, "duration_ms": 1}),
-    )
-    .into_bytes();
-    guard_sh::audit::record::seal(&mut late, &key);
-    inject(&log, &String::from_utf8(late).expect("utf-8"));
+    inject_sealed_exit(&log, &shell, &key, 1);
     let (code, out) = audit_requiring_harness(&log);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("after trial"), "{out}");
