@@ -192,8 +192,9 @@ pub(crate) fn run_served(argv: Vec<OsString>, served: &Served<'_>) -> Result<u8,
 }
 
 fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<u8, Exit> {
-    if served.is_none() && argv.len() == 2 && argv[1] == crate::cli::serve::MARKER_ARG {
-        crate::cli::serve::hold_token();
+    if served.is_none() && argv.len() == 3 && argv[1] == crate::cli::serve::MARKER_ARG {
+        let server = argv[2].to_str().and_then(|pid| pid.parse().ok());
+        crate::cli::serve::hold_token(server);
     }
     // The server's name and token are the harness's: no line learns them.
     audit::trial::forget_variable(crate::cli::serve::SERVER_ENV);

@@ -779,3 +779,25 @@ fn a_caller_with_no_new_privs_or_a_seccomp_filter_is_not_served() {
         assert_same(line, &served, &direct);
     }
 }
+
+/// The server's marker ends with the server (a parent-death signal could
+/// not reach it from inside the server's Landlock domain).
+#[test]
+fn the_marker_ends_with_its_server() {
+    let f = Fixture::new();
+    let mut server = f.serve();
+    let marker = server
+        .address
+        .split(' ')
+        .nth(3)
+        .expect("the marker's pid")
+        .to_string();
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{marker}/stat"))
+            .is_ok_and(|stat| !stat.rsplit(')').next().unwrap_or("").starts_with(" Z"))
+    };
+    assert!(alive(), "the marker runs");
+    server.child.kill().expect("kill the server");
+    let _ = server.child.wait();
+    assert!(wait_until(|| !alive()), "the marker outlived its server");
+}

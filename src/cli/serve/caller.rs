@@ -270,6 +270,7 @@ fn start_marker(
     command
         .arg0("guard-sh")
         .arg(arg)
+        .arg(std::process::id().to_string())
         .env_clear()
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -300,11 +301,31 @@ fn start_marker(
     command.spawn()
 }
 
-/// The marker's life: hold the token and wait to be killed.
-pub fn hold_token() -> ! {
-    loop {
-        // SAFETY: pause(2) takes nothing.
-        unsafe { libc::pause() };
+/// The marker's life: hold the token until the server (pid `server`, its
+/// parent) ends. Not by a parent-death signal: the server, once in its
+/// own Landlock domain, may not signal a process outside it (Landlock's
+/// signal scope), so the kernel drops that signal and markers outlived
+/// their servers (measured). A pidfd of the server says when it ended.
+pub fn hold_token(server: Option<libc::pid_t>) -> ! {
+    let Some(server) = server else {
+        // SAFETY: _exit ends this process only.
+        unsafe { libc::_exit(0) }
+    };
+    // SAFETY: pidfd_open, getppid, poll on a valid pollfd and _exit, with
+    // integer arguments.
+    unsafe {
+        let pidfd = libc::syscall(libc::SYS_pidfd_open, server, 0) as libc::c_int;
+        // The pidfd names the parent only if the server is still it.
+        if pidfd < 0 || libc::getppid() != server {
+            libc::_exit(0);
+        }
+        let mut ended = libc::pollfd {
+            fd: pidfd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        while libc::poll(&mut ended, 1, -1) <= 0 {}
+        libc::_exit(0)
     }
 }
 
@@ -332,6 +353,7 @@ mod tests {
     fn a_client_without_the_token_or_a_namespace_is_not_admitted() -> io::Result<()> {
         // A test binary run again would not hold the token; `sleep` does.
         let confinement = Confinement::with_marker(std::path::Path::new("/bin/sleep"), "60")?;
+        // (`sleep 60 PID` sleeps longer; the confinement's drop ends it.)
         let me = std::process::id();
         let ns = |name: &str| -> io::Result<OwnedFd> {
             Ok(std::fs::File::open(format!("/proc/self/ns/{name}"))?.into())
