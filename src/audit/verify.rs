@@ -547,10 +547,7 @@ impl Verifier {
             };
             if first.kind != "harness" {
                 let commitments = committed.get(trial).and_then(Option::as_ref);
-                let promised = commitments.and_then(|c| c.iter().find(|c| c.session == *id));
-                if let Some((kind, message)) =
-                    commitment_finding(trial, commitments, promised, entries)
-                {
+                if let Some((kind, message)) = commitment_finding(trial, commitments, id, entries) {
                     findings.push(finding(kind, Some(first), message));
                 }
             }
@@ -602,23 +599,23 @@ impl Verifier {
     }
 }
 
-/// What is wrong with a session of a revealed trial against the trial's
-/// commitment (`commitments`; `promised`, this session's entry in it).
+/// What is wrong with session `id` of a revealed trial (its `entries`)
+/// against what the trial's `harness-end` committed to.
 fn commitment_finding(
     trial: &str,
     commitments: Option<&Vec<SessionCommitment>>,
-    promised: Option<&SessionCommitment>,
+    id: &str,
     entries: &[Entry],
 ) -> Option<(FindingKind, String)> {
-    if commitments.is_none() {
+    let Some(commitments) = commitments else {
         return Some((
             FindingKind::TrialUnproven,
             format!(
                 "trial {trial}'s harness-end commits to no list of sessions, so a session added, cut or removed after it cannot be told"
             ),
         ));
-    }
-    let Some(promised) = promised else {
+    };
+    let Some(promised) = commitments.iter().find(|c| c.session == id) else {
         return Some((
             FindingKind::Forged,
             format!(

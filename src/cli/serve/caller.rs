@@ -16,11 +16,9 @@
 //!   marker process in its starting domain, holding a memfd at descriptor
 //!   3 (a token). A caller in that same domain can open
 //!   `/proc/MARKER/fd/3`; a caller in a domain of its own (a harness that
-//!   confines its shell call further) cannot, and a caller in no domain
-//!   under a server in one cannot reach the server at all in a way that
-//!   matters (it would be less confined than the marker, which the
-//!   status fields below do not tell, but such a caller has more
-//!   authority than the server, not less). The client opens the token and
+//!   confines its shell call further) cannot. A caller in an outer domain,
+//!   or in none, can open it too: its line then runs with less authority
+//!   than the caller had, never more. The client opens the token and
 //!   sends the descriptor; the worker checks it is the token itself.
 //! - **Namespaces**: the client's `/proc/self/ns/*`, sent as descriptors,
 //!   must be the server's (mount, network, PID, user, …).
@@ -128,10 +126,10 @@ impl Confinement {
         let cgroup = std::fs::read("/proc/self/cgroup")?;
         let namespaces = NAMESPACES
             .iter()
-            .map(|ns| identity_of(std::fs::metadata(format!("/proc/self/ns/{ns}"))?))
+            .map(|ns| std::fs::metadata(format!("/proc/self/ns/{ns}")).map(|m| (m.dev(), m.ino())))
             .collect::<io::Result<Vec<_>>>()?;
         let token = memfd()?;
-        let identity = identity_of(std::fs::File::from(token.try_clone()?).metadata()?)?;
+        let identity = fstat_identity(&token)?;
         let marker = start_marker(program, arg, &token)?;
         Ok(Confinement {
             marker,
@@ -234,10 +232,6 @@ fn status_lines(status: &str) -> Vec<String> {
         .filter(|line| STATUS_FIELDS.iter().any(|f| line.starts_with(f)))
         .map(str::to_string)
         .collect()
-}
-
-fn identity_of(metadata: std::fs::Metadata) -> io::Result<Identity> {
-    Ok((metadata.dev(), metadata.ino()))
 }
 
 fn fstat_identity(fd: &OwnedFd) -> io::Result<Identity> {

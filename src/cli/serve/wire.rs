@@ -510,15 +510,17 @@ mod tests {
             b[28] = 3; // three arguments said, two given
             b
         };
+        // Each with the descriptors sent: the folder, one number, the proof.
+        let whole = 2 + PROOF_FDS;
         for (what, bytes, fds) in [
-            ("magic", &wrong_magic, 2),
-            ("trailing bytes", &extra, 2),
-            ("a descriptor missing", &bytes, 1),
-            ("no proof", &bytes, 2 - PROOF_FDS as isize),
-            ("a number past 63", &out_of_range, 2),
-            ("fewer strings than said", &too_few_strings, 2),
+            ("magic", &wrong_magic, whole),
+            ("trailing bytes", &extra, whole),
+            ("a descriptor missing", &bytes, whole - 1),
+            ("no proof", &bytes, 2),
+            ("a number past 63", &out_of_range, whole),
+            ("fewer strings than said", &too_few_strings, whole),
         ] {
-            let mut fds = descriptors((fds + PROOF_FDS as isize) as usize);
+            let mut fds = descriptors(fds);
             assert!(decode_request(bytes, &mut fds).is_err(), "{what}");
         }
     }

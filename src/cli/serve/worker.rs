@@ -47,12 +47,14 @@ pub(super) fn idle(server: libc::pid_t, listener: RawFd, control: OwnedFd, loade
             continue;
         };
         let client = peer_pid(&conn);
-        let limits = match loaded.confinement.admits(client, &request.proof) {
-            Some(limits) if serves(loaded, &request) => limits,
-            _ => {
-                let _ = send_all(&conn, &Reply::Fallback.encode());
-                continue;
-            }
+        // The request's own fields first; the caller's confinement costs
+        // reads of /proc and a prlimit per resource.
+        let admitted = serves(loaded, &request)
+            .then(|| loaded.confinement.admits(client, &request.proof))
+            .flatten();
+        let Some(limits) = admitted else {
+            let _ = send_all(&conn, &Reply::Fallback.encode());
+            continue;
         };
         if wire::send_with_descriptors(&control, b"T", &[conn.as_raw_fd()]).is_err() {
             // SAFETY: without the server there is no one to answer the client.
