@@ -20,14 +20,25 @@ use std::time::{Duration, Instant};
 struct Fixture {
     root: tempfile::TempDir,
     definition: Value,
+    /// Variables every program of the fixture gets beside the arm's.
+    extra_env: Vec<(&'static str, &'static str)>,
 }
 
 impl Fixture {
     /// `arm-build tea`, `tea` a copy of `echo`.
     fn new() -> Fixture {
+        Fixture::with_env(&[])
+    }
+
+    /// [`Fixture::new`], its server and clients also given `extra_env`.
+    fn with_env(extra_env: &[(&'static str, &'static str)]) -> Fixture {
         let root = tempfile::tempdir().expect("tempdir");
         let definition = crate::built_tea_arm(root.path());
-        Fixture { root, definition }
+        Fixture {
+            root,
+            definition,
+            extra_env: extra_env.to_vec(),
+        }
     }
 
     fn shell(&self) -> &str {
@@ -58,6 +69,7 @@ impl Fixture {
         {
             c.env(k, v.as_str().expect("string"));
         }
+        c.envs(self.extra_env.iter().copied());
         c
     }
 
@@ -654,19 +666,35 @@ fn forbid_making_files() -> std::io::Result<()> {
 /// the file it tries to create is not created, as with no server.
 #[test]
 fn a_caller_in_a_landlock_domain_of_its_own_is_not_served() {
-    let f = Fixture::new();
-    let server = f.serve();
-    let line = "echo x > made.txt; echo status $?";
-    let (served, direct, was_served) =
-        with_and_without_server(&f, &server.address, line, forbid_making_files);
-    assert!(!was_served, "{:?}", f.sessions(line));
-    assert_same(line, &served, &direct);
-    assert!(!f.work().join("made.txt").exists(), "the file was made");
-    assert!(
-        text(&served.stdout).contains("status 1"),
-        "{}",
-        text(&served.stdout)
-    );
+    // guard-sh's own Landlock layers on and off: the check is the server's,
+    // whatever guard-sh enforces.
+    for extra_env in [&[][..], &[("GUARD_SH_LANDLOCK", "off")][..]] {
+        let f = Fixture::with_env(extra_env);
+        let server = f.serve();
+        let line = "echo x > made.txt; echo status $?";
+        let (served, direct, was_served) =
+            with_and_without_server(&f, &server.address, line, forbid_making_files);
+        assert!(!was_served, "{extra_env:?}: {:?}", f.sessions(line));
+        assert_same(line, &served, &direct);
+        assert!(
+            !f.work().join("made.txt").exists(),
+            "{extra_env:?}: the file was made"
+        );
+        assert!(
+            text(&served.stdout).contains("status 1"),
+            "{extra_env:?}: {}",
+            text(&served.stdout)
+        );
+        // The same line from a caller without a domain of its own is
+        // served and makes the file: the check tells the two apart.
+        let (_, plain) = run(&mut f.client(Some(&server.address), line));
+        assert!(
+            f.served(line, plain),
+            "{extra_env:?}: {:?}",
+            f.sessions(line)
+        );
+        assert!(f.work().join("made.txt").exists(), "{extra_env:?}");
+    }
 }
 
 /// A caller in another mount namespace (here a tmpfs over `work/sub`)
