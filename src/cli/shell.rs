@@ -183,6 +183,9 @@ pub(crate) struct Served<'a> {
     pub sink: &'a FileSink,
     /// The client's pid, for the session record.
     pub client: Option<u32>,
+    /// The server's trial: a served line belongs to it (and is sealed
+    /// with its key), whatever the client's environment says.
+    pub trial: Option<String>,
 }
 
 /// Run guard-sh with `argv` in a worker of a server, which checked that
@@ -193,8 +196,7 @@ pub(crate) fn run_served(argv: Vec<OsString>, served: &Served<'_>) -> Result<u8,
 
 fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<u8, Exit> {
     if served.is_none() && argv.len() == 3 && argv[1] == crate::cli::serve::MARKER_ARG {
-        let server = argv[2].to_str().and_then(|pid| pid.parse().ok());
-        crate::cli::serve::hold_token(server);
+        crate::cli::serve::hold_token(&argv[2]);
     }
     // The server's name and token are the harness's: no line learns them.
     audit::trial::forget_variable(crate::cli::serve::SERVER_ENV);
@@ -461,9 +463,15 @@ fn open_audit(
     if is_default && !existed && served.is_none() {
         say(&format!("audit log: {}", log_path.display()));
     }
-    facts.trial = trial.as_ref().map(|(id, _)| id.clone());
-    if let Some((_, key)) = trial {
-        sink.seal_with(key);
+    match served {
+        // The served sink is sealed as the server's is.
+        Some(served) => facts.trial = served.trial.clone(),
+        None => {
+            facts.trial = trial.as_ref().map(|(id, _)| id.clone());
+            if let Some((_, key)) = trial {
+                sink.seal_with(key);
+            }
+        }
     }
     let mode = if inv.command.is_some() {
         "command"

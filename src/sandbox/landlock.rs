@@ -251,6 +251,19 @@ pub struct Confinement {
     reads_own_proc: bool,
 }
 
+/// Which rights a domain handles (what it does not handle, it leaves to
+/// the domains around it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Handled {
+    /// Execute, writes, reads when granted, TCP and scopes: a command's
+    /// domain and guard-sh's own.
+    Everything,
+    /// Execute only: the harness's outer domain.
+    Execute,
+    /// Writes, and reads when granted: the harness's inner domain.
+    Files,
+}
+
 /// What one domain allows, before it becomes a ruleset.
 #[derive(Debug, Default)]
 struct Grants {
@@ -377,28 +390,70 @@ impl Confinement {
             execute: paths.clone(),
             ..Grants::default()
         };
-        Confinement::build_handling(abi, &grants, &Resolver::new(), false)
+        Confinement::build_handling(abi, &grants, &Resolver::new(), Handled::Execute)
+    }
+
+    /// A domain that handles only files read and written, for the agent
+    /// harness ([`super::harness`]), entered beneath its execute-only
+    /// domain: it may write beneath `write` and the terminal devices, and
+    /// read everything but `unreadable` (real paths; in a folder on the
+    /// way to one, only the entries holding one of `needed`), and all of
+    /// `/proc` (its own processes' files; another domain's are closed by
+    /// Landlock's ptrace rule, and no process of the trial holds a secret
+    /// in its environment block). Execute, TCP and scopes are not handled:
+    /// the harness reaches its model over the network, and the line
+    /// server it connects to lives outside its domain.
+    pub fn harness_files(
+        abi: u32,
+        write: &BTreeSet<PathBuf>,
+        unreadable: BTreeSet<PathBuf>,
+        needed: BTreeSet<PathBuf>,
+    ) -> Result<Confinement, SandboxError> {
+        let scope = ReadScope { unreadable, needed };
+        let mut read = readable_roots(&scope)?;
+        let proc_error = |source: io::Error| SandboxError::Open {
+            path: PathBuf::from("/proc"),
+            source,
+        };
+        let proc = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH)
+            .open("/proc")
+            .map_err(proc_error)?;
+        read.extend(crate::os::private_fd::keep_all(vec![proc.into()]).map_err(proc_error)?);
+        let mut grants = Grants {
+            write: write.clone(),
+            read: Some(read),
+            ..Grants::default()
+        };
+        grants.add_devices();
+        let mut confinement =
+            Confinement::build_handling(abi, &grants, &Resolver::new(), Handled::Files)?;
+        // `/proc` is granted whole above.
+        confinement.reads_own_proc = false;
+        Ok(confinement)
     }
 
     /// The ruleset for `grants`; execute rules on files `resolver` has
     /// read are made on its descriptors.
     fn build(abi: u32, grants: &Grants, resolver: &Resolver) -> Result<Confinement, SandboxError> {
-        Confinement::build_handling(abi, grants, resolver, true)
+        Confinement::build_handling(abi, grants, resolver, Handled::Everything)
     }
 
-    /// `everything`: handle writes, TCP and scopes too (else execute only).
+    /// The ruleset for `grants`, handling the rights `handled` names.
     fn build_handling(
         abi: u32,
         grants: &Grants,
         resolver: &Resolver,
-        everything: bool,
+        handled: Handled,
     ) -> Result<Confinement, SandboxError> {
         let known = ABI::from(abi as i32);
         let write_rights = WRITE_RIGHTS & AccessFs::from_write(known);
-        let mut handled = if everything {
-            write_rights | AccessFs::Execute
-        } else {
-            AccessFs::Execute.into()
+        let everything = handled == Handled::Everything;
+        let mut handled = match handled {
+            Handled::Everything => write_rights | AccessFs::Execute,
+            Handled::Execute => AccessFs::Execute.into(),
+            Handled::Files => write_rights,
         };
         if grants.read.is_some() {
             handled |= AccessFs::ReadFile;

@@ -8,17 +8,17 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-struct Fixture {
-    root: tempfile::TempDir,
-    arm: PathBuf,
-    definition: Value,
+pub(crate) struct Fixture {
+    pub(crate) root: tempfile::TempDir,
+    pub(crate) arm: PathBuf,
+    pub(crate) definition: Value,
 }
 
 impl Fixture {
     /// `arm-build tea` with `tea` a copy of `echo` and `git` a copy of
     /// `true`: compiled programs, so the only shell in the arm's reach is
     /// the one behind Debian's `egrep`/`fgrep` scripts.
-    fn new() -> Fixture {
+    pub(crate) fn new() -> Fixture {
         let root = tempfile::tempdir().expect("tempdir");
         let definition = crate::built_tea_arm(root.path());
         let arm = root.path().join("arm");
@@ -29,7 +29,7 @@ impl Fixture {
         }
     }
 
-    fn launch(&self, extra: &[&str], command: &[&str]) -> Command {
+    pub(crate) fn launch(&self, extra: &[&str], command: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_guard-sh-launch"));
         c.arg("--arm")
             .arg(&self.arm)
@@ -55,7 +55,7 @@ impl Fixture {
     }
 }
 
-fn text(b: &[u8]) -> String {
+pub(crate) fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
@@ -198,12 +198,12 @@ fn the_harness_program_must_be_given() {
 }
 
 impl Fixture {
-    fn audit_log(&self) -> PathBuf {
+    pub(crate) fn audit_log(&self) -> PathBuf {
         PathBuf::from(self.definition["auditLog"].as_str().expect("auditLog"))
     }
 
     /// `guard-sh-audit --require-harness --json`: exit status and report.
-    fn verify_requiring_harness(&self) -> (i32, Value) {
+    pub(crate) fn verify_requiring_harness(&self) -> (i32, Value) {
         let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
             .args(["--require-harness", "--json"])
             .arg(self.audit_log())
@@ -214,14 +214,14 @@ impl Fixture {
     }
 
     /// The arm's shell with the arm's variables, as a harness runs it.
-    fn shell_line(&self, launched: bool, line: &str) -> Output {
+    pub(crate) fn shell_line(&self, launched: bool, line: &str) -> Output {
         self.shell_command(launched, line)
             .output()
             .expect("run the arm's shell")
     }
 
     /// The command [`Fixture::shell_line`] runs, to add to.
-    fn shell_command(&self, launched: bool, line: &str) -> Command {
+    pub(crate) fn shell_command(&self, launched: bool, line: &str) -> Command {
         let shell = self.definition["shell"]["path"]
             .as_str()
             .expect("shell.path");
@@ -240,7 +240,7 @@ impl Fixture {
     }
 
     /// The arm's variables for guard-sh; the harness keeps its own PATH.
-    fn with_arm_env<'c>(&self, c: &'c mut Command) -> &'c mut Command {
+    pub(crate) fn with_arm_env<'c>(&self, c: &'c mut Command) -> &'c mut Command {
         for (k, v) in self.definition["shell"]["env"]
             .as_object()
             .expect("shell.env")
@@ -253,7 +253,7 @@ impl Fixture {
     }
 }
 
-fn finding_kinds(report: &Value) -> Vec<String> {
+pub(crate) fn finding_kinds(report: &Value) -> Vec<String> {
     report["findings"]
         .as_array()
         .into_iter()
@@ -478,7 +478,9 @@ fn a_fresh_trial_starts_with_an_empty_work_folder_harness_home_and_log() {
         "{stderr}"
     );
     assert_eq!(std::fs::read_dir(&work).expect("work").count(), 0);
-    assert_eq!(std::fs::read_dir(&harness_home).expect("home").count(), 0);
+    // The harness's homes are made anew, and hold nothing.
+    assert!(harness_home.join(".claude").is_dir());
+    assert!(files_beneath(&harness_home).is_empty(), "{harness_home:?}");
     // The earlier log is kept aside, whole; the new one holds one trial.
     let aside: Vec<PathBuf> = std::fs::read_dir(f.audit_log().parent().expect("audit dir"))
         .expect("audit dir")
@@ -556,4 +558,18 @@ fn the_trial_key_leaves_the_shells_environment_block() {
             "the key is in the environment block of {process}"
         );
     }
+}
+
+/// Every entry beneath `dir` that is not a folder.
+pub(crate) fn files_beneath(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read a folder").flatten() {
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            found.extend(files_beneath(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
 }

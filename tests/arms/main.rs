@@ -8,6 +8,7 @@ mod arm_build;
 mod audit_support;
 #[path = "../common/mod.rs"]
 mod common;
+mod harness_domain;
 mod launch;
 mod policy;
 mod serve;

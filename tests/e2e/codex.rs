@@ -100,7 +100,12 @@ impl Trial {
              [model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n",
             mock.url()
         );
-        std::fs::write(home.join("config.toml"), config).expect("write config.toml");
+        std::fs::write(home.join("config.toml"), &config).expect("write config.toml");
+        // Under the launcher Codex's home is the arm's harness-home/.codex,
+        // made from this seed at the start of the trial.
+        let seed = arm.root.path().join("seed");
+        std::fs::create_dir_all(seed.join(".codex")).expect("mkdir seed");
+        std::fs::write(seed.join(".codex/config.toml"), &config).expect("write the seed");
         let mut command = match &setup.login_shell {
             Some(shell) => {
                 let passwd = passwd_with_shell(shell, arm.root.path());
@@ -125,6 +130,8 @@ impl Trial {
                 .arg(&arm.out)
                 .arg("--allow-exec")
                 .arg(codex_vendor(&codex))
+                .arg("--seed-home")
+                .arg(&seed)
                 .arg("--");
         }
         let (records, stderr) = arm.run_trial(

@@ -62,6 +62,20 @@ pub const MARKER_ARG: &str = "--serve-marker";
 /// The descriptor the marker holds its token at.
 pub const TOKEN_FD: libc::c_int = 3;
 
+/// The marker's argument that says the process to outlive is named by a
+/// pidfd at [`SERVER_PIDFD`], not by its parent's pid: a marker the
+/// launcher starts in the harness's domain is the harness's child.
+pub const MARKER_WATCHES_PIDFD: &str = "pidfd";
+
+/// The descriptor such a marker finds the server's pidfd at.
+pub const SERVER_PIDFD: libc::c_int = 4;
+
+/// Set for `guard-sh --serve` to the number of an inherited memfd: the
+/// token of a marker its starter keeps in the harness's Landlock domain
+/// (see `crate::cli::launch`). The server then starts no marker of its
+/// own and prints its address without one.
+pub const TOKEN_ENV: &str = "GUARD_SH_SERVE_TOKEN";
+
 /// The lines of `/proc/PID/status` that say how a process is confined.
 const STATUS_FIELDS: [&str; 11] = [
     "Uid:",
@@ -98,12 +112,13 @@ const RESOURCES: [u32; 16] = [
 ];
 
 /// A file's identity: device and inode.
-type Identity = (u64, u64);
+pub(super) type Identity = (u64, u64);
 
 /// How the server was confined when it started, and the marker that
 /// stands in its starting Landlock domain.
 pub(super) struct Confinement {
-    marker: std::process::Child,
+    /// The marker the server started; None when its starter keeps one.
+    marker: Option<std::process::Child>,
     token: Identity,
     status: Vec<String>,
     cgroup: Vec<u8>,
@@ -116,21 +131,33 @@ pub(super) struct Limits(Vec<(u32, libc::rlimit)>);
 impl Confinement {
     /// Take this process's confinement as the one to serve, and start the
     /// marker. Call before the server confines itself further.
-    pub(super) fn of_this_process() -> io::Result<Confinement> {
-        Confinement::with_marker(std::path::Path::new("/proc/self/exe"), MARKER_ARG)
+    /// With `token` (handed in through [`TOKEN_ENV`]), the marker is the
+    /// starter's, in the domain the starter gives its harness, and the
+    /// server starts none.
+    pub(super) fn of_this_process(token: Option<Identity>) -> io::Result<Confinement> {
+        Confinement::with_marker(std::path::Path::new("/proc/self/exe"), MARKER_ARG, token)
     }
 
     /// [`Confinement::of_this_process`] with `program ARG` as the marker.
-    fn with_marker(program: &std::path::Path, arg: &str) -> io::Result<Confinement> {
+    fn with_marker(
+        program: &std::path::Path,
+        arg: &str,
+        token: Option<Identity>,
+    ) -> io::Result<Confinement> {
         let status = status_lines(&std::fs::read_to_string("/proc/self/status")?);
         let cgroup = std::fs::read("/proc/self/cgroup")?;
         let namespaces = NAMESPACES
             .iter()
             .map(|ns| std::fs::metadata(format!("/proc/self/ns/{ns}")).map(|m| (m.dev(), m.ino())))
             .collect::<io::Result<Vec<_>>>()?;
-        let token = memfd()?;
-        let identity = fstat_identity(&token)?;
-        let marker = start_marker(program, arg, &token)?;
+        let (identity, marker) = match token {
+            Some(token) => (token, None),
+            None => {
+                let token = memfd()?;
+                let marker = start_marker(program, arg, &token)?;
+                (fstat_identity(&token)?, Some(marker))
+            }
+        };
         Ok(Confinement {
             marker,
             token: identity,
@@ -140,9 +167,9 @@ impl Confinement {
         })
     }
 
-    /// The marker's pid, for the server's address.
-    pub(super) fn marker_pid(&self) -> u32 {
-        self.marker.id()
+    /// The pid of the marker the server started, for its address.
+    pub(super) fn marker_pid(&self) -> Option<u32> {
+        self.marker.as_ref().map(std::process::Child::id)
     }
 
     /// Whether `client`, which sent `proof`, is confined as the server
@@ -168,9 +195,40 @@ impl Confinement {
 
 impl Drop for Confinement {
     fn drop(&mut self) {
-        let _ = self.marker.kill();
-        let _ = self.marker.wait();
+        if let Some(marker) = &mut self.marker {
+            let _ = marker.kill();
+            let _ = marker.wait();
+        }
     }
+}
+
+/// The identity of the token a starter handed in through [`TOKEN_ENV`],
+/// taken (the descriptor closed, the variable forgotten) before the
+/// server closes what it inherited. An
+/// unusable value is an error: a server told of a marker must not start
+/// one of its own in another domain.
+pub(super) fn inherited_token() -> io::Result<Option<Identity>> {
+    let Some(value) = std::env::var_os(TOKEN_ENV) else {
+        return Ok(None);
+    };
+    crate::audit::trial::forget_variable(TOKEN_ENV);
+    let fd: libc::c_int = value
+        .to_str()
+        .and_then(|v| v.parse().ok())
+        .filter(|&fd| fd > 2)
+        .ok_or_else(|| io::Error::other(format!("{TOKEN_ENV}: not a descriptor number")))?;
+    // SAFETY: fcntl(2) on an integer; only a descriptor that is open is taken.
+    if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+        return Err(io::Error::other(format!("{TOKEN_ENV}: {fd} is not open")));
+    }
+    // SAFETY: the starter handed this descriptor to this process alone to
+    // own; nothing else in it uses the number.
+    let token = unsafe { OwnedFd::from_raw_fd(fd) };
+    let stat = nix::sys::stat::fstat(&token).map_err(io::Error::from)?;
+    if stat.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(io::Error::other(format!("{TOKEN_ENV}: {fd} is no memfd")));
+    }
+    Ok(Some((stat.st_dev, stat.st_ino)))
 }
 
 impl Limits {
@@ -300,17 +358,32 @@ fn start_marker(
 /// own Landlock domain, may not signal a process outside it (Landlock's
 /// signal scope), so the kernel drops that signal and markers outlived
 /// their servers (measured). A pidfd of the server says when it ended.
-pub fn hold_token(server: Option<libc::pid_t>) -> ! {
-    let Some(server) = server else {
-        // SAFETY: _exit ends this process only.
-        unsafe { libc::_exit(0) }
-    };
-    // SAFETY: pidfd_open, getppid, poll on a valid pollfd and _exit, with
-    // integer arguments.
+///
+/// `server` is its pid, or [`MARKER_WATCHES_PIDFD`]: the server is named
+/// by the pidfd its starter put at [`SERVER_PIDFD`]. Anything else ends
+/// the marker at once.
+pub fn hold_token(server: &std::ffi::OsStr) -> ! {
+    let parent: Option<libc::pid_t> = server.to_str().and_then(|pid| pid.parse().ok());
+    // SAFETY: pidfd_open, getppid, fcntl, poll on a valid pollfd and
+    // _exit, with integer arguments.
     unsafe {
-        let pidfd = libc::syscall(libc::SYS_pidfd_open, server, 0) as libc::c_int;
-        // The pidfd names the parent only if the server is still it.
-        if pidfd < 0 || libc::getppid() != server {
+        let pidfd = match parent {
+            Some(server) => {
+                let pidfd = libc::syscall(libc::SYS_pidfd_open, server, 0) as libc::c_int;
+                // The pidfd names the parent only if the server is still it.
+                if libc::getppid() != server {
+                    libc::_exit(0);
+                }
+                pidfd
+            }
+            None if server == MARKER_WATCHES_PIDFD
+                && libc::fcntl(SERVER_PIDFD, libc::F_GETFD) >= 0 =>
+            {
+                SERVER_PIDFD
+            }
+            None => -1,
+        };
+        if pidfd < 0 {
             libc::_exit(0);
         }
         let mut ended = libc::pollfd {
@@ -346,7 +419,7 @@ mod tests {
     #[test]
     fn a_client_without_the_token_or_a_namespace_is_not_admitted() -> io::Result<()> {
         // A test binary run again would not hold the token; `sleep` does.
-        let confinement = Confinement::with_marker(std::path::Path::new("/bin/sleep"), "60")?;
+        let confinement = Confinement::with_marker(std::path::Path::new("/bin/sleep"), "60", None)?;
         // (`sleep 60 PID` sleeps longer; the confinement's drop ends it.)
         let me = std::process::id();
         let ns = |name: &str| -> io::Result<OwnedFd> {
@@ -360,7 +433,8 @@ mod tests {
             Ok(fds)
         };
         let token = || -> io::Result<OwnedFd> {
-            let path = format!("/proc/{}/fd/{TOKEN_FD}", confinement.marker_pid());
+            let marker = confinement.marker_pid().unwrap_or_default();
+            let path = format!("/proc/{marker}/fd/{TOKEN_FD}");
             Ok(std::fs::File::open(path)?.into())
         };
         assert!(confinement.admits(Some(me), &proof(token()?)?).is_some());

@@ -36,7 +36,7 @@ mod caller;
 mod wire;
 mod worker;
 
-pub use caller::{MARKER_ARG, hold_token};
+pub use caller::{MARKER_ARG, MARKER_WATCHES_PIDFD, SERVER_PIDFD, TOKEN_ENV, TOKEN_FD, hold_token};
 
 pub use wire::{HEADER_LEN, Reply, Request, decode_request};
 
@@ -65,6 +65,8 @@ pub(super) struct Loaded {
     audit_path: PathBuf,
     /// The server's own session: each worker records through a copy.
     pub(super) sink: FileSink,
+    /// The trial the server was started in (its key seals `sink`).
+    pub(super) trial: Option<String>,
     /// `GUARD_SH_LANDLOCK` and `GUARD_SH_SUPERVISOR` as the server saw
     /// them: a client with others is not served.
     switches: [Option<OsString>; 2],
@@ -99,9 +101,10 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
             return Err(Exit::new(126, "--serve: the starting process ended"));
         }
     }
+    let token = caller::inherited_token().map_err(|e| Exit::new(126, format!("--serve: {e}")))?;
     close_inherited_descriptors();
     // Taken before the server confines itself any further.
-    let confinement = caller::Confinement::of_this_process()
+    let confinement = caller::Confinement::of_this_process(token)
         .map_err(|e| Exit::new(126, format!("--serve: cannot mark its confinement: {e}")))?;
     let enforcement = shell::enforcement(&policy)?;
     let shell::LogStart {
@@ -140,6 +143,7 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
         policy_sha256,
         audit_path,
         sink,
+        trial: trial.map(|(id, _)| id),
         confinement,
     };
     announce(&name, loaded.confinement.marker_pid())
@@ -307,11 +311,17 @@ fn start_time() -> io::Result<u64> {
 
 /// Print `NAME PID START MARKER` and put `/dev/null` where standard output
 /// was, so the starter's pipe ends.
-fn announce(name: &str, marker: u32) -> io::Result<()> {
+/// Print the address: `NAME PID START MARKER`, or `NAME PID START` when
+/// the marker is the starter's (which adds its pid).
+fn announce(name: &str, marker: Option<u32>) -> io::Result<()> {
     use std::io::Write;
     let start = start_time()?;
     let mut out = io::stdout().lock();
-    writeln!(out, "{name} {} {start} {marker}", std::process::id())?;
+    write!(out, "{name} {} {start}", std::process::id())?;
+    match marker {
+        Some(marker) => writeln!(out, " {marker}")?,
+        None => writeln!(out)?,
+    }
     out.flush()?;
     let null = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
     nix::unistd::dup2_stdout(&null).map_err(io::Error::from)

@@ -253,6 +253,7 @@ fn become_worker(
         policy_sha256: loaded.policy_sha256.clone(),
         sink: &loaded.sink,
         client,
+        trial: loaded.trial.clone(),
     };
     let status = crate::cli::run_to_status("guard-sh", move || shell::run_served(argv, &served));
     // The line is over: its output flushed and its descriptors closed (the

@@ -1,19 +1,32 @@
 //! `guard-sh-launch --arm DIR [--allow-exec PATH]... -- PROGRAM [ARG]...`:
-//! run an agent harness (Claude Code, Codex, …) inside a Landlock domain in
-//! which it can execute nothing but the arm's shell, the arm's commands and
-//! its own programs (see `crate::sandbox::harness`), so a model that
-//! names another shell or program gets `EACCES` instead of a way around
-//! guard-sh.
+//! run an agent harness (Claude Code, Codex, …) as one confined unit with
+//! its trial: it can execute nothing but the arm's shell, the arm's
+//! commands and its own programs (see `crate::sandbox::harness`), write
+//! nothing but the arm's `work/`, `tmp/` and `harness-home/` (where every
+//! home it reads lies, see [`homes`]), and read neither the audit log nor
+//! the tools' logins. So neither a model that names another program nor
+//! the harness's own in-process actions (a patch tool, a rewritten config
+//! home) reach outside the arm.
 //!
-//! The launcher stays PROGRAM's parent: it draws the trial's key, records
-//! the `harness` record (sealed, committing to the key), passes the key to
-//! PROGRAM for the guard-sh sessions it starts, and when PROGRAM ends writes
-//! `harness-end`, which reveals the key (see `crate::audit::trial`).
+//! The launcher stays outside that domain, as PROGRAM's parent: it draws
+//! the trial's key, records the `harness` record (sealed, committing to
+//! the key), starts the line server with the key (the one process of the
+//! trial that appends the harness's lines to the log; the harness itself
+//! never holds the key or a way to write the log), and when PROGRAM ends
+//! writes `harness-end`, which reveals the key and commits to every
+//! session (see `crate::audit::trial`). With `--no-server` each line runs
+//! a guard-sh of the harness's own, which must append to the log itself:
+//! the harness then gets the key and the audit folder (weaker; see
+//! docs/threat-model.md).
 //!
 //! Exit statuses: PROGRAM's own (128+N if a signal N ended it); 125 the arm
 //! cannot be read, its policy does not match its pin, the domain cannot be
-//! built or entered, or the trial's start or end cannot be recorded; 126
-//! PROGRAM cannot be executed; 127 PROGRAM not found; 2 usage error.
+//! built or entered, the line server does not start, or the trial's start
+//! or end cannot be recorded; 126 PROGRAM cannot be executed; 127 PROGRAM
+//! not found; 2 usage error.
+
+mod harness_process;
+mod homes;
 
 use crate::armbuild::compile::find_program;
 use crate::audit::trial::{self, TrialKey};
@@ -22,10 +35,11 @@ use crate::cli::Exit;
 use crate::policy::Policy;
 use crate::policy::pin;
 use crate::sandbox::harness::{self, HarnessPlan, HarnessSpec};
-use crate::sandbox::landlock::{self, Enforcement};
+use crate::sandbox::landlock::{self, Confinement, Enforcement};
 use clap::Parser;
 use serde_json::{Value, json};
 use std::ffi::OsString;
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -51,9 +65,16 @@ struct Args {
     /// settings, hooks, sessions, records) reaches this one.
     #[arg(long)]
     fresh: bool,
+    /// Copy this folder into the arm's `harness-home/` at the start of the
+    /// trial (after `--fresh`): the harness's own configuration, e.g. a
+    /// `.codex/config.toml` naming the model provider. Files the seed
+    /// holds are not reported as planted.
+    #[arg(long, value_name = "DIR")]
+    seed_home: Option<PathBuf>,
     /// Run no line server: each line the harness sends to the arm's shell
-    /// starts a guard-sh process of its own (slower to start; the same
-    /// shell otherwise).
+    /// starts a guard-sh process of its own, so the harness must be able
+    /// to append to the audit log and hold the trial's key (slower to
+    /// start, and weaker: see docs/threat-model.md).
     #[arg(long)]
     no_server: bool,
     /// The harness and its arguments.
@@ -78,6 +99,9 @@ fn failed(message: impl Into<String>) -> Exit {
 fn launch(args: &Args) -> Result<ExitCode, Exit> {
     let cwd = std::env::current_dir().map_err(|e| failed(format!("current folder: {e}")))?;
     let arm = read_arm(&args.arm)?;
+    // Absolute: the homes the harness is told of must not depend on its folder.
+    let arm_dir = std::fs::canonicalize(&args.arm)
+        .map_err(|e| failed(format!("{}: {e}", args.arm.display())))?;
     let search = std::env::var_os("PATH").unwrap_or_default();
     let search_path: Vec<PathBuf> = std::env::split_paths(&search).collect();
     let program = resolve_program(&args.command[0], &search)?;
@@ -109,25 +133,42 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         ),
     }
     if args.fresh {
-        start_fresh(&args.arm, &arm.audit_log)?;
+        start_fresh(&arm_dir, &arm.audit_log)?;
     }
+    let home_vars = homes::prepare(&arm_dir, args.seed_home.as_deref())?;
     let key = TrialKey::generate().map_err(|e| failed(format!("getrandom: {e}")))?;
     let mut sink = record_harness(&arm, &program, args, &cwd, enforcement, &plan, &key)?;
     let trial = sink.session_id().to_string();
     let server = match (&arm.guard_sh, args.no_server) {
-        (Some(guard_sh), false) => LineServer::start(guard_sh, &arm, &trial, &key),
+        (Some(guard_sh), false) => Some(LineServer::start(guard_sh, &arm, &trial, &key)?),
         _ => None,
+    };
+    let files = match abi {
+        Some(abi) => harness_files(abi, &arm_dir, &arm, &plan, &cwd, server.is_some())?,
+        None => Confinement::none(),
     };
     let mut command = std::process::Command::new(&program);
     command
         .arg0(&args.command[0])
         .args(&args.command[1..])
-        .env(trial::TRIAL_ENV, &trial)
-        .env(trial::SEAL_ENV, key.to_hex());
-    if let Some(server) = &server {
-        command.env(crate::cli::serve::SERVER_ENV, &server.address);
+        .envs(home_vars)
+        .env(trial::TRIAL_ENV, &trial);
+    // With a server, the key stays with it: no process the harness runs
+    // can seal a record, and none can write the log.
+    if server.is_none() {
+        command.env(trial::SEAL_ENV, key.to_hex());
     }
-    let status = run_harness(command, &program);
+    let marker = match &server {
+        Some(server) => Some(server.marker()?),
+        None => None,
+    };
+    let start = harness_process::HarnessStart {
+        command,
+        program: &program,
+        files,
+        marker,
+    };
+    let status = run_harness(start);
     drop(server);
     let status = status?;
     // The trial is over: reveal the key so every sealed record can be
@@ -156,28 +197,62 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 
-/// Start the harness as a child and wait for it. The launcher stays its
-/// parent (so it can write `harness-end` afterwards), reaps orphans the
-/// harness leaves (it is their subreaper), ignores the keyboard's
-/// SIGINT/SIGQUIT (the harness gets them from the terminal and decides),
-/// and passes SIGTERM and SIGHUP on to the harness.
-fn run_harness(
-    mut command: std::process::Command,
-    program: &Path,
-) -> Result<std::process::ExitStatus, Exit> {
+/// The harness's files domain (see the module docs): it may write the
+/// arm's `work/`, `tmp/` and `harness-home/` and the terminal devices, and
+/// read all but the audit folder and the tools' own folders (their
+/// logins). Without a line server the harness's own guard-sh appends to
+/// the log and runs the tools, so the audit folder and the tools' folders
+/// stay readable and writable.
+fn harness_files(
+    abi: u32,
+    arm_dir: &Path,
+    arm: &ArmFolder,
+    plan: &HarnessPlan,
+    cwd: &Path,
+    served: bool,
+) -> Result<Confinement, Exit> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut write: std::collections::BTreeSet<PathBuf> = ["work", "tmp", "harness-home"]
+        .iter()
+        .map(|f| real(&arm_dir.join(f)))
+        .collect();
+    write.insert(PathBuf::from("/dev/ptmx"));
+    let audit_dir = arm.audit_log.parent().map(real).unwrap_or_default();
+    let tools: Vec<PathBuf> = arm
+        .policy
+        .commands
+        .values()
+        .flat_map(|rule| rule.writable.iter().map(|w| real(&cwd.join(w))))
+        .collect();
+    let mut unreadable = std::collections::BTreeSet::new();
+    if served {
+        unreadable.insert(audit_dir);
+        unreadable.extend(tools);
+    } else {
+        write.insert(audit_dir);
+        write.extend(tools);
+    }
+    let needed = plan
+        .execute
+        .iter()
+        .cloned()
+        .chain(write.iter().cloned())
+        .chain([real(arm_dir), real(cwd)])
+        .collect();
+    Confinement::harness_files(abi, &write, unreadable, needed).map_err(|e| failed(e.to_string()))
+}
+
+/// Start the harness (see [`harness_process`]) and wait for it. The
+/// launcher stays its parent (so it can write `harness-end` afterwards),
+/// reaps orphans the harness leaves (it is their subreaper), ignores the
+/// keyboard's SIGINT/SIGQUIT (the harness gets them from the terminal and
+/// decides), and passes SIGTERM and SIGHUP on to the harness.
+fn run_harness(start: harness_process::HarnessStart) -> Result<std::process::ExitStatus, Exit> {
     // SAFETY: prctl with integer arguments only.
     unsafe {
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     }
-    let child = command.spawn().map_err(|error| {
-        let status = if error.kind() == std::io::ErrorKind::NotFound {
-            STATUS_NOT_FOUND
-        } else {
-            STATUS_CANNOT_EXECUTE
-        };
-        Exit::new(status, format!("{}: {error}", program.display()))
-    })?;
-    let pid = child.id() as libc::pid_t;
+    let pid = harness_process::start(start)?;
     HARNESS_PID.store(pid, Ordering::SeqCst);
     // SAFETY: installing handlers that only call kill(2) (async-signal-safe)
     // and ignoring two signals.
@@ -221,22 +296,33 @@ extern "C" fn forward_signal(signal: libc::c_int) {
 /// dropped.
 struct LineServer {
     child: std::process::Child,
-    /// `NAME PID START`, for the harness's environment.
+    guard_sh: PathBuf,
+    /// `NAME PID START`; the marker's pid completes it.
     address: String,
+    /// The memfd the server knows as its marker's token.
+    token: OwnedFd,
 }
 
 impl LineServer {
     /// Start the server in the launcher's environment (the harness's, so
     /// that its lines ask for the policy and log the server loaded) with
-    /// the trial's key, and read its address. None, with a warning, when
-    /// it does not start: each line then runs a guard-sh of its own.
-    fn start(guard_sh: &Path, arm: &ArmFolder, trial: &str, key: &TrialKey) -> Option<LineServer> {
+    /// the trial's key and a token for the marker the harness's process
+    /// starts, and read its address. A server that does not start fails
+    /// the trial: the harness could not append a line to the log itself.
+    fn start(
+        guard_sh: &Path,
+        arm: &ArmFolder,
+        trial: &str,
+        key: &TrialKey,
+    ) -> Result<LineServer, Exit> {
         use std::io::BufRead;
+        let token = memfd().map_err(|e| failed(format!("the line server's token: {e}")))?;
         let mut command = std::process::Command::new(guard_sh);
         command
             .arg("--serve")
             .env(trial::TRIAL_ENV, trial)
             .env(trial::SEAL_ENV, key.to_hex())
+            .env(crate::cli::serve::TOKEN_ENV, TOKEN_AT.to_string())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped());
         if std::env::var_os("GUARD_SH_POLICY").is_none_or(|v| v.is_empty()) {
@@ -248,32 +334,76 @@ impl LineServer {
         if std::env::var_os(pin::POLICY_PIN_ENV).is_none() {
             command.env(pin::POLICY_PIN_ENV, &arm.policy_sha256);
         }
-        let warn = |why: &dyn std::fmt::Display| {
-            eprintln!(
-                "guard-sh-launch: warning: the line server did not start ({why}); each line runs a guard-sh of its own"
-            );
+        let raw = std::os::fd::AsRawFd::as_raw_fd(&token);
+        // SAFETY: between fork and exec only dup2 and fcntl on integers.
+        unsafe {
+            command.pre_exec(move || {
+                // dup2 onto itself keeps close-on-exec: cleared by hand.
+                if libc::dup2(raw, TOKEN_AT) != TOKEN_AT
+                    || libc::fcntl(TOKEN_AT, libc::F_SETFD, 0) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let not_started = |why: &dyn std::fmt::Display| {
+            failed(format!(
+                "the line server did not start ({why}); run with --no-server to let the harness log its own lines"
+            ))
         };
-        let mut child = match command.spawn() {
-            Ok(child) => child,
-            Err(e) => {
-                warn(&e);
-                return None;
-            }
-        };
+        let mut child = command.spawn().map_err(|e| not_started(&e))?;
         let mut line = String::new();
         let read = child
             .stdout
             .take()
             .map(|out| std::io::BufReader::new(out).read_line(&mut line));
         let address = line.trim_end().to_string();
-        if !matches!(read, Some(Ok(n)) if n > 0) || !address.contains(' ') {
+        if !matches!(read, Some(Ok(n)) if n > 0) || address.split(' ').count() != 3 {
             let _ = child.kill();
             let _ = child.wait();
-            warn(&"it printed no address");
-            return None;
+            return Err(not_started(&"it printed no address"));
         }
-        Some(LineServer { child, address })
+        Ok(LineServer {
+            child,
+            guard_sh: guard_sh.to_path_buf(),
+            address,
+            token,
+        })
     }
+
+    /// What the harness's process needs to start the marker.
+    fn marker(&self) -> Result<harness_process::Marker, Exit> {
+        let error = |e: std::io::Error| failed(format!("the line server's marker: {e}"));
+        // SAFETY: pidfd_open(2) of this process's own child, not yet
+        // reaped, so its pid names it.
+        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, self.child.id(), 0) };
+        if pidfd < 0 {
+            return Err(error(std::io::Error::last_os_error()));
+        }
+        // SAFETY: pidfd_open returned a new descriptor nothing else owns.
+        let server = unsafe { OwnedFd::from_raw_fd(pidfd as libc::c_int) };
+        Ok(harness_process::Marker {
+            guard_sh: self.guard_sh.clone(),
+            token: self.token.try_clone().map_err(error)?,
+            server,
+            address: self.address.clone(),
+        })
+    }
+}
+
+/// The descriptor the server finds its marker's token at.
+const TOKEN_AT: libc::c_int = 3;
+
+/// An empty memfd, close-on-exec: the marker's token.
+fn memfd() -> std::io::Result<OwnedFd> {
+    // SAFETY: memfd_create(2) with a NUL-terminated name.
+    let fd = unsafe { libc::memfd_create(c"guard-sh-token".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by memfd_create and nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 impl Drop for LineServer {
@@ -341,7 +471,7 @@ fn record_harness(
             .map(|(file, names)| (lossy(file), names.iter().cloned().collect()))
             .collect(),
         key_sha256: key.sha256_hex(),
-        planted: planted_config(&args.arm.join("work")),
+        planted: homes::planted(&args.arm, args.seed_home.as_deref()),
     };
     sink.append(event)
         .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
@@ -379,31 +509,6 @@ fn start_fresh(arm: &Path, audit_log: &Path) -> Result<(), Exit> {
         );
     }
     Ok(())
-}
-
-/// Entries of a work folder that a harness or the tool reads as its own
-/// configuration: hooks, settings, instructions, credentials.
-const CONFIG_NAMES: [&str; 10] = [
-    ".claude",
-    ".codex",
-    ".mcp.json",
-    "CLAUDE.md",
-    "CLAUDE.local.md",
-    "AGENTS.md",
-    ".gitconfig",
-    ".curlrc",
-    ".netrc",
-    ".config",
-];
-
-/// The [`CONFIG_NAMES`] present in `work` when the trial starts: left by an
-/// earlier trial (or put there by anyone), they steer this one.
-fn planted_config(work: &Path) -> Vec<String> {
-    CONFIG_NAMES
-        .iter()
-        .filter(|name| std::fs::symlink_metadata(work.join(name)).is_ok())
-        .map(|name| (*name).to_string())
-        .collect()
 }
 
 /// What the launcher needs from an arm folder.
