@@ -113,8 +113,9 @@ pub struct RuntimeInputs<'a> {
     pub shell_env: Option<&'a BTreeMap<String, String>>,
     /// Shell arms: guard-sh under the file name `bash`, Codex's login shell.
     pub codex_shell: Option<&'a Path>,
-    /// Every folder guard-sh or a command of the arm writes: the work and
-    /// temp folders, the audit folder, the commands' writable folders.
+    /// What Codex's own sandbox may let its commands and its patch tool
+    /// write: the work and temp folders, never the audit folder or a
+    /// tool's login.
     pub writable_roots: &'a [PathBuf],
     /// MCP arms: the server.
     pub mcp: Option<&'a ResolvedMcp>,
@@ -357,9 +358,10 @@ pub fn codex_config(inputs: &RuntimeInputs) -> Result<String, BuildError> {
         root.insert("shell_environment_policy".into(), T::Table(policy));
     }
     if inputs.shell_env.is_some() {
-        // Under `-s workspace-write` Codex makes all but these read-only;
-        // without the audit folder guard-sh would refuse every command.
-        // Network stays on: guard-sh's domain allows each command its ports.
+        // Under `-s workspace-write` Codex makes all but these read-only,
+        // for its commands and its own patch tool: without the audit
+        // folder guard-sh refuses every command (fail closed), and nothing
+        // Codex does in-process reaches the log or a tool's login.
         let roots: Vec<String> = inputs
             .writable_roots
             .iter()

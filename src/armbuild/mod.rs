@@ -186,8 +186,11 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         env.insert("GUARD_SH_AUDIT".into(), path_text(&l.audit_log));
         env
     });
-    let mut writable_roots = vec![l.work.clone(), l.tmp.clone(), l.audit_dir.clone()];
-    writable_roots.extend(writable.iter().cloned());
+    // Codex's own `-s workspace-write` sandbox: never the audit folder or
+    // a tool's login, which Codex's in-process patch tool could then
+    // rewrite. guard-sh under that sandbox refuses every command for want
+    // of its log (fail closed); run Codex under guard-sh-launch instead.
+    let writable_roots = vec![l.work.clone(), l.tmp.clone()];
     let prompt_file = l.runtimes.join("system-prompt.txt");
     let files = write_runtimes(
         &l.runtimes,

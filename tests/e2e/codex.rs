@@ -547,49 +547,37 @@ fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
 
 #[test]
 #[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
-fn codex_workspace_write_sandbox_still_runs_its_commands_through_guard_sh() {
-    // The arm lies outside /tmp (which workspace-write leaves writable) and
-    // its audit folder outside the workspace: the arm's Codex config lists
-    // it in `sandbox_workspace_write.writable_roots`, or guard-sh would
-    // refuse every command for want of its log, as in read-only mode below.
-    let cmd = "tea issues list --repo o/r | head -5";
-    let arm = Arm::build_in(Path::new(env!("CARGO_TARGET_TMPDIR")));
-    assert!(!arm.out.starts_with("/tmp"), "{:?}", arm.out);
-    let t = Trial::guarded_on(
-        arm,
-        cmd,
-        Setup {
-            sandbox: Some("workspace-write"),
-            ..Setup::default()
-        },
-    );
-    t.assert_tea_list_output();
-    t.session_for(cmd);
-    t.assert_clean();
-}
-
-#[test]
-#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
-fn codex_read_only_sandbox_makes_guard_sh_refuse_every_command_for_want_of_its_audit_log() {
-    let t = Trial::guarded_with(
-        "tea issues list --repo o/r",
-        Setup {
-            sandbox: Some("read-only"),
-            ..Setup::default()
-        },
-    );
-    let (code, output) = t.tool_output();
-    assert_eq!(code, 126, "{output}");
-    assert!(
-        output.starts_with("guard-sh: audit log unavailable:")
-            && output.contains("Read-only file system"),
-        "{output}"
-    );
-    assert!(
-        !t.records.iter().any(|r| r["type"] == "spawn"),
-        "{:?}",
-        t.records
-    );
+fn codex_own_sandboxes_make_guard_sh_refuse_every_command_for_want_of_its_audit_log() {
+    // The arm lies outside /tmp (which workspace-write leaves writable):
+    // the arm's Codex config lets Codex's sandbox write only the work and
+    // temp folders, never the audit folder, so guard-sh fails closed in
+    // both of Codex's own sandboxes (run Codex under guard-sh-launch).
+    for (sandbox, error) in [
+        ("read-only", "Read-only file system"),
+        ("workspace-write", "Read-only file system"),
+    ] {
+        let arm = Arm::build_in(Path::new(env!("CARGO_TARGET_TMPDIR")));
+        assert!(!arm.out.starts_with("/tmp"), "{:?}", arm.out);
+        let t = Trial::guarded_on(
+            arm,
+            "tea issues list --repo o/r",
+            Setup {
+                sandbox: Some(sandbox),
+                ..Setup::default()
+            },
+        );
+        let (code, output) = t.tool_output();
+        assert_eq!(code, 126, "{sandbox}: {output}");
+        assert!(
+            output.starts_with("guard-sh: audit log unavailable:") && output.contains(error),
+            "{sandbox}: {output}"
+        );
+        assert!(
+            !t.records.iter().any(|r| r["type"] == "spawn"),
+            "{sandbox}: {:?}",
+            t.records
+        );
+    }
 }
 
 #[test]
