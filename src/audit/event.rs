@@ -99,9 +99,15 @@ pub enum Event {
         #[serde(default)]
         key_sha256: String,
         /// Configuration a harness or tool reads that was already in the
-        /// work folder when the trial started (`.claude`, `AGENTS.md`, …).
+        /// work folder (`.claude`, `AGENTS.md`, …) or, not the operator's
+        /// seed, in the harness's homes (`harness-home/.codex/config.toml`)
+        /// when the trial started.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         planted: Vec<String>,
+        /// Every `execve` of the trial outside guard-sh's commands goes to
+        /// an exec supervisor, recorded in a `harness-exec` session.
+        #[serde(default)]
+        supervised: bool,
     },
     /// Last record of a harness session: the harness has ended; the trial
     /// key is revealed so that every sealed record can be checked.

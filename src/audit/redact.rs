@@ -281,6 +281,7 @@ impl Redactor {
             left_out,
             key_sha256,
             planted,
+            supervised: _,
         } = event
         else {
             return;

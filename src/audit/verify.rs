@@ -1044,7 +1044,7 @@ impl<'a> SessionJudge<'a> {
         };
         if !planted.is_empty() {
             let message = format!(
-                "seq {}: the work folder held {} when the trial started: configuration an earlier trial (or anyone) left there steers this one; start each trial in a fresh work folder (arm-build clears it)",
+                "seq {}: the work folder or the harness's homes held {} when the trial started: configuration an earlier trial (or anyone) left there steers this one; start each trial with guard-sh-launch --fresh (and the operator's own configuration with --seed-home)",
                 e.seq,
                 planted.join(", ")
             );

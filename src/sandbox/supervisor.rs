@@ -215,6 +215,8 @@ pub struct Attach {
     /// The child's own exec of its command goes on unasked
     /// ([`ExecPlan::first_allowed`]).
     first_allowed: bool,
+    /// Which filter the process installs.
+    harness: bool,
 }
 
 impl Attach {
@@ -226,6 +228,19 @@ impl Attach {
             socket: inbox,
             message: plan.encode(),
             first_allowed: plan.first_allowed,
+            harness: false,
+        }
+    }
+
+    /// What an agent harness's process needs to put itself, and all it
+    /// starts, under supervision of its `execve`s alone
+    /// ([`harness_filter`]): its sockets, network and rings are its own.
+    pub fn harness_to(inbox: Fd, plan: &ExecPlan) -> Attach {
+        Attach {
+            socket: inbox,
+            message: plan.encode(),
+            first_allowed: false,
+            harness: true,
         }
     }
 
@@ -262,14 +277,22 @@ impl Attach {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(errno());
             }
-            let program = filter(
-                self.socket as u32,
-                &msg as *const libc::msghdr as u64,
-                self.first_allowed.then_some(first),
-            );
+            let command;
+            let harness;
+            let (program, len) = if self.harness {
+                harness = harness_filter();
+                (harness.as_ptr(), HARNESS_FILTER_LEN)
+            } else {
+                command = filter(
+                    self.socket as u32,
+                    &msg as *const libc::msghdr as u64,
+                    self.first_allowed.then_some(first),
+                );
+                (command.as_ptr(), FILTER_LEN)
+            };
             let prog = libc::sock_fprog {
-                len: FILTER_LEN as u16,
-                filter: program.as_ptr().cast_mut(),
+                len: len as u16,
+                filter: program.cast_mut(),
             };
             let listener = libc::syscall(
                 libc::SYS_seccomp,
@@ -474,6 +497,49 @@ fn filter(socket: u32, message: u64, first: Option<FirstExec>) -> [libc::sock_fi
     ]
 }
 
+/// Instructions in [`harness_filter`].
+const HARNESS_FILTER_LEN: usize = 10;
+
+/// The harness's filter: another architecture's calls end the process, x32
+/// calls fail with `ENOSYS`, `execve`/`execveat` go to the supervisor, and
+/// everything else runs (the hand-over `sendmsg` needs no exemption).
+/// The kernel lets one process's chain hold one listener only (a second
+/// is `EBUSY`), so no guard-sh command can be supervised beneath it: the
+/// harness's lines run in the line server, outside this filter.
+fn harness_filter() -> [libc::sock_filter; HARNESS_FILTER_LEN] {
+    const NOTIFY: usize = 7;
+    const KILL: usize = 8;
+    const ENOSYS: usize = 9;
+    let ld = |k: u32| stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, k);
+    let ret = |k: u32| stmt(libc::BPF_RET | libc::BPF_K, k);
+    let jeq = |at: usize, k: u32, yes: usize, no: usize| {
+        jump(
+            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+            k,
+            (yes - at - 1) as u8,
+            (no - at - 1) as u8,
+        )
+    };
+    [
+        /* 0 */ ld(ARCH),
+        /* 1 */ jeq(1, arch::AUDIT_ARCH, 2, KILL),
+        /* 2 */ ld(NR),
+        /* 3 */
+        jump(
+            libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K,
+            X32_BIT,
+            (ENOSYS - 4) as u8,
+            0,
+        ),
+        /* 4 */ jeq(4, arch::EXECVE, NOTIFY, 5),
+        /* 5 */ jeq(5, arch::EXECVEAT, NOTIFY, 6),
+        /* 6 */ ret(libc::SECCOMP_RET_ALLOW),
+        /* 7 NOTIFY */ ret(libc::SECCOMP_RET_USER_NOTIF),
+        /* 8 KILL */ ret(libc::SECCOMP_RET_KILL_PROCESS),
+        /* 9 ENOSYS */ ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+    ]
+}
+
 /// guard-sh's end of the supervisor's socket (a private descriptor, never
 /// closed while guard-sh runs).
 #[derive(Debug)]
@@ -537,6 +603,13 @@ impl Supervisor {
     pub fn adopt(&self, watch: Watch) -> io::Result<()> {
         send_with_descriptor(self.socket, watch.listener, &watch.plan.encode())
         // `watch` is dropped here: the supervisor holds its own copy.
+    }
+
+    /// What a harness's process needs to put itself, and every process it
+    /// starts, under this supervisor with `plan`, its `execve`s alone
+    /// ([`Attach::harness_to`]).
+    pub fn attach_harness(&self, plan: &ExecPlan) -> Attach {
+        Attach::harness_to(self.socket, plan)
     }
 
     /// Whether supervision is wanted (`GUARD_SH_SUPERVISOR` is not `off`).
@@ -1327,5 +1400,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_harness_filter_asks_about_execs_only() {
+        let program = harness_filter();
+        let call = |nr: u32| verdict(&program, nr, arch::AUDIT_ARCH, [0, 0, 0]);
+        assert_eq!(call(arch::EXECVE), libc::SECCOMP_RET_USER_NOTIF);
+        assert_eq!(call(arch::EXECVEAT), libc::SECCOMP_RET_USER_NOTIF);
+        for nr in [
+            arch::CONNECT,
+            arch::SENDTO,
+            arch::SENDMSG,
+            arch::SENDMMSG,
+            arch::SOCKET,
+            arch::IO_URING_SETUP,
+            0,
+        ] {
+            assert_eq!(call(nr), libc::SECCOMP_RET_ALLOW, "call {nr}");
+        }
+        assert_eq!(
+            call(X32_BIT | arch::EXECVE),
+            libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32
+        );
+        assert_eq!(
+            verdict(&program, arch::EXECVE, 0x4000_0003, [0, 0, 0]),
+            libc::SECCOMP_RET_KILL_PROCESS
+        );
     }
 }

@@ -106,39 +106,82 @@ fn an_interpreter_named_with_allow_exec_stays_in_the_plan() {
     assert_eq!(plan["leftOut"], serde_json::json!({}), "{plan}");
 }
 
+/// `sh` (outside the harness's execute set) and the ELF loader run as a
+/// program (inside it: every program needs it) are refused to the harness
+/// by each layer alone: Landlock (sh only: it must let the loader
+/// execute), the exec supervisor (both, each recorded), and by neither
+/// when both are off (the launcher warns). The oracle: a marker file.
 #[test]
-fn under_the_launcher_the_harness_cannot_execute_sh() {
-    let f = Fixture::new();
-    let script = format!("touch {}", f.marker().display());
-    let o: Output = f
-        .launch(&[], &["env", "sh", "-c", &script])
-        .output()
-        .expect("run guard-sh-launch");
-    assert_eq!(o.status.code(), Some(126), "{}", text(&o.stderr));
-    assert!(
-        text(&o.stderr).contains("Permission denied"),
-        "{}",
-        text(&o.stderr)
-    );
-    assert!(!f.marker().exists(), "sh ran under the launcher");
-}
-
-#[test]
-fn without_landlock_the_same_harness_runs_sh_and_the_launcher_warns() {
-    let f = Fixture::new();
-    let script = format!("touch {}", f.marker().display());
-    let o = f
-        .launch(&[], &["env", "sh", "-c", &script])
-        .env("GUARD_SH_LANDLOCK", "off")
-        .output()
-        .expect("run guard-sh-launch");
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(f.marker().exists());
-    assert!(
-        text(&o.stderr).contains("the harness runs unconfined"),
-        "{}",
-        text(&o.stderr)
-    );
+fn the_harness_runs_neither_sh_nor_the_loader_as_a_program_under_either_layer() {
+    let loader = "/lib64/ld-linux-x86-64.so.2";
+    for (landlock, supervisor) in [("on", "on"), ("off", "on"), ("on", "off"), ("off", "off")] {
+        for via_loader in [false, true] {
+            let f = Fixture::new();
+            // A shell's own redirection into the one folder the harness may
+            // write: whether the shell ran, whatever else it may do.
+            let marker = f.arm.join("work/marker");
+            let script = format!("echo ran > {}", marker.display());
+            let mut command = vec!["env"];
+            if via_loader {
+                command.push(loader);
+                command.push("/bin/dash");
+            } else {
+                command.push("sh");
+            }
+            command.extend(["-c", &script]);
+            let o: Output = f
+                .launch(&[], &command)
+                .env("GUARD_SH_LANDLOCK", landlock)
+                .env("GUARD_SH_SUPERVISOR", supervisor)
+                .output()
+                .expect("run guard-sh-launch");
+            let case = format!("landlock {landlock}, supervisor {supervisor}, {command:?}");
+            let stopped = supervisor == "on" || (landlock == "on" && !via_loader);
+            if stopped {
+                assert_eq!(o.status.code(), Some(126), "{case}: {}", text(&o.stderr));
+                assert!(
+                    text(&o.stderr).contains("Permission denied"),
+                    "{case}: {}",
+                    text(&o.stderr)
+                );
+            } else {
+                assert_eq!(o.status.code(), Some(0), "{case}: {}", text(&o.stderr));
+            }
+            assert_eq!(marker.exists(), !stopped, "{case}");
+            if landlock == "off" {
+                assert!(
+                    text(&o.stderr).contains("the harness runs unconfined"),
+                    "{case}: {}",
+                    text(&o.stderr)
+                );
+            }
+            // The supervisor records each exec it judged, refusals too.
+            let refused: Vec<String> = std::fs::read_to_string(f.audit_log())
+                .expect("the log")
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .filter(|r| r["type"] == "exec" && r["allowed"] == false)
+                .map(|r| r["path"].as_str().unwrap_or_default().to_string())
+                .collect();
+            // `env` tries each folder of PATH for `sh`.
+            let refused_name = if via_loader {
+                "ld-linux-x86-64.so.2"
+            } else {
+                "sh"
+            };
+            assert_eq!(
+                !refused.is_empty(),
+                supervisor == "on",
+                "{case}: {refused:?}"
+            );
+            assert!(
+                refused
+                    .iter()
+                    .all(|p| p.ends_with(&format!("/{refused_name}"))),
+                "{case}: {refused:?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -404,6 +404,7 @@ fn harness_event(enforcement: &str) -> Event {
         left_out: Default::default(),
         key_sha256: String::new(),
         planted: Vec::new(),
+        supervised: true,
     }
 }
 

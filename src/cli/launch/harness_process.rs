@@ -1,6 +1,6 @@
 //! The harness's process: forked from the launcher, it enters the
-//! harness's files domain, starts the line server's marker beside itself
-//! and becomes the harness.
+//! harness's files domain, puts itself under the exec supervisor, starts
+//! the line server's marker beside itself and becomes the harness.
 //!
 //! Why a fork and not a spawn: the line server serves only a caller whose
 //! Landlock domain is the one its marker stands in (see
@@ -16,6 +16,7 @@ use super::{STATUS_CANNOT_EXECUTE, STATUS_FAILED, STATUS_NOT_FOUND, failed};
 use crate::cli::Exit;
 use crate::cli::serve::{MARKER_ARG, MARKER_WATCHES_PIDFD, SERVER_ENV, SERVER_PIDFD, TOKEN_FD};
 use crate::sandbox::landlock::Confinement;
+use crate::sandbox::supervisor::{Attach, FirstExec};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -39,6 +40,8 @@ pub(super) struct HarnessStart<'a> {
     pub program: &'a Path,
     /// The files domain (nothing enforced without Landlock).
     pub files: Confinement,
+    /// The exec supervisor's filter to install, when there is one.
+    pub execs: Option<Attach>,
     /// The line server's marker, when there is a server.
     pub marker: Option<Marker>,
 }
@@ -84,6 +87,12 @@ fn exec_harness(start: &mut HarnessStart) -> Result<std::convert::Infallible, (u
         .files
         .enforce()
         .map_err(|e| (STATUS_FAILED, format!("the harness's domain: {e}")))?;
+    if let Some(execs) = &start.execs {
+        execs.enter(FirstExec::default()).map_err(|errno| {
+            let e = std::io::Error::from_raw_os_error(errno);
+            (STATUS_FAILED, format!("the harness's exec supervisor: {e}"))
+        })?;
+    }
     if let Some(marker) = &start.marker {
         let pid = start_marker(marker)
             .map_err(|e| (STATUS_FAILED, format!("the line server's marker: {e}")))?;

@@ -36,6 +36,7 @@ use crate::policy::Policy;
 use crate::policy::pin;
 use crate::sandbox::harness::{self, HarnessPlan, HarnessSpec};
 use crate::sandbox::landlock::{self, Confinement, Enforcement};
+use crate::sandbox::supervisor::{ExecPlan, Supervisor};
 use clap::Parser;
 use serde_json::{Value, json};
 use std::ffi::OsString;
@@ -139,8 +140,18 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     let key = TrialKey::generate().map_err(|e| failed(format!("getrandom: {e}")))?;
     let mut sink = record_harness(&arm, &program, args, &cwd, enforcement, &plan, &key)?;
     let trial = sink.session_id().to_string();
+    let supervisor = match (&arm.guard_sh, args.no_server) {
+        (Some(_), false) => supervise_execs(&sink, &arm, &cwd, &trial, enforcement)?,
+        _ => None,
+    };
     let server = match (&arm.guard_sh, args.no_server) {
-        (Some(guard_sh), false) => Some(LineServer::start(guard_sh, &arm, &trial, &key)?),
+        (Some(guard_sh), false) => Some(LineServer::start(
+            guard_sh,
+            &arm,
+            &trial,
+            &key,
+            supervisor.is_some(),
+        )?),
         _ => None,
     };
     let files = match abi {
@@ -162,10 +173,15 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         Some(server) => Some(server.marker()?),
         None => None,
     };
+    let exec_plan = ExecPlan {
+        allowed: plan.execute.clone(),
+        ..ExecPlan::default()
+    };
     let start = harness_process::HarnessStart {
         command,
         program: &program,
         files,
+        execs: supervisor.as_ref().map(|s| s.attach_harness(&exec_plan)),
         marker,
     };
     let status = run_harness(start);
@@ -195,6 +211,45 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         (None, None) => 1,
     };
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+/// The exec supervisor of the harness's process and everything it starts
+/// (the marker, the harness, its shell calls): only the programs of the
+/// harness's execute set, never an ELF loader as a program, each exec
+/// recorded before it runs in a `harness-exec` session of the trial.
+/// Landlock holds the same set underneath; the supervisor adds the loader,
+/// and the record. Only with a line server: a process's filters may hold
+/// one listener, so guard-sh's own commands cannot be supervised beneath
+/// this one, and with a server they run outside it. Off with
+/// `GUARD_SH_SUPERVISOR=off`; a supervisor that cannot start fails the
+/// trial (125).
+fn supervise_execs(
+    sink: &FileSink,
+    arm: &ArmFolder,
+    cwd: &Path,
+    trial: &str,
+    enforcement: Enforcement,
+) -> Result<Option<Supervisor>, Exit> {
+    if !Supervisor::wanted() {
+        return Ok(None);
+    }
+    let error = |e: &dyn std::fmt::Display| failed(format!("the harness's exec supervisor: {e}"));
+    let own = sink
+        .fork_session(sink.redactor().clone())
+        .map_err(|e| error(&e))?;
+    let argv: Vec<String> = std::env::args().collect();
+    let session = crate::audit::session_event(
+        &arm.policy,
+        &arm.policy_sha256,
+        &enforcement.to_string(),
+        &argv,
+        "harness-exec",
+        &cwd.to_string_lossy(),
+        Some(trial),
+    );
+    Supervisor::start(own, session)
+        .map(Some)
+        .map_err(|e| error(&e))
 }
 
 /// The harness's files domain (see the module docs): it may write the
@@ -314,6 +369,7 @@ impl LineServer {
         arm: &ArmFolder,
         trial: &str,
         key: &TrialKey,
+        supervised: bool,
     ) -> Result<LineServer, Exit> {
         use std::io::BufRead;
         let token = memfd().map_err(|e| failed(format!("the line server's token: {e}")))?;
@@ -323,6 +379,10 @@ impl LineServer {
             .env(trial::TRIAL_ENV, trial)
             .env(trial::SEAL_ENV, key.to_hex())
             .env(crate::cli::serve::TOKEN_ENV, TOKEN_AT.to_string())
+            .env(
+                crate::cli::serve::CALLER_FILTERS_ENV,
+                if supervised { "1" } else { "0" },
+            )
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped());
         if std::env::var_os("GUARD_SH_POLICY").is_none_or(|v| v.is_empty()) {
@@ -472,6 +532,7 @@ fn record_harness(
             .collect(),
         key_sha256: key.sha256_hex(),
         planted: homes::planted(&args.arm, args.seed_home.as_deref()),
+        supervised: Supervisor::wanted() && !args.no_server && arm.guard_sh.is_some(),
     };
     sink.append(event)
         .map_err(|e| failed(format!("audit log unavailable: {e}")))?;

@@ -70,6 +70,12 @@ pub const MARKER_WATCHES_PIDFD: &str = "pidfd";
 /// The descriptor such a marker finds the server's pidfd at.
 pub const SERVER_PIDFD: libc::c_int = 4;
 
+/// Set for `guard-sh --serve` to how many seccomp filters its callers
+/// carry beyond the server's own: the launcher puts the harness under an
+/// exec supervisor whose filter the server must not carry (one listener
+/// per process's chain: the server's commands need theirs).
+pub const CALLER_FILTERS_ENV: &str = "GUARD_SH_SERVE_CALLER_FILTERS";
+
 /// Set for `guard-sh --serve` to the number of an inherited memfd: the
 /// token of a marker its starter keeps in the harness's Landlock domain
 /// (see `crate::cli::launch`). The server then starts no marker of its
@@ -144,7 +150,11 @@ impl Confinement {
         arg: &str,
         token: Option<Identity>,
     ) -> io::Result<Confinement> {
-        let status = status_lines(&std::fs::read_to_string("/proc/self/status")?);
+        let extra = caller_filters()?;
+        let status = with_filters(
+            status_lines(&std::fs::read_to_string("/proc/self/status")?),
+            extra,
+        );
         let cgroup = std::fs::read("/proc/self/cgroup")?;
         let namespaces = NAMESPACES
             .iter()
@@ -283,6 +293,39 @@ impl Limits {
     }
 }
 
+/// [`CALLER_FILTERS_ENV`], taken (and forgotten): 0 when unset.
+fn caller_filters() -> io::Result<u32> {
+    let Some(value) = std::env::var_os(CALLER_FILTERS_ENV) else {
+        return Ok(0);
+    };
+    crate::audit::trial::forget_variable(CALLER_FILTERS_ENV);
+    value
+        .to_str()
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| io::Error::other(format!("{CALLER_FILTERS_ENV}: not a number")))
+}
+
+/// `status` (the server's confinement lines) as a caller with `extra`
+/// more seccomp filters has them: in filter mode (2), with that many more.
+fn with_filters(status: Vec<String>, extra: u32) -> Vec<String> {
+    if extra == 0 {
+        return status;
+    }
+    status
+        .into_iter()
+        .map(|line| {
+            if let Some(count) = line.strip_prefix("Seccomp_filters:\t") {
+                let count: u32 = count.trim().parse().unwrap_or(0);
+                format!("Seccomp_filters:\t{}", count + extra)
+            } else if line.starts_with("Seccomp:") {
+                "Seccomp:\t2".to_string()
+            } else {
+                line
+            }
+        })
+        .collect()
+}
+
 /// The confinement lines of a `/proc/PID/status` text, in order.
 fn status_lines(status: &str) -> Vec<String> {
     status
@@ -399,6 +442,26 @@ pub fn hold_token(server: &std::ffi::OsStr) -> ! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_callers_extra_filters_are_expected_in_filter_mode() {
+        let own = status_lines("Uid:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\nCapEff:\t0\n");
+        assert_eq!(with_filters(own.clone(), 0), own);
+        assert_eq!(
+            with_filters(own, 1),
+            [
+                "Uid:\t0",
+                "Seccomp:\t2",
+                "Seccomp_filters:\t1",
+                "CapEff:\t0"
+            ]
+        );
+        let filtered = status_lines("Seccomp:\t2\nSeccomp_filters:\t3\n");
+        assert_eq!(
+            with_filters(filtered, 2),
+            ["Seccomp:\t2", "Seccomp_filters:\t5"]
+        );
+    }
 
     #[test]
     fn only_the_confinement_lines_are_compared() {

@@ -36,7 +36,10 @@ mod caller;
 mod wire;
 mod worker;
 
-pub use caller::{MARKER_ARG, MARKER_WATCHES_PIDFD, SERVER_PIDFD, TOKEN_ENV, TOKEN_FD, hold_token};
+pub use caller::{
+    CALLER_FILTERS_ENV, MARKER_ARG, MARKER_WATCHES_PIDFD, SERVER_PIDFD, TOKEN_ENV, TOKEN_FD,
+    hold_token,
+};
 
 pub use wire::{HEADER_LEN, Reply, Request, decode_request};
 
