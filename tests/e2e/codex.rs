@@ -545,6 +545,63 @@ fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
     );
 }
 
+/// Codex applies `apply_patch` itself, in its own process, when the model
+/// writes it inside `exec_command`: guard-sh never sees it. Under the
+/// launcher the patch reaches only the harness's own folders: a file in
+/// its `CODEX_HOME` is written (the patch tool ran), one in the audit
+/// folder and one outside the arm are not, the log holds only sealed
+/// records, and the next trial on the arm reports what the patch planted
+/// in the home. Judged by the files that exist afterwards and the verifier.
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_under_the_launcher_patches_only_its_own_folders_and_a_planted_home_is_reported() {
+    let arm = Arm::build();
+    let hooks = arm.out.join("harness-home/.codex/hooks.json");
+    let forged = arm.out.join("audit/forged.jsonl");
+    let outside = arm.root.path().join("outside.txt");
+    let patch = format!(
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {}\n+{{}}\n*** Add File: {}\n+{{\"forged\":1}}\n*** Add File: {}\n+x\n*** End Patch\nEOF",
+        hooks.display(),
+        forged.display(),
+        outside.display()
+    );
+    let t = Trial::guarded_on(
+        arm,
+        &patch,
+        Setup {
+            launch: true,
+            ..Setup::default()
+        },
+    );
+    assert!(hooks.is_file(), "the patch tool did not run: {}", t.stderr);
+    assert!(!forged.exists(), "the patch wrote into the audit folder");
+    assert!(!outside.exists(), "the patch wrote outside the arm");
+    for record in &t.records {
+        assert!(record["mac"].is_string(), "{record}");
+    }
+    let (_, report) = t.arm.verify_with(&["--require-harness"]);
+    assert!(!report.to_string().contains("forged"), "{report}");
+    // The next trial on the same arm, without --fresh: the hook file is
+    // configuration no operator seeded.
+    let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-launch"))
+        .arg("--arm")
+        .arg(&t.arm.out)
+        .args(["--", "env", "true"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("run guard-sh-launch");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (status, report) = t.arm.verify_with(&["--require-harness"]);
+    assert_eq!(status, 1, "{report}");
+    assert!(
+        report
+            .to_string()
+            .contains("harness-home/.codex/hooks.json"),
+        "{report}"
+    );
+}
+
 #[test]
 #[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
 fn codex_own_sandboxes_make_guard_sh_refuse_every_command_for_want_of_its_audit_log() {
