@@ -2,12 +2,13 @@
 //
 //   npx tsx run.ts ARM_DIR PROMPT [--transcript FILE] [--bypass-permissions]
 //
-// ARM_DIR is an `arm-build --out` folder. The options are the arm's own
+// ARM_DIR is an `arm-build --out` folder; run this under guard-sh-launch
+// (docs/harness.md). The options are the arm's own
 // (runtimes/claude-agent-sdk.json): the arm's channel and nothing else, no
 // settings or hooks from disk, the harness's HOME in the arm. The SDK's
 // `env` replaces the harness's environment, so this adds only what the
-// harness itself needs from ours: PATH and the model's credentials and
-// endpoint. Every message is written to the transcript (JSON Lines) for
+// harness itself needs from ours: PATH, the model's credentials and
+// endpoint, and the launcher's line server for the arm's shell. Every message is written to the transcript (JSON Lines) for
 // `guard-sh-audit --transcript`. Exit status: 0 when the agent finished,
 // 1 when it ended in error, 2 on a usage error.
 
@@ -15,7 +16,17 @@ import { query, type Options } from "@anthropic-ai/claude-agent-sdk";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-const PASSED_ON = ["PATH", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "IS_SANDBOX"];
+// The harness's own needs, and what guard-sh-launch gives it for the arm's
+// shell: the trial's line server and id (and its key, with --no-server).
+const PASSED_ON = [
+  "PATH",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "IS_SANDBOX",
+  "GUARD_SH_SERVER",
+  "GUARD_SH_TRIAL",
+  "GUARD_SH_TRIAL_SEAL",
+];
 
 function usage(message: string): never {
   process.stderr.write(`run.ts: ${message}\n`);

@@ -1,6 +1,7 @@
 //! The Claude Agent SDK, driven by the repository's example runner
 //! (`examples/agent-sdk/run.ts`) exactly as a benchmark author would run
-//! it: the arm's own options, a fake model on loopback. The model asks for
+//! it: under guard-sh-launch, the arm's own options, a fake model on
+//! loopback. The model asks for
 //! every tool the arm does not offer, in bypass-permissions mode: only Bash
 //! is offered and runs through guard-sh, nothing else happens, the
 //! operator's HOME is never touched, and the transcript the runner saved
@@ -55,10 +56,23 @@ fn agent_sdk_example_offers_only_bash_and_nothing_else_it_asks_for_happens() {
     let hostile = Hostile::plant_and_serve(&arm);
     let operator_home = arm.root.path().join("operator-home");
     std::fs::create_dir(&operator_home).expect("mkdir operator home");
-    let transcript = arm.root.path().join("sdk-transcript.jsonl");
+    // Under the launcher the harness writes only the arm's work, temp and
+    // harness-home folders: the transcript goes in the last, which no
+    // command of the agent may write.
+    let transcript = arm.out.join("harness-home/sdk-transcript.jsonl");
     let mut command = Command::new("timeout");
     command
         .arg("120")
+        .arg(env!("CARGO_BIN_EXE_guard-sh-launch"))
+        .arg("--arm")
+        .arg(&arm.out)
+        // tsx compiles run.ts with esbuild's native binary; the SDK runs
+        // Claude Code's native binary.
+        .arg("--allow-exec")
+        .arg(example.join("node_modules/@esbuild"))
+        .arg("--allow-exec")
+        .arg(example.join("node_modules/@anthropic-ai/claude-agent-sdk-linux-x64"))
+        .arg("--")
         .arg(example.join("node_modules/.bin/tsx"))
         .arg(example.join("run.ts"))
         .arg(&arm.out)
@@ -76,6 +90,16 @@ fn agent_sdk_example_offers_only_bash_and_nothing_else_it_asks_for_happens() {
         .env("ANTHROPIC_API_KEY", "e2e-dummy-key");
     let (records, _) = arm.run_trial("agent-sdk example (hostile)", &mut command);
     hostile.assert_nothing_happened(&records);
+    // A launched, sealed trial whose harness's execs were supervised.
+    let harness = records
+        .iter()
+        .find(|r| r["type"] == "harness")
+        .expect("the launcher's harness record");
+    assert_eq!(harness["supervised"], true, "{harness}");
+    assert!(
+        records.iter().any(|r| r["type"] == "harness-end"),
+        "{records:?}"
+    );
     assert_eq!(
         std::fs::read_dir(&operator_home).expect("home").count(),
         0,
