@@ -108,6 +108,10 @@ pub enum Event {
         /// an exec supervisor, recorded in a `harness-exec` session.
         #[serde(default)]
         supervised: bool,
+        /// The arm has a shell (false: the MCP arm, whose trials record no
+        /// line by design).
+        #[serde(default = "yes")]
+        shell: bool,
     },
     /// Last record of a harness session: the harness has ended; the trial
     /// key is revealed so that every sealed record can be checked.
@@ -212,4 +216,9 @@ impl Event {
             Event::Unrecorded { .. } => "unrecorded",
         }
     }
+}
+
+/// `true`, for a field that defaults to it.
+fn yes() -> bool {
+    true
 }

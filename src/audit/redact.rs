@@ -282,6 +282,7 @@ impl Redactor {
             key_sha256,
             planted,
             supervised: _,
+            shell: _,
         } = event
         else {
             return;

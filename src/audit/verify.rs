@@ -394,6 +394,11 @@ impl Verifier {
 
     fn finish(mut self, options: VerifyOptions) -> Report {
         self.check_trials(options);
+        // A trial of an arm without a shell (the MCP arm) has no lines by
+        // design: only harness records, each saying so.
+        let shell_less = self.sessions.values().flatten().all(|e| {
+            e.kind == "harness" && e.value["shell"] == Value::Bool(false) || e.kind == "harness-end"
+        });
         let mut summaries = Vec::new();
         let mut total_lines = 0;
         for id in std::mem::take(&mut self.order) {
@@ -411,7 +416,7 @@ impl Verifier {
                     FindingKind::NoSessions,
                     "no guard-sh session in the log: the agent's commands did not go through guard-sh",
                 ));
-            } else if total_lines == 0 {
+            } else if total_lines == 0 && !shell_less {
                 self.findings.push(trial_finding(
                     FindingKind::NoLines,
                     "no command line was recorded in any session: the agent's commands did not go through guard-sh",

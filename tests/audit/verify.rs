@@ -405,6 +405,7 @@ fn harness_event(enforcement: &str) -> Event {
         key_sha256: String::new(),
         planted: Vec::new(),
         supervised: true,
+        shell: true,
     }
 }
 
@@ -760,4 +761,31 @@ fn the_writer_refuses_a_harness_record_inside_a_session() {
     .expect("session");
     assert!(sink.record(harness_event("landlock-abi-4")).is_err());
     assert_eq!(lines_of(&log).len(), 1);
+}
+
+/// An arm without a shell (the MCP arm) records no line by design: its
+/// harness record says so, and only then is a log of harness records
+/// alone not `no-lines`.
+#[test]
+fn a_trial_of_an_arm_without_a_shell_is_not_reported_for_having_no_lines() {
+    for shell in [false, true] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let log = dir.path().join("a.jsonl");
+        let mut sink = FileSink::open(&log, Redactor::none()).expect("open");
+        let mut record = harness_event("landlock-abi-4");
+        if let Event::Harness { shell: s, .. } = &mut record {
+            *s = shell;
+        }
+        sink.record(record).expect("harness record");
+        let out = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+            .arg(&log)
+            .output()
+            .expect("run verifier");
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            report.contains("no-lines"),
+            shell,
+            "shell {shell}: {report}"
+        );
+    }
 }

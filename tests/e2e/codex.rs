@@ -134,6 +134,11 @@ impl Trial {
                 .arg(&seed)
                 .arg("--");
         }
+        // The MCP arm has no shell: Codex's own then, which it never runs.
+        let arm_shell = match arm.definition["shell"]["path"].as_str() {
+            Some(_) => arm.shell(),
+            None => "/bin/sh".to_string(),
+        };
         let (records, stderr) = arm.run_trial(
             "codex exec",
             command
@@ -150,7 +155,7 @@ impl Trial {
                 .env("PATH", "/usr/bin:/bin")
                 .env("HOME", arm.root.path().join("home"))
                 .env("CODEX_HOME", &home)
-                .env("SHELL", arm.shell()),
+                .env("SHELL", arm_shell),
         );
         Trial {
             arm,
@@ -543,6 +548,50 @@ fn codex_under_the_launcher_runs_the_allowed_pipeline_through_guard_sh() {
         "{}",
         t.stderr
     );
+}
+
+/// A clean Codex trial of the MCP arm under the launcher: the model calls
+/// the arm's one MCP tool, Codex runs the arm's MCP server and sends the
+/// call as `namespace: mcp__gitea`, and neither the log nor the
+/// transcript check finds anything (no false alarm on the channel).
+#[test]
+#[ignore = "e2e: installs Codex from npm; run with `cargo test --test e2e -- --ignored`"]
+fn codex_gitea_mcp_trial_under_the_launcher_is_clean() {
+    let arm = Arm::build_mcp();
+    let t = Trial::run(
+        "",
+        arm,
+        Setup {
+            launch: true,
+            mock_env: &[("MOCK_MCP_CALL", "mcp__gitea list_issues")],
+            ..Setup::default()
+        },
+    );
+    let outputs: Vec<String> = t
+        .mock
+        .requests()
+        .iter()
+        .flat_map(|r| r["body"]["input"].as_array().cloned().unwrap_or_default())
+        .filter(|i| i["type"] == "function_call_output")
+        .map(|i| i["output"].to_string())
+        .collect();
+    assert!(
+        outputs.iter().any(|o| o.contains("first issue")),
+        "the MCP tool's result never came back: {outputs:?}\n{}",
+        t.stderr
+    );
+    let rollout = walk(&t.arm.out.join("harness-home/.codex/sessions"))
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .expect("Codex's rollout");
+    let (status, report) = t.arm.verify_with(&[
+        "--require-harness",
+        "--channel",
+        "mcp:gitea",
+        "--transcript",
+        rollout.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(status, 0, "{report}");
 }
 
 /// Codex applies `apply_patch` itself, in its own process, when the model

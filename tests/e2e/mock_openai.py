@@ -4,7 +4,8 @@
 Usage: python3 mock_openai.py [PORT] [LOGFILE]
   PORT 0 binds a free port and prints "PORT <n>" on stdout once listening.
   env MOCK_CMD: the shell command the fake model asks for; MOCK_SHELL: the
-  `shell` argument it gives exec_command (a model may name any binary there).
+  `shell` argument it gives exec_command (a model may name any binary there);
+  MOCK_MCP_CALL: "NAMESPACE NAME", an MCP tool to call instead.
 A request whose input has no function_call_output yet -> one call of the shell
 tool Codex offers (exec_command, shell_command or shell), with MOCK_CMD.
 A request carrying a function_call_output -> the text "done".
@@ -20,6 +21,8 @@ CMD = os.environ.get("MOCK_CMD", "echo hi")
 SHELL = os.environ.get("MOCK_SHELL")
 # MOCK_EXEC_ARGS: JSON object merged into exec_command's arguments (e.g. {"tty": true}).
 EXTRA = json.loads(os.environ.get("MOCK_EXEC_ARGS") or "{}")
+# MOCK_MCP_CALL: "NAMESPACE NAME": call that MCP tool (as Codex names it) instead of a shell.
+MCP_CALL = os.environ.get("MOCK_MCP_CALL")
 lock = threading.Lock()
 counter = [0]
 
@@ -46,6 +49,10 @@ def has_output(body):
 def shell_call(body, n):
     names = tool_names(body)
     call_id = "call_mock_%d" % n
+    if MCP_CALL:
+        namespace, name = MCP_CALL.split(" ", 1)
+        return {"type": "function_call", "id": "fc_mock_%d" % n, "call_id": call_id,
+                "namespace": namespace, "name": name, "arguments": "{}", "status": "completed"}
     if "exec_command" in names:
         args = {"cmd": CMD}
         if SHELL:

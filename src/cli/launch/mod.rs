@@ -533,6 +533,7 @@ fn record_harness(
         key_sha256: key.sha256_hex(),
         planted: homes::planted(&args.arm, args.seed_home.as_deref()),
         supervised: Supervisor::wanted() && !args.no_server && arm.guard_sh.is_some(),
+        shell: arm.policy.shell,
     };
     sink.append(event)
         .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
