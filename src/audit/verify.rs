@@ -173,6 +173,42 @@ pub struct VerifyOptions {
     pub require_harness: bool,
 }
 
+/// The bytes of the regular file at `path`, as they were when it was
+/// opened, read without waiting on anything: a FIFO, a device, a folder
+/// or a socket is refused at once (opened non-blocking, judged by
+/// `fstat`), and a file that grew or shrank while it was read is an error
+/// (its end was being written: read it again once its writer is done).
+pub fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        let kind = match meta.file_type() {
+            t if t.is_dir() => "a folder",
+            t if std::os::unix::fs::FileTypeExt::is_fifo(&t) => "a FIFO",
+            t if std::os::unix::fs::FileTypeExt::is_char_device(&t) => "a character device",
+            t if std::os::unix::fs::FileTypeExt::is_block_device(&t) => "a block device",
+            _ => "a socket",
+        };
+        return Err(std::io::Error::other(format!("{kind}, not a regular file")));
+    }
+    let size = meta.len();
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    // One byte more than its size: a file growing faster than it is read
+    // shows here, without reading it to its (moving) end.
+    file.by_ref().take(size + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 != size || file.metadata()?.len() != size {
+        return Err(std::io::Error::other(
+            "it changed size while it was read (is something still writing it?)",
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Verify the logs at `paths`, in order. A path that names no file is a
 /// finding: arm-build and guard-sh-launch create the log, so it is a wrong
 /// path, never a clean trial.
@@ -180,7 +216,7 @@ pub fn verify_logs(paths: &[PathBuf], options: VerifyOptions) -> Report {
     let mut verifier = Verifier::default();
     for path in paths {
         let name = path.display().to_string();
-        match std::fs::read(path) {
+        match read_regular_file(path) {
             Ok(bytes) => verifier.add(&name, &bytes),
             Err(e) => {
                 let message = if e.kind() == std::io::ErrorKind::NotFound {
@@ -212,7 +248,9 @@ pub fn verify_logs(paths: &[PathBuf], options: VerifyOptions) -> Report {
 pub fn recorded_lines(paths: &[PathBuf]) -> Vec<crate::audit::transcript::RecordedLines> {
     let mut out: Vec<crate::audit::transcript::RecordedLines> = Vec::new();
     for path in paths {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let text = read_regular_file(path)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
         for record in text
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())

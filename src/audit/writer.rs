@@ -71,10 +71,13 @@ impl FileSink {
                     .map_err(io)?;
             }
         }
+        // Non-blocking, so a FIFO with no reader does not hold the shell
+        // (it fails, `ENXIO`, or is refused below); no effect on a file.
         let opened = OpenOptions::new()
             .append(true)
             .create(true)
             .mode(0o600)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
             .open(path)
             .map_err(io)?;
         // Among guard-sh's private descriptors, which no line can name.
@@ -82,10 +85,17 @@ impl FileSink {
         // SAFETY: `fd` was just returned by claim and nothing else owns it.
         let file = unsafe { File::from_raw_fd(fd) };
         let meta = file.metadata().map_err(io)?;
-        if meta.is_dir() {
+        // Only a regular file keeps what is written to it: `/dev/null`, a
+        // FIFO or a terminal would let every line run unrecorded.
+        if !meta.is_file() {
+            let why = if meta.is_dir() {
+                "is a folder"
+            } else {
+                "is not a regular file (a device, a FIFO or a socket keeps no record)"
+            };
             return Err(AuditError::Unusable {
                 path: path.to_path_buf(),
-                why: "is a folder".into(),
+                why: why.into(),
             });
         }
         Ok(FileSink {

@@ -96,8 +96,9 @@ fn cross_check(args: &Args, report: &mut Report) {
     let mut calls = Vec::new();
     for path in &args.transcript {
         let name = path.display().to_string();
-        match std::fs::read_to_string(path)
+        match crate::audit::verify::read_regular_file(path)
             .map_err(|e| e.to_string())
+            .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
             .and_then(|t| transcript::read_calls(&t))
         {
             Ok(found) => calls.push((name, found)),

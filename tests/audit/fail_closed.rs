@@ -168,6 +168,33 @@ fn log_that_is_a_folder_runs_nothing() {
     assert_refused_at_start(&arm, &log, "logdir");
 }
 
+/// A log that keeps nothing (`/dev/null`, a FIFO with or without a reader)
+/// would let every line run unrecorded: refused, nothing runs, and no
+/// open waits for a reader.
+#[test]
+fn log_that_is_not_a_regular_file_runs_nothing_and_never_waits() {
+    let arm = AuditArm::new();
+    assert_refused_at_start(&arm, Path::new("/dev/null"), "not a regular file");
+    let fifo = arm.work.join("log.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    // No reader: the open fails at once rather than wait for one.
+    assert_refused_at_start(&arm, &fifo, "No such device or address");
+    // A reader: opened, then refused for what it is.
+    let mut reader = std::process::Command::new("cat")
+        .arg(&fifo)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start a reader");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_refused_at_start(&arm, &fifo, "not a regular file");
+    let _ = reader.kill();
+    let _ = reader.wait();
+}
+
 #[test]
 fn log_the_user_may_not_write_runs_nothing() {
     use std::os::unix::fs::PermissionsExt;

@@ -789,3 +789,54 @@ fn a_trial_of_an_arm_without_a_shell_is_not_reported_for_having_no_lines() {
         );
     }
 }
+
+/// The verifier reads a log without waiting on anything: a FIFO (with no
+/// writer), a device that never ends, a folder, and a file that keeps
+/// growing while it is read each give status 3 at once. The outer
+/// `timeout` makes a hang a failure, not a stuck test.
+#[test]
+fn the_verifier_never_waits_on_a_fifo_a_device_a_folder_or_a_growing_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("log.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let growing = dir.path().join("growing.jsonl");
+    std::fs::write(&growing, "").expect("create");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (growing, stop) = (growing.clone(), stop.clone());
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&growing)
+                .expect("open");
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = f.write_all(&[b'x'; 4096]);
+            }
+        })
+    };
+    for (path, why) in [
+        (fifo.as_path(), "a FIFO"),
+        (Path::new("/dev/zero"), "a character device"),
+        (dir.path(), "a folder"),
+        (growing.as_path(), ""),
+    ] {
+        let started = std::time::Instant::now();
+        let out = Command::new("timeout")
+            .args(["10", env!("CARGO_BIN_EXE_guard-sh-audit")])
+            .arg(path)
+            .output()
+            .expect("run verifier");
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(3), "{path:?}: {report}");
+        assert!(report.contains(why), "{path:?}: {report}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{path:?} took {:?}",
+            started.elapsed()
+        );
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.join().expect("writer");
+}
