@@ -58,6 +58,7 @@ fn fixture(work: &Path) -> (Policy, CommandRule) {
             execute: None,
         },
         audit: Default::default(),
+        bounds: Default::default(),
     };
     (policy, rule)
 }

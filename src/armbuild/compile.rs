@@ -495,6 +495,7 @@ impl Compiler {
                 redact_sha256: vec![crate::audit::redact::hashed_entry(self.token.as_bytes())],
                 redact: Vec::new(),
             },
+            bounds: arm.bounds,
         })
     }
 

@@ -43,6 +43,10 @@ pub struct BuildOptions {
     /// `--keep-work`: keep what an earlier trial left in `work/` when
     /// rebuilding in place (by default it is removed, and said so).
     pub keep_work: bool,
+    /// `--max-processes`: overrides the arm file's `bounds.processes`.
+    pub max_processes: Option<u64>,
+    /// `--max-memory-mib`: overrides the arm file's `bounds.memory_mib`.
+    pub max_memory_mib: Option<u64>,
 }
 
 /// `<exe dir>/../share/guard-sh/arms`, if an install put arms there.
@@ -151,6 +155,9 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         search_path: None,
     };
     let mut compiled = compile_arm(&arms_dir, &opts.arm, &inputs)?;
+    let bounds = &mut compiled.policy.bounds;
+    bounds.processes = opts.max_processes.unwrap_or(bounds.processes);
+    bounds.memory_mib = opts.max_memory_mib.unwrap_or(bounds.memory_mib);
     let l = compiled.layout.clone();
     let guard = if compiled.arm.shell {
         Some(choose_guard(opts.guard_sh.as_deref())?)

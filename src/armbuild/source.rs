@@ -242,6 +242,10 @@ pub struct ArmFile {
     /// Arm-private files written into the output folder (e.g. a login).
     #[serde(default)]
     pub files: Vec<FileSource>,
+    /// What one trial of the arm may use (`arm-build --max-processes`,
+    /// `--max-memory-mib` override it); absent: the defaults.
+    #[serde(default)]
+    pub bounds: crate::policy::Bounds,
 }
 
 fn yes() -> bool {

@@ -112,6 +112,10 @@ pub enum Event {
         /// line by design).
         #[serde(default = "yes")]
         shell: bool,
+        /// The trial's bounds and how they hold (absent: a launcher that
+        /// knew none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bounds: Option<TrialBounds>,
     },
     /// Last record of a harness session: the harness has ended; the trial
     /// key is revealed so that every sealed record can be checked.
@@ -123,6 +127,13 @@ pub enum Event {
         /// harness ended (absent: a launcher that did not commit).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sessions: Option<Vec<super::trial::SessionCommitment>>,
+        /// Processes of the trial still alive when the harness and the
+        /// line server had ended, which the launcher then ended.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ended: Option<usize>,
+        /// The bounds the trial ran into (`processes`, `memory`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        bounds_hit: Vec<String>,
     },
     /// A line (or `eval`/`source` text) about to be parsed and checked.
     /// `origin` is one of [`TOP_LEVEL_ORIGINS`], or `eval` / `source`.
@@ -221,4 +232,15 @@ impl Event {
 /// `true`, for a field that defaults to it.
 fn yes() -> bool {
     true
+}
+
+/// A trial's bounds as the `harness` record states them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrialBounds {
+    /// Processes and threads alive at once.
+    pub processes: u64,
+    /// Memory, in MiB.
+    pub memory_mib: u64,
+    /// How they hold: `cgroup1 (…)`, `cgroup2 (…)`, or `none: WHY`.
+    pub enforced: String,
 }

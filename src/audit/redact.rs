@@ -163,6 +163,8 @@ impl Redactor {
                 signal: _,
                 key,
                 sessions: _,
+                ended: _,
+                bounds_hit: _,
             } => self.redact_string(key),
             Event::Line { text, origin } => {
                 self.redact_string(text);
@@ -283,6 +285,7 @@ impl Redactor {
             planted,
             supervised: _,
             shell: _,
+            bounds: _,
         } = event
         else {
             return;

@@ -52,6 +52,8 @@ pub enum FindingKind {
     HarnessUnconfined,
     Incomplete,
     PlantedConfig,
+    Unbounded,
+    BoundHit,
     TrialUnproven,
     ToolOutsideChannel,
     CallNotRecorded,
@@ -75,6 +77,8 @@ impl FindingKind {
             | FindingKind::HarnessUnconfined
             | FindingKind::Incomplete
             | FindingKind::PlantedConfig
+            | FindingKind::Unbounded
+            | FindingKind::BoundHit
             | FindingKind::TrialUnproven
             | FindingKind::ToolOutsideChannel
             | FindingKind::CallNotRecorded
@@ -98,6 +102,8 @@ impl FindingKind {
             FindingKind::HarnessUnconfined => "harness-unconfined",
             FindingKind::Incomplete => "incomplete",
             FindingKind::PlantedConfig => "planted-config",
+            FindingKind::Unbounded => "unbounded",
+            FindingKind::BoundHit => "bound-hit",
             FindingKind::TrialUnproven => "trial-unproven",
             FindingKind::ToolOutsideChannel => "tool-outside-channel",
             FindingKind::CallNotRecorded => "call-not-recorded",
@@ -430,8 +436,43 @@ impl Verifier {
         }
     }
 
+    /// With `require_harness`: a trial whose `harness` record says its
+    /// processes and memory ran without bounds (no cgroup could be made),
+    /// or says nothing of them.
+    fn check_bounds_held(&mut self) {
+        let unbounded: Vec<(String, String)> = self
+            .sessions
+            .iter()
+            .flat_map(|(id, entries)| entries.iter().map(move |e| (id, e)))
+            .filter(|(_, e)| e.kind == "harness")
+            .filter_map(|(id, e)| {
+                let enforced = e.value["bounds"]["enforced"]
+                    .as_str()
+                    .unwrap_or("none: not recorded");
+                enforced
+                    .strip_prefix("none: ")
+                    .map(|why| (id.clone(), why.to_string()))
+            })
+            .collect();
+        for (id, why) in unbounded {
+            self.findings.push(Finding {
+                kind: FindingKind::Unbounded,
+                session: Some(id),
+                seq: Some(0),
+                file: None,
+                line: None,
+                message: format!(
+                    "the trial ran without bounds on its processes and memory ({why}): a fork or memory bomb could have reached the whole machine, and what the trial left running was not ended"
+                ),
+            });
+        }
+    }
+
     fn finish(mut self, options: VerifyOptions) -> Report {
         self.check_trials(options);
+        if options.require_harness {
+            self.check_bounds_held();
+        }
         // A trial of an arm without a shell (the MCP arm) has no lines by
         // design: only harness records, each saying so.
         let shell_less = self.sessions.values().flatten().all(|e| {
@@ -1021,6 +1062,14 @@ impl<'a> SessionJudge<'a> {
                 if !allowed {
                     self.summary.denied_commands += 1;
                 }
+            }
+            Event::HarnessEnd { bounds_hit, .. } if !bounds_hit.is_empty() => {
+                let message = format!(
+                    "seq {}: the trial ran into its bound on {}: a fork failed, or the kernel ended a process, at the bound, so the trial's commands did not all run as asked",
+                    e.seq,
+                    bounds_hit.join(" and ")
+                );
+                self.find(FindingKind::BoundHit, Some(e), None, message);
             }
             Event::Exit { .. } | Event::HarnessEnd { .. } => {}
         }

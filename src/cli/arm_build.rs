@@ -56,6 +56,14 @@ struct Cli {
     /// (by default it is removed, so nothing planted reaches the next trial).
     #[arg(long)]
     keep_work: bool,
+    /// Processes and threads one trial may have alive at once (default:
+    /// the arm file's `bounds.processes`, else 512).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(8..))]
+    max_processes: Option<u64>,
+    /// Memory one trial may use, in MiB (default: the arm file's
+    /// `bounds.memory_mib`, else 4096).
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(16..))]
+    max_memory_mib: Option<u64>,
 }
 
 /// Run `arm-build` with the process's arguments.
@@ -147,6 +155,8 @@ fn build_or_list(cli: Cli) -> Result<(), BuildError> {
         arms_dir: cli.arms,
         guard_sh: cli.guard_sh,
         keep_work: cli.keep_work,
+        max_processes: cli.max_processes,
+        max_memory_mib: cli.max_memory_mib,
     };
     let out = opts.out.clone();
     let arm = opts.arm.clone();

@@ -95,6 +95,7 @@ mod tests {
             },
             sandbox: SandboxPolicy::default(),
             audit: AuditPolicy::default(),
+            bounds: Default::default(),
         }
     }
 

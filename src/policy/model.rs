@@ -31,6 +31,34 @@ pub struct Policy {
     pub env: EnvPolicy,
     pub sandbox: SandboxPolicy,
     pub audit: AuditPolicy,
+    /// What one trial may use at once, counted by the kernel.
+    #[serde(default)]
+    pub bounds: Bounds,
+}
+
+/// What one trial (every process of it: the harness, the line server and
+/// every line's commands) or one standalone guard-sh session may use,
+/// counted by the kernel in a cgroup made for it where one can be (see
+/// `crate::sandbox::cgroup`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bounds {
+    /// Processes and threads alive at once (`pids.max`): a fork bomb
+    /// stops here instead of at the machine's limit.
+    pub processes: u64,
+    /// Memory charged to the trial, in MiB (`memory.max`, v1's
+    /// `memory.limit_in_bytes`): past it the kernel ends a process of the
+    /// trial, never one outside it.
+    pub memory_mib: u64,
+}
+
+impl Default for Bounds {
+    fn default() -> Bounds {
+        Bounds {
+            processes: 512,
+            memory_mib: 4096,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

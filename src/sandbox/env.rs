@@ -161,6 +161,7 @@ mod tests {
             },
             sandbox: SandboxPolicy::default(),
             audit: AuditPolicy::default(),
+            bounds: Default::default(),
         }
     }
 

@@ -6,6 +6,7 @@
 mod arm_build;
 #[path = "../audit_support/mod.rs"]
 mod audit_support;
+mod bounds;
 #[path = "../common/mod.rs"]
 mod common;
 mod harness_domain;

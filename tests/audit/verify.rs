@@ -406,6 +406,7 @@ fn harness_event(enforcement: &str) -> Event {
         planted: Vec::new(),
         supervised: true,
         shell: true,
+        bounds: None,
     }
 }
 
@@ -444,6 +445,8 @@ fn write_trial(log: &Path, reveal: bool) -> (String, TrialKey, String) {
                 signal: None,
                 key: key.to_hex(),
                 sessions: Some(commit_to_sessions(&bytes, &trial)),
+                ended: Some(0),
+                bounds_hit: Vec::new(),
             })
             .expect("harness-end");
     }

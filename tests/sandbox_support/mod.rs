@@ -68,6 +68,7 @@ impl Arm {
                 execute: None,
             },
             audit: Default::default(),
+            bounds: Default::default(),
         }
     }
 }

@@ -44,6 +44,8 @@ pub(super) struct HarnessStart<'a> {
     pub execs: Option<Attach>,
     /// The line server's marker, when there is a server.
     pub marker: Option<Marker>,
+    /// The trial's cgroup files to enter (none without a cgroup).
+    pub cgroup: Vec<std::os::fd::RawFd>,
 }
 
 /// Fork the harness's process; its pid. Refused when the launcher has
@@ -83,6 +85,10 @@ fn become_harness(mut start: HarnessStart) -> ! {
 }
 
 fn exec_harness(start: &mut HarnessStart) -> Result<std::convert::Infallible, (u8, String)> {
+    crate::sandbox::cgroup::enter(&start.cgroup).map_err(|errno| {
+        let e = std::io::Error::from_raw_os_error(errno);
+        (STATUS_FAILED, format!("the trial's cgroup: {e}"))
+    })?;
     start
         .files
         .enforce()

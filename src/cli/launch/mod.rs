@@ -29,18 +29,20 @@ mod harness_process;
 mod homes;
 
 use crate::armbuild::compile::find_program;
+use crate::audit::event::TrialBounds;
 use crate::audit::trial::{self, TrialKey};
 use crate::audit::{Event, FileSink, Redactor};
 use crate::cli::Exit;
 use crate::policy::Policy;
 use crate::policy::pin;
+use crate::sandbox::cgroup::TrialCgroup;
 use crate::sandbox::harness::{self, HarnessPlan, HarnessSpec};
 use crate::sandbox::landlock::{self, Confinement, Enforcement};
 use crate::sandbox::supervisor::{ExecPlan, Supervisor};
 use clap::Parser;
 use serde_json::{Value, json};
 use std::ffi::OsString;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -82,6 +84,10 @@ struct Args {
     #[arg(last = true, required = true, value_name = "PROGRAM")]
     command: Vec<OsString>,
 }
+
+/// Set to `off` to run the trial without a cgroup (as where none can be
+/// made): its bounds then do not hold, and its records say so.
+pub const CGROUP_ENV: &str = "GUARD_SH_CGROUP";
 
 const STATUS_FAILED: u8 = 125;
 const STATUS_CANNOT_EXECUTE: u8 = 126;
@@ -137,8 +143,33 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         start_fresh(&arm_dir, &arm.audit_log)?;
     }
     let home_vars = homes::prepare(&arm_dir, args.seed_home.as_deref())?;
+    let cgroup = trial_cgroup(&arm.policy.bounds);
     let key = TrialKey::generate().map_err(|e| failed(format!("getrandom: {e}")))?;
-    let mut sink = record_harness(&arm, &program, args, &cwd, enforcement, &plan, &key)?;
+    let bounds = TrialBounds {
+        processes: arm.policy.bounds.processes,
+        memory_mib: arm.policy.bounds.memory_mib,
+        enforced: match &cgroup {
+            Ok(cgroup) => cgroup.how(),
+            Err(why) => format!("none: {why}"),
+        },
+    };
+    let launch = Launch {
+        args,
+        arm: &arm,
+        program: &program,
+        cwd: &cwd,
+        enforcement,
+        plan: &plan,
+    };
+    let mut sink = record_harness(&launch, &key, bounds)?;
+    let cgroup = cgroup.ok();
+    let entries = match &cgroup {
+        Some(cgroup) => cgroup
+            .entry_files()
+            .map_err(|e| failed(format!("the trial's cgroup: {e}")))?,
+        None => Vec::new(),
+    };
+    let entry_fds: Vec<i32> = entries.iter().map(|f| f.as_raw_fd()).collect();
     let trial = sink.session_id().to_string();
     let supervisor = match (&arm.guard_sh, args.no_server) {
         (Some(_), false) => supervise_execs(&sink, &arm, &cwd, &trial, enforcement)?,
@@ -151,6 +182,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
             &trial,
             &key,
             supervisor.is_some(),
+            &entry_fds,
         )?),
         _ => None,
     };
@@ -183,10 +215,16 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         files,
         execs: supervisor.as_ref().map(|s| s.attach_harness(&exec_plan)),
         marker,
+        cgroup: entry_fds.clone(),
     };
     let status = run_harness(start);
     drop(server);
+    drop(entries);
     let status = status?;
+    let (ended, bounds_hit) = match &cgroup {
+        Some(cgroup) => end_the_trial(cgroup, &arm.policy.bounds)?,
+        None => (None, Vec::new()),
+    };
     // The trial is over: reveal the key so every sealed record can be
     // checked. Without this record the verifier cannot prove the trial.
     // Commit to every session of the trial as the log holds it now: once
@@ -199,6 +237,8 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         signal: status.signal(),
         key: key.to_hex(),
         sessions: Some(trial::commit_to_sessions(&log, &trial)),
+        ended,
+        bounds_hit,
     })
     .map_err(|e| {
         failed(format!(
@@ -211,6 +251,58 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         (None, None) => 1,
     };
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+/// The trial's cgroup with the arm's bounds (see
+/// `crate::sandbox::cgroup`), or why none can be had here (the trial then
+/// runs without them, and its `harness` record says so).
+fn trial_cgroup(bounds: &crate::policy::Bounds) -> Result<TrialCgroup, String> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let name = format!("{}-{nanos}", std::process::id());
+    let cgroup = if std::env::var_os(CGROUP_ENV).is_some_and(|v| v == "off") {
+        Err(format!("{CGROUP_ENV}=off"))
+    } else {
+        TrialCgroup::create(&name, bounds)
+    };
+    if let Err(why) = &cgroup {
+        eprintln!(
+            "guard-sh-launch: warning: no cgroup for the trial ({why}): its processes and memory are not bounded, and what it leaves running is not ended"
+        );
+    }
+    cgroup
+}
+
+/// After the harness and the line server: give the server's own
+/// processes (its marker, its spare worker) a moment to follow it, then
+/// end whatever of the trial is still alive; how many, and the bounds the
+/// trial ran into.
+fn end_the_trial(
+    cgroup: &TrialCgroup,
+    bounds: &crate::policy::Bounds,
+) -> Result<(Option<usize>, Vec<String>), Exit> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(300);
+    while std::time::Instant::now() < deadline && cgroup.population().unwrap_or(0) > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let ended = cgroup
+        .end_all(std::time::Duration::from_secs(10))
+        .map_err(|e| failed(format!("ending the trial's processes: {e}")))?;
+    if ended > 0 {
+        eprintln!("guard-sh-launch: ended {ended} processes the trial left running");
+    }
+    let hit = cgroup.bounds_hit();
+    for bound in &hit {
+        let limit = match bound.as_str() {
+            "processes" => format!("{} processes", bounds.processes),
+            _ => format!("{} MiB", bounds.memory_mib),
+        };
+        eprintln!(
+            "guard-sh-launch: the trial ran into its {bound} bound ({limit}): a fork failed or a process was ended there"
+        );
+    }
+    Ok((Some(ended), hit))
 }
 
 /// The exec supervisor of the harness's process and everything it starts
@@ -370,6 +462,7 @@ impl LineServer {
         trial: &str,
         key: &TrialKey,
         supervised: bool,
+        cgroup: &[i32],
     ) -> Result<LineServer, Exit> {
         use std::io::BufRead;
         let token = memfd().map_err(|e| failed(format!("the line server's token: {e}")))?;
@@ -394,10 +487,15 @@ impl LineServer {
         if std::env::var_os(pin::POLICY_PIN_ENV).is_none() {
             command.env(pin::POLICY_PIN_ENV, &arm.policy_sha256);
         }
-        let raw = std::os::fd::AsRawFd::as_raw_fd(&token);
-        // SAFETY: between fork and exec only dup2 and fcntl on integers.
+        let raw = token.as_raw_fd();
+        let cgroup = cgroup.to_vec();
+        // SAFETY: between fork and exec only write, dup2 and fcntl on
+        // integers.
         unsafe {
             command.pre_exec(move || {
+                // The server, and so every line it runs, in the trial's cgroup.
+                crate::sandbox::cgroup::enter(&cgroup)
+                    .map_err(std::io::Error::from_raw_os_error)?;
                 // dup2 onto itself keeps close-on-exec: cleared by hand.
                 if libc::dup2(raw, TOKEN_AT) != TOKEN_AT
                     || libc::fcntl(TOKEN_AT, libc::F_SETFD, 0) != 0
@@ -493,19 +591,30 @@ fn say_left_out(plan: &HarnessPlan) {
     }
 }
 
+/// What the trial is started with, as the `harness` record states it.
+struct Launch<'a> {
+    args: &'a Args,
+    arm: &'a ArmFolder,
+    /// The harness program, resolved.
+    program: &'a Path,
+    cwd: &'a Path,
+    enforcement: Enforcement,
+    plan: &'a HarnessPlan,
+}
+
 /// Write the `harness` record to the arm's audit log, so the verifier can
 /// tell a launched trial from one that was not, sealed with the trial's
 /// key (committed to in the record). Fail closed: a harness whose start
 /// cannot be recorded does not start. Returns the sink for `harness-end`.
-fn record_harness(
-    arm: &ArmFolder,
-    program: &Path,
-    args: &Args,
-    cwd: &Path,
-    enforcement: Enforcement,
-    plan: &HarnessPlan,
-    key: &TrialKey,
-) -> Result<FileSink, Exit> {
+fn record_harness(launch: &Launch, key: &TrialKey, bounds: TrialBounds) -> Result<FileSink, Exit> {
+    let Launch {
+        args,
+        arm,
+        program,
+        cwd,
+        enforcement,
+        plan,
+    } = *launch;
     let redactor = Redactor::from_policy(&arm.policy.audit).map_err(|e| failed(e.to_string()))?;
     let mut sink = FileSink::open(&arm.audit_log, redactor)
         .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
@@ -534,6 +643,7 @@ fn record_harness(
         planted: homes::planted(&args.arm, args.seed_home.as_deref()),
         supervised: Supervisor::wanted() && !args.no_server && arm.guard_sh.is_some(),
         shell: arm.policy.shell,
+        bounds: Some(bounds),
     };
     sink.append(event)
         .map_err(|e| failed(format!("audit log unavailable: {e}")))?;

@@ -1,0 +1,361 @@
+//! A trial's bounds under guard-sh-launch: a fork bomb and a memory bomb
+//! stop at the arm's bounds, what a trial leaves running is ended, and a
+//! trial without a cgroup says so.
+//!
+//! Every bomb runs inside a cgroup this test makes (a `pids.max` of its
+//! own, far below the machine's) and under `timeout`, so a failing test
+//! cannot starve the machine; the judges are outside guard-sh: the trial
+//! group's process count sampled while the bomb runs, a probe that keeps
+//! forking beside it, a `/proc` scan for survivors, and the records.
+
+use crate::launch::{finding_kinds, text};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A v1 `pids` group (or a v2 group where it offers `pids`) that this
+/// test made, with its own bound; removed when dropped.
+struct Containment {
+    dir: PathBuf,
+}
+
+impl Containment {
+    fn new(max: u64) -> Option<Containment> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let name = format!("guard-sh-test-{}-{nanos}", std::process::id());
+        for base in ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"] {
+            let dir = Path::new(base).join(&name);
+            if std::fs::create_dir(&dir).is_ok() {
+                if std::fs::write(dir.join("pids.max"), max.to_string()).is_ok() {
+                    return Some(Containment { dir });
+                }
+                let _ = std::fs::remove_dir(&dir);
+            }
+        }
+        None
+    }
+
+    fn processes(&self) -> Vec<i32> {
+        std::fs::read_to_string(self.dir.join("cgroup.procs"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.parse().ok())
+            .collect()
+    }
+
+    /// The trial groups the launcher made inside this one.
+    fn trial_groups(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(&self.dir)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Containment {
+    fn drop(&mut self) {
+        for pid in self.processes() {
+            // SAFETY: kill(2) of a process in the group this test made.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        for group in self.trial_groups() {
+            let _ = std::fs::remove_dir(group);
+        }
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// `arm-build tea` into `root/arm` with `extra` options (bounds).
+fn arm_with(root: &Path, extra: &[&str]) -> Value {
+    let stubs = root.join("stubs");
+    std::fs::create_dir_all(&stubs).expect("mkdir stubs");
+    std::fs::copy("/usr/bin/echo", stubs.join("tea")).expect("copy echo");
+    std::fs::copy("/usr/bin/true", stubs.join("git")).expect("copy true");
+    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+        .arg("--print-definition")
+        .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
+        .args(["--token-env", "ARM_TOKEN", "--out"])
+        .arg(root.join("arm"))
+        .args(extra)
+        .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
+        .env("ARM_TOKEN", "arm-token-0123456789")
+        .output()
+        .expect("run arm-build");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("definition")
+}
+
+/// `timeout 60 guard-sh-launch --arm ARM -- env SHELL -c LINE`, started
+/// inside `containment` (the child moves itself there before its exec).
+fn launch_line(definition: &Value, root: &Path, line: &str, containment: &Containment) -> Command {
+    use std::os::unix::process::CommandExt;
+    let shell = definition["shell"]["path"].as_str().expect("shell.path");
+    let mut c = Command::new("timeout");
+    c.args(["60", env!("CARGO_BIN_EXE_guard-sh-launch"), "--arm"])
+        .arg(root.join("arm"))
+        .args(["--", "env", shell, "-c", line])
+        .current_dir(root)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin");
+    for (k, v) in definition["shell"]["env"].as_object().expect("shell.env") {
+        if k != "PATH" {
+            c.env(k, v.as_str().expect("string"));
+        }
+    }
+    let procs = std::ffi::CString::new(
+        containment
+            .dir
+            .join("cgroup.procs")
+            .into_os_string()
+            .into_encoded_bytes(),
+    )
+    .expect("a path without NUL");
+    // SAFETY: between fork and exec only open, write and close, on a path
+    // made before the fork.
+    unsafe {
+        c.pre_exec(move || {
+            let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::close(fd);
+            Ok(())
+        });
+    }
+    c
+}
+
+fn records(root: &Path) -> Vec<Value> {
+    std::fs::read_to_string(root.join("arm/audit/audit.jsonl"))
+        .expect("the log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a record"))
+        .collect()
+}
+
+fn harness_end(root: &Path) -> Value {
+    records(root)
+        .into_iter()
+        .find(|r| r["type"] == "harness-end")
+        .expect("harness-end")
+}
+
+fn verify(root: &Path) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+        .args(["--require-harness", "--json"])
+        .arg(root.join("arm/audit/audit.jsonl"))
+        .output()
+        .expect("run guard-sh-audit");
+    serde_json::from_slice(&o.stdout).expect("report")
+}
+
+/// Processes anywhere on the machine in a trial group of this test.
+fn survivors(groups: &[PathBuf]) -> Vec<String> {
+    let names: Vec<String> = groups
+        .iter()
+        .filter_map(|g| g.file_name()?.to_str().map(str::to_string))
+        .collect();
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter_map(|e| {
+            let cgroup = std::fs::read_to_string(e.path().join("cgroup")).ok()?;
+            names
+                .iter()
+                .any(|n| cgroup.contains(n.as_str()))
+                .then(|| e.file_name().to_string_lossy().into_owned())
+        })
+        .collect()
+}
+
+fn containment(test: &str) -> Option<Containment> {
+    let made = Containment::new(1000);
+    if made.is_none() {
+        crate::audit_support::skipped(test, "cannot make a cgroup to contain the bomb (not root?)");
+    }
+    made
+}
+
+#[test]
+fn a_fork_bomb_stops_at_the_trials_process_bound_and_the_machine_keeps_forking() {
+    let Some(containment) = containment("fork bomb") else {
+        return;
+    };
+    let root = tempfile::tempdir().expect("tempdir");
+    let definition = arm_with(root.path(), &["--max-processes", "64"]);
+    // Into files, not pipes this test would not read while it samples:
+    // the bomb's thousands of messages would fill a pipe and hold it.
+    let (out_file, err_file) = (root.path().join("out"), root.path().join("err"));
+    let file = |p: &Path| std::fs::File::create(p).expect("create");
+    let mut child = launch_line(
+        &definition,
+        root.path(),
+        "f(){ f|f& }; f; sleep 3; echo done",
+        &containment,
+    )
+    .stdout(file(&out_file))
+    .stderr(file(&err_file))
+    .spawn()
+    .expect("launch the bomb");
+    // While it runs: the trial's group never holds more than its bound,
+    // and a probe outside it forks as usual.
+    let (mut most, mut probes, mut failed_probes) = (0usize, 0, 0);
+    let mut groups = Vec::new();
+    while child.try_wait().expect("wait").is_none() {
+        for group in containment.trial_groups() {
+            let count = std::fs::read_to_string(group.join("cgroup.procs"))
+                .map(|p| p.lines().count())
+                .unwrap_or(0);
+            most = most.max(count);
+            if !groups.contains(&group) {
+                groups.push(group);
+            }
+        }
+        probes += 1;
+        if !Command::new("true").status().is_ok_and(|s| s.success()) {
+            failed_probes += 1;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = child.wait().expect("wait");
+    let stderr = std::fs::read_to_string(&err_file).expect("stderr");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(
+        std::fs::read_to_string(&out_file)
+            .expect("stdout")
+            .ends_with("done\n")
+    );
+    assert!(!groups.is_empty(), "no trial group was made: {stderr}");
+    assert!(most <= 64, "the trial held {most} processes");
+    assert!(most > 8, "the bomb never ran: {stderr}");
+    assert!(
+        probes > 10 && failed_probes == 0,
+        "{failed_probes} of {probes} probes failed"
+    );
+    assert!(
+        stderr.contains("Resource temporarily unavailable"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ran into its processes bound (64 processes)"),
+        "{stderr}"
+    );
+    assert_eq!(survivors(&groups), Vec::<String>::new());
+    assert!(
+        containment.processes().is_empty(),
+        "{:?}",
+        containment.processes()
+    );
+    let end = harness_end(root.path());
+    assert_eq!(end["bounds_hit"], serde_json::json!(["processes"]), "{end}");
+    assert!(finding_kinds(&verify(root.path())).contains(&"bound-hit".to_string()));
+}
+
+#[test]
+fn what_a_trial_leaves_running_is_ended_and_counted() {
+    let Some(containment) = containment("left running") else {
+        return;
+    };
+    let root = tempfile::tempdir().expect("tempdir");
+    let definition = arm_with(root.path(), &[]);
+    let out = launch_line(
+        &definition,
+        root.path(),
+        "sleep 40 & sleep 41 & echo started",
+        &containment,
+    )
+    .output()
+    .expect("launch");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("ended 2 processes the trial left running"));
+    assert!(
+        containment.processes().is_empty(),
+        "{:?}",
+        containment.processes()
+    );
+    let end = harness_end(root.path());
+    assert_eq!(end["ended"], 2, "{end}");
+    let harness = records(root.path())
+        .into_iter()
+        .find(|r| r["type"] == "harness")
+        .expect("harness");
+    assert!(
+        harness["bounds"]["enforced"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("cgroup")),
+        "{harness}"
+    );
+    assert_eq!(harness["bounds"]["processes"], 512);
+    let report = verify(root.path());
+    assert!(
+        !finding_kinds(&report).contains(&"unbounded".to_string()),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_memory_bomb_ends_inside_the_trial_at_its_bound() {
+    let Some(containment) = containment("memory bomb") else {
+        return;
+    };
+    let root = tempfile::tempdir().expect("tempdir");
+    let definition = arm_with(root.path(), &["--max-memory-mib", "64"]);
+    let started = Instant::now();
+    let out = launch_line(
+        &definition,
+        root.path(),
+        "x=$(seq 1 100000000); echo ${#x}",
+        &containment,
+    )
+    .output()
+    .expect("launch");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(137), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(
+        stderr.contains("ran into its memory bound (64 MiB)"),
+        "{stderr}"
+    );
+    let end = harness_end(root.path());
+    assert_eq!(end["bounds_hit"], serde_json::json!(["memory"]), "{end}");
+    assert!(containment.processes().is_empty());
+}
+
+/// Where no cgroup can be had (here: `GUARD_SH_CGROUP=off`), the trial
+/// runs, the launcher warns, the record says why, and the verifier told
+/// to require a launched trial reports it as unbounded.
+#[test]
+fn a_trial_without_a_cgroup_says_so_and_is_reported_unbounded() {
+    let Some(containment) = containment("no cgroup") else {
+        return;
+    };
+    let root = tempfile::tempdir().expect("tempdir");
+    let definition = arm_with(root.path(), &[]);
+    let out = launch_line(&definition, root.path(), "tea x", &containment)
+        .env("GUARD_SH_CGROUP", "off")
+        .output()
+        .expect("launch");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no cgroup for the trial"));
+    assert!(containment.trial_groups().is_empty());
+    let harness = records(root.path())
+        .into_iter()
+        .find(|r| r["type"] == "harness")
+        .expect("harness");
+    assert_eq!(
+        harness["bounds"]["enforced"], "none: GUARD_SH_CGROUP=off",
+        "{harness}"
+    );
+    let report = verify(root.path());
+    assert_eq!(finding_kinds(&report), ["unbounded"], "{report}");
+}
