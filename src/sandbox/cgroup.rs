@@ -266,18 +266,6 @@ pub fn enter(entries: &[std::os::fd::RawFd]) -> Result<(), i32> {
     Ok(())
 }
 
-/// Whether this process is in a trial's group already (a guard-sh the
-/// launcher's trial started): then its bounds hold for it too.
-pub fn in_a_trial() -> bool {
-    std::fs::read_to_string("/proc/self/cgroup").is_ok_and(|own| {
-        own.lines().any(|line| {
-            line.rsplit('/')
-                .next()
-                .is_some_and(|n| n.starts_with(NAME_PREFIX))
-        })
-    })
-}
-
 /// A v2 group `name` beneath `parent`, with `pids` (and `memory`, where
 /// offered) enabled for it and bounded.
 fn make_v2(parent: &Path, name: &str, bounds: &Bounds) -> Result<PathBuf, String> {
