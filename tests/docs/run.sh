@@ -97,7 +97,7 @@ while read -r doc line kind path; do
         # The test installs the harness in its own cache; the block names
         # the path of a global install: install it so (into a private
         # prefix) and check every --allow-exec path the block names.
-        package=$(grep -o 'npm install -g [^`]*' "$path" | head -1 | sed 's/npm install -g //')
+        package=$( (grep -o 'npm install -g [^`]*' "$path" || true) | head -1 | sed 's/npm install -g //')
         if [ -n "$package" ]; then
             prefix="$work/npm-global"
             npm_config_prefix="$prefix" npm install -g --silent "$package" >/dev/null
