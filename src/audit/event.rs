@@ -116,6 +116,10 @@ pub enum Event {
         /// knew none).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         bounds: Option<TrialBounds>,
+        /// What `/tmp` is for the trial: `private: /tmp is ARM/tmp`, or
+        /// `shared: WHY` (then closed to the arm's commands).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        tmp: String,
     },
     /// Last record of a harness session: the harness has ended; the trial
     /// key is revealed so that every sealed record can be checked.

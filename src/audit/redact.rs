@@ -286,6 +286,7 @@ impl Redactor {
             supervised: _,
             shell: _,
             bounds: _,
+            tmp,
         } = event
         else {
             return;
@@ -298,6 +299,7 @@ impl Redactor {
             cwd,
             program,
             key_sha256,
+            tmp,
         ] {
             self.redact_string(s);
         }

@@ -12,6 +12,7 @@ mod common;
 mod harness_domain;
 mod launch;
 mod policy;
+mod private_tmp;
 mod serve;
 
 /// `arm-build tea` into `root/arm`, with `tea` a copy of `echo` and `git`

@@ -407,6 +407,7 @@ fn harness_event(enforcement: &str) -> Event {
         supervised: true,
         shell: true,
         bounds: None,
+        tmp: String::new(),
     }
 }
 

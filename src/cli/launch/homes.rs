@@ -98,6 +98,35 @@ pub(super) fn prepare(
     Ok(vars)
 }
 
+/// Give the trial a private `/tmp`: the arm's `tmp/` mounted over `/tmp`
+/// in a mount namespace of the launcher's own, which the line server, the
+/// harness and everything they start inherit. So an agent's scratch files
+/// (`cat > /tmp/body.json`, `curl -o /tmp/x`) work as in bash, land in the
+/// arm, and no two trials see each other's. Call before entering any
+/// Landlock domain (a domain may not mount). Returns what the `harness`
+/// record says: `private: …`, or `shared: WHY` where the kernel refuses
+/// the namespace (it needs `CAP_SYS_ADMIN`) or the arm lies under `/tmp`
+/// (which the mount would hide); then `/tmp` stays closed to the arm's
+/// commands, whose only writable temporary folder is `tmp/` (`TMPDIR`).
+pub(super) fn private_tmp(arm: &Path) -> String {
+    use nix::mount::{MsFlags, mount};
+    let tmp = arm.join("tmp");
+    if arm.starts_with("/tmp") {
+        return "shared: the arm lies under /tmp, which a private /tmp would hide".into();
+    }
+    if let Err(e) = nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNS) {
+        return format!("shared: no mount namespace ({e})");
+    }
+    // Mounts made here stay here; the machine's still reach the trial.
+    let none: Option<&str> = None;
+    let made = mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_SLAVE, none)
+        .and_then(|()| mount(Some(&tmp), "/tmp", none, MsFlags::MS_BIND, none));
+    match made {
+        Ok(()) => format!("private: /tmp is {}", tmp.display()),
+        Err(e) => format!("shared: mounting {} on /tmp failed ({e})", tmp.display()),
+    }
+}
+
 /// The configuration a harness would read that no operator put there:
 /// entries of [`WORK_CONFIG`] in `work/`, and files of [`HOME_CONFIG`] in
 /// `harness-home/` that differ from the seed's (or that the seed lacks),

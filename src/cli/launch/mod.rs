@@ -62,8 +62,8 @@ struct Args {
     /// Print the execute set as JSON and exit, running nothing.
     #[arg(long)]
     plan: bool,
-    /// Start a fresh trial: empty the arm's `work/` and `harness-home/`
-    /// and move an earlier audit log aside (`audit.jsonl` →
+    /// Start a fresh trial: empty the arm's `work/`, `tmp/` and
+    /// `harness-home/` and move an earlier audit log aside (`audit.jsonl` →
     /// `audit.UNIXTIME.jsonl`), so nothing an earlier trial left (planted
     /// settings, hooks, sessions, records) reaches this one.
     #[arg(long)]
@@ -127,6 +127,8 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         println!("{}", plan_json(&plan, enforcement));
         return Ok(ExitCode::SUCCESS);
     }
+    // Before any Landlock domain: a process in one may not mount.
+    let tmp = homes::private_tmp(&arm_dir);
     match abi {
         Some(abi) => {
             harness::prepare(abi, &plan)
@@ -160,6 +162,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         cwd: &cwd,
         enforcement,
         plan: &plan,
+        tmp: &tmp,
     };
     let mut sink = record_harness(&launch, &key, bounds)?;
     let cgroup = cgroup.ok();
@@ -600,6 +603,8 @@ struct Launch<'a> {
     cwd: &'a Path,
     enforcement: Enforcement,
     plan: &'a HarnessPlan,
+    /// What `/tmp` is for the trial (see [`homes::private_tmp`]).
+    tmp: &'a str,
 }
 
 /// Write the `harness` record to the arm's audit log, so the verifier can
@@ -614,6 +619,7 @@ fn record_harness(launch: &Launch, key: &TrialKey, bounds: TrialBounds) -> Resul
         cwd,
         enforcement,
         plan,
+        tmp,
     } = *launch;
     let redactor = Redactor::from_policy(&arm.policy.audit).map_err(|e| failed(e.to_string()))?;
     let mut sink = FileSink::open(&arm.audit_log, redactor)
@@ -644,17 +650,19 @@ fn record_harness(launch: &Launch, key: &TrialKey, bounds: TrialBounds) -> Resul
         supervised: Supervisor::wanted() && !args.no_server && arm.guard_sh.is_some(),
         shell: arm.policy.shell,
         bounds: Some(bounds),
+        tmp: tmp.to_string(),
     };
     sink.append(event)
         .map_err(|e| failed(format!("audit log unavailable: {e}")))?;
     Ok(sink)
 }
 
-/// `--fresh`: empty `work/` and `harness-home/`, move the audit log aside.
+/// `--fresh`: empty `work/`, `tmp/` and `harness-home/`, move the audit
+/// log aside.
 /// Each step is said on stderr when it found something.
 fn start_fresh(arm: &Path, audit_log: &Path) -> Result<(), Exit> {
     use crate::armbuild::layout::empty_dir;
-    for folder in ["work", "harness-home"] {
+    for folder in ["work", "tmp", "harness-home"] {
         let dir = arm.join(folder);
         let removed = empty_dir(&dir).map_err(|e| failed(e.to_string()))?;
         if removed > 0 {
