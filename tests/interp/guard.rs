@@ -517,3 +517,51 @@ fn a_function_body_is_judged_where_it_is_called() {
     assert!(err.contains("denied: \"evil\""), "{err}");
     assert_eq!(ran(&s), "tool|second\ntool|after\n", "evil never ran");
 }
+
+/// A redirection belongs to its command: when the run-time check refuses
+/// the command, the shell has not created, truncated or appended to the
+/// file. Judged by the file itself, with Landlock off too (the guard
+/// alone holds this) and on.
+#[test]
+fn a_refused_command_gets_no_file_opened_for_it() {
+    let s = setup();
+    let target = s.work.path().join("made");
+    std::fs::write(s.work.path().join("kept"), "before\n").expect("write");
+    for line in [
+        "X=evil; $X > made",
+        "X=evil; $X >> kept",
+        "X=evil; $X > kept",
+        "X=evil; exec $X > made",
+        "X=evil; command -- $X > made",
+        "X=evil; { $X; } > made",
+        "X=evil; $X 2> made",
+    ] {
+        for landlock in ["on", "off"] {
+            let out = common::guard_cmd(&s.arm, s.work.path())
+                .args(["-c", line])
+                .env("GUARD_SH_LANDLOCK", landlock)
+                .output()
+                .expect("run guard-sh");
+            let err = common::text(&out.stderr);
+            assert_eq!(out.status.code(), Some(126), "{line}: {err}");
+            assert!(err.contains("denied: \"evil\""), "{line}: {err}");
+            if !line.contains("{ $X; }") {
+                assert!(
+                    !target.exists(),
+                    "{line} (landlock {landlock}) created the file"
+                );
+            }
+            let _ = std::fs::remove_file(&target);
+            assert_eq!(
+                std::fs::read_to_string(s.work.path().join("kept")).expect("kept"),
+                "before\n",
+                "{line} (landlock {landlock})"
+            );
+        }
+    }
+    assert_eq!(ran(&s), "");
+    // An allowed command still gets its file.
+    let (status, _, err) = run(&s, "X=tool; $X > made");
+    assert_eq!(status, 0, "{err}");
+    assert!(target.exists());
+}

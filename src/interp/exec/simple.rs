@@ -172,6 +172,14 @@ impl Shell<'_> {
         let Some((argv, assigns)) = self.expand_simple(sc)? else {
             return self.run_assignments_only(sc);
         };
+        // Refuse before opening: a program the run-time check refuses
+        // never gets a file the shell made or truncated for it.
+        if !sc.redirects.is_empty()
+            && let Some(target) = self.program_to_run(&argv)
+            && let Err(deny) = guard::check_argv(&self.policy, &self.cwd, target)
+        {
+            return Err(self.deny(&deny, target));
+        }
         let result = self.with_redirects(&sc.redirects, |sh| {
             sh.xtrace(&assigns, &argv);
             sh.dispatch(&argv, &assigns, true)
@@ -210,6 +218,42 @@ impl Shell<'_> {
                 let _ = self.sys.close(fd);
             }
         }
+    }
+
+    /// The argv of the program this command line will start, when it
+    /// starts one: the words themselves for a name that is neither a
+    /// function nor a builtin, and for `exec [--] NAME …` and
+    /// `command [-p] [--] NAME …` (which skip functions) the words from
+    /// NAME on; `command -v`/`-V` start nothing.
+    fn program_to_run<'a>(&self, argv: &'a [Vec<u8>]) -> Option<&'a [Vec<u8>]> {
+        let first = argv.first()?;
+        if self.functions.contains_key(&lossy(first)) {
+            return None;
+        }
+        if !guard::builtins::is_builtin(first) {
+            return Some(argv);
+        }
+        let mut rest = &argv[1..];
+        match first.as_slice() {
+            b"command" => {
+                while let Some(option) = rest.first() {
+                    match option.as_slice() {
+                        b"-p" => rest = &rest[1..],
+                        b"--" => {
+                            rest = &rest[1..];
+                            break;
+                        }
+                        b"-v" | b"-V" => return None,
+                        _ => break,
+                    }
+                }
+            }
+            b"exec" if rest.first().is_some_and(|a| a == b"--") => rest = &rest[1..],
+            b"exec" => {}
+            _ => return None,
+        }
+        let name = rest.first()?;
+        (!name.starts_with(b"-") && !guard::builtins::is_builtin(name)).then_some(rest)
     }
 
     /// Run a command by name: function, builtin, or external.
