@@ -406,7 +406,11 @@ fn harness_event(enforcement: &str) -> Event {
         planted: Vec::new(),
         supervised: true,
         shell: true,
-        bounds: None,
+        bounds: Some(guard_sh::audit::event::TrialBounds {
+            processes: 512,
+            memory_mib: 4096,
+            enforced: "cgroup1 (pids.max, memory.limit_in_bytes, freezer)".into(),
+        }),
         tmp: String::new(),
     }
 }

@@ -164,7 +164,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         plan: &plan,
         tmp: &tmp,
     };
-    let mut sink = record_harness(&launch, &key, bounds)?;
+    let sink = record_harness(&launch, &key, bounds)?;
     let cgroup = cgroup.ok();
     let entries = match &cgroup {
         Some(cgroup) => cgroup
@@ -193,17 +193,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         Some(abi) => harness_files(abi, &arm_dir, &arm, &plan, &cwd, server.is_some())?,
         None => Confinement::none(),
     };
-    let mut command = std::process::Command::new(&program);
-    command
-        .arg0(&args.command[0])
-        .args(&args.command[1..])
-        .envs(home_vars)
-        .env(trial::TRIAL_ENV, &trial);
-    // With a server, the key stays with it: no process the harness runs
-    // can seal a record, and none can write the log.
-    if server.is_none() {
-        command.env(trial::SEAL_ENV, key.to_hex());
-    }
+    let command = harness_command(args, &program, home_vars, &trial, &key, server.is_some());
     let marker = match &server {
         Some(server) => Some(server.marker()?),
         None => None,
@@ -223,23 +213,58 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     let status = run_harness(start);
     drop(server);
     drop(entries);
-    let status = status?;
-    let (ended, bounds_hit) = match &cgroup {
+    record_the_end(sink, &arm, &trial, &key, status?, cgroup.as_ref())
+}
+
+/// The harness's command: its program and arguments, the homes of
+/// [`homes::prepare`] and the trial's id; the trial's key only without a
+/// server (with one, the key stays with it: no process the harness runs
+/// can seal a record, and none can write the log).
+fn harness_command(
+    args: &Args,
+    program: &Path,
+    home_vars: Vec<(&'static str, OsString)>,
+    trial: &str,
+    key: &TrialKey,
+    served: bool,
+) -> std::process::Command {
+    let mut command = std::process::Command::new(program);
+    command
+        .arg0(&args.command[0])
+        .args(&args.command[1..])
+        .envs(home_vars)
+        .env(trial::TRIAL_ENV, trial);
+    if !served {
+        command.env(trial::SEAL_ENV, key.to_hex());
+    }
+    command
+}
+
+/// The harness has ended: end what the trial left running, then reveal
+/// the key so every sealed record can be checked (without this record the
+/// verifier cannot prove the trial), committing to every session of the
+/// trial as the log holds it now (once the key is out, only this list
+/// tells a session removed, cut or added later). The harness's status is
+/// the launcher's.
+fn record_the_end(
+    mut sink: FileSink,
+    arm: &ArmFolder,
+    trial: &str,
+    key: &TrialKey,
+    status: std::process::ExitStatus,
+    cgroup: Option<&TrialCgroup>,
+) -> Result<ExitCode, Exit> {
+    let (ended, bounds_hit) = match cgroup {
         Some(cgroup) => end_the_trial(cgroup, &arm.policy.bounds)?,
         None => (None, Vec::new()),
     };
-    // The trial is over: reveal the key so every sealed record can be
-    // checked. Without this record the verifier cannot prove the trial.
-    // Commit to every session of the trial as the log holds it now: once
-    // the key is out, only this list tells a session removed, cut or
-    // added later.
     let log = std::fs::read(&arm.audit_log)
         .map_err(|e| failed(format!("audit log unreadable at the end of the trial: {e}")))?;
     sink.append(Event::HarnessEnd {
         status: status.code(),
         signal: status.signal(),
         key: key.to_hex(),
-        sessions: Some(trial::commit_to_sessions(&log, &trial)),
+        sessions: Some(trial::commit_to_sessions(&log, trial)),
         ended,
         bounds_hit,
     })
