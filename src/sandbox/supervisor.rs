@@ -366,6 +366,27 @@ const fn jump(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     }
 }
 
+/// Load the word at offset `k` of `seccomp_data` into the accumulator.
+const fn ld(k: u32) -> libc::sock_filter {
+    stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, k)
+}
+
+/// Return `k` (the verdict).
+const fn ret(k: u32) -> libc::sock_filter {
+    stmt(libc::BPF_RET | libc::BPF_K, k)
+}
+
+/// A jump at instruction `at`: to `yes` when the accumulator equals `k`,
+/// else to `no` (both after `at`).
+const fn jeq(at: usize, k: u32, yes: usize, no: usize) -> libc::sock_filter {
+    jump(
+        libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+        k,
+        (yes - at - 1) as u8,
+        (no - at - 1) as u8,
+    )
+}
+
 /// Offsets of `seccomp_data`: `nr` at 0, `arch` at 4, `args[i]` at 16 + 8i
 /// (low word first on the little-endian machines supported).
 const NR: u32 = 0;
@@ -418,17 +439,6 @@ fn filter(socket: u32, message: u64, first: Option<FirstExec>) -> [libc::sock_fi
     const KILL: usize = 35;
     const ENOSYS: usize = 36;
     const EACCES: usize = 37;
-    let ld = |k: u32| stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, k);
-    let ret = |k: u32| stmt(libc::BPF_RET | libc::BPF_K, k);
-    // A jump at `at`: to `yes` when the accumulator equals `k`, else `no`.
-    let jeq = |at: usize, k: u32, yes: usize, no: usize| {
-        jump(
-            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-            k,
-            (yes - at - 1) as u8,
-            (no - at - 1) as u8,
-        )
-    };
     let execve_to = if first.is_some() { CHECK_FIRST } else { NOTIFY };
     let first = first.unwrap_or_default();
     // Both words of argument `arg` equal `value`: on to `next`, else notify.
@@ -510,16 +520,6 @@ fn harness_filter() -> [libc::sock_filter; HARNESS_FILTER_LEN] {
     const NOTIFY: usize = 7;
     const KILL: usize = 8;
     const ENOSYS: usize = 9;
-    let ld = |k: u32| stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, k);
-    let ret = |k: u32| stmt(libc::BPF_RET | libc::BPF_K, k);
-    let jeq = |at: usize, k: u32, yes: usize, no: usize| {
-        jump(
-            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-            k,
-            (yes - at - 1) as u8,
-            (no - at - 1) as u8,
-        )
-    };
     [
         /* 0 */ ld(ARCH),
         /* 1 */ jeq(1, arch::AUDIT_ARCH, 2, KILL),

@@ -77,41 +77,14 @@ impl Drop for Containment {
 
 /// `arm-build tea` into `root/arm` with `extra` options (bounds).
 fn arm_with(root: &Path, extra: &[&str]) -> Value {
-    let stubs = root.join("stubs");
-    std::fs::create_dir_all(&stubs).expect("mkdir stubs");
-    std::fs::copy("/usr/bin/echo", stubs.join("tea")).expect("copy echo");
-    std::fs::copy("/usr/bin/true", stubs.join("git")).expect("copy true");
-    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .arg("--print-definition")
-        .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
-        .args(["--token-env", "ARM_TOKEN", "--out"])
-        .arg(root.join("arm"))
-        .args(extra)
-        .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
-        .env("ARM_TOKEN", "arm-token-0123456789")
-        .output()
-        .expect("run arm-build");
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    serde_json::from_slice(&o.stdout).expect("definition")
+    crate::built_tea_arm_with(root, extra)
 }
 
 /// `timeout 60 guard-sh-launch --arm ARM -- env SHELL -c LINE`, started
 /// inside `containment` (the child moves itself there before its exec).
 fn launch_line(definition: &Value, root: &Path, line: &str, containment: &Containment) -> Command {
     use std::os::unix::process::CommandExt;
-    let shell = definition["shell"]["path"].as_str().expect("shell.path");
-    let mut c = Command::new("timeout");
-    c.args(["60", env!("CARGO_BIN_EXE_guard-sh-launch"), "--arm"])
-        .arg(root.join("arm"))
-        .args(["--", "env", shell, "-c", line])
-        .current_dir(root)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin");
-    for (k, v) in definition["shell"]["env"].as_object().expect("shell.env") {
-        if k != "PATH" {
-            c.env(k, v.as_str().expect("string"));
-        }
-    }
+    let mut c = crate::launched_line(definition, root, root, line);
     let procs = std::ffi::CString::new(
         containment
             .dir

@@ -20,8 +20,13 @@ mod serve;
 /// reach is the one behind Debian's `egrep`/`fgrep` scripts): the arm's
 /// definition (`arm.json`).
 fn built_tea_arm(root: &std::path::Path) -> serde_json::Value {
+    built_tea_arm_with(root, &[])
+}
+
+/// [`built_tea_arm`] with more `arm-build` options (bounds).
+fn built_tea_arm_with(root: &std::path::Path, extra: &[&str]) -> serde_json::Value {
     let stubs = root.join("stubs");
-    std::fs::create_dir(&stubs).expect("mkdir stubs");
+    std::fs::create_dir_all(&stubs).expect("mkdir stubs");
     std::fs::copy("/usr/bin/echo", stubs.join("tea")).expect("copy echo");
     std::fs::copy("/usr/bin/true", stubs.join("git")).expect("copy true");
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_arm-build"))
@@ -29,10 +34,35 @@ fn built_tea_arm(root: &std::path::Path) -> serde_json::Value {
         .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
         .args(["--token-env", "ARM_TOKEN", "--out"])
         .arg(root.join("arm"))
+        .args(extra)
         .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
         .env("ARM_TOKEN", "arm-token-0123456789")
         .output()
         .expect("run arm-build");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     serde_json::from_slice(&o.stdout).expect("definition")
+}
+
+/// `timeout 60 guard-sh-launch --arm ROOT/arm -- env SHELL -c LINE` in
+/// `cwd`, with the arm's variables (the harness keeps its own PATH).
+fn launched_line(
+    definition: &serde_json::Value,
+    root: &std::path::Path,
+    cwd: &std::path::Path,
+    line: &str,
+) -> std::process::Command {
+    let shell = definition["shell"]["path"].as_str().expect("shell.path");
+    let mut c = std::process::Command::new("timeout");
+    c.args(["60", env!("CARGO_BIN_EXE_guard-sh-launch"), "--arm"])
+        .arg(root.join("arm"))
+        .args(["--", "env", shell, "-c", line])
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin");
+    for (k, v) in definition["shell"]["env"].as_object().expect("shell.env") {
+        if k != "PATH" {
+            c.env(k, v.as_str().expect("string"));
+        }
+    }
+    c
 }
