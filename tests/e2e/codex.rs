@@ -456,10 +456,12 @@ fn executed_programs(trace: &Path) -> Vec<PathBuf> {
 fn codex_under_the_launcher_cannot_run_a_shell_the_model_names() {
     // Codex 0.171 maps `bash` to the user's login shell (here guard-sh, which
     // denies the line); any other name is executed as given (the kernel
-    // refuses it).
+    // refuses it: Landlock a shell, the exec supervisor the ELF loader,
+    // which Landlock must let every program use).
     for (shell, expected) in [
         ("sh", "Permission denied"),
         ("/bin/dash", "Permission denied"),
+        ("/lib64/ld-linux-x86-64.so.2", "Permission denied"),
         ("bash", "guard-sh: denied: \"touch\""),
     ] {
         let listener = Listener::new();
