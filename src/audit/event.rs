@@ -245,6 +245,9 @@ pub struct TrialBounds {
     pub processes: u64,
     /// Memory, in MiB.
     pub memory_mib: u64,
+    /// The largest file one process may write, in MiB (`RLIMIT_FSIZE`).
+    #[serde(default)]
+    pub file_mib: u64,
     /// How they hold: `cgroup1 (…)`, `cgroup2 (…)`, or `none: WHY`.
     pub enforced: String,
 }

@@ -64,6 +64,10 @@ struct Cli {
     /// `bounds.memory_mib`, else 4096).
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(16..))]
     max_memory_mib: Option<u64>,
+    /// The largest file a process of one trial may write, in MiB (default:
+    /// the arm file's `bounds.file_mib`, else 1024).
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    max_file_mib: Option<u64>,
 }
 
 /// Run `arm-build` with the process's arguments.
@@ -157,6 +161,7 @@ fn build_or_list(cli: Cli) -> Result<(), BuildError> {
         keep_work: cli.keep_work,
         max_processes: cli.max_processes,
         max_memory_mib: cli.max_memory_mib,
+        max_file_mib: cli.max_file_mib,
     };
     let out = opts.out.clone();
     let arm = opts.arm.clone();

@@ -50,6 +50,17 @@ pub struct Bounds {
     /// `memory.limit_in_bytes`): past it the kernel ends a process of the
     /// trial, never one outside it.
     pub memory_mib: u64,
+    /// The largest file a process of the trial may write, in MiB
+    /// (`RLIMIT_FSIZE`): a runaway `yes > out` stops there, with
+    /// `SIGXFSZ`. (The bytes of all files together are not bounded.)
+    #[serde(default = "Bounds::default_file_mib")]
+    pub file_mib: u64,
+}
+
+impl Bounds {
+    fn default_file_mib() -> u64 {
+        1024
+    }
 }
 
 impl Default for Bounds {
@@ -57,6 +68,7 @@ impl Default for Bounds {
         Bounds {
             processes: 512,
             memory_mib: 4096,
+            file_mib: Bounds::default_file_mib(),
         }
     }
 }

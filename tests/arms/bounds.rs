@@ -80,11 +80,12 @@ fn arm_with(root: &Path, extra: &[&str]) -> Value {
     crate::built_tea_arm_with(root, extra)
 }
 
-/// `timeout 60 guard-sh-launch --arm ARM -- env SHELL -c LINE`, started
-/// inside `containment` (the child moves itself there before its exec).
+/// `timeout 60 guard-sh-launch --arm ARM -- env SHELL -c LINE` in the
+/// arm's work folder, started inside `containment` (the child moves
+/// itself there before its exec).
 fn launch_line(definition: &Value, root: &Path, line: &str, containment: &Containment) -> Command {
     use std::os::unix::process::CommandExt;
-    let mut c = crate::launched_line(definition, root, root, line);
+    let mut c = crate::launched_line(definition, root, &root.join("arm/work"), line);
     let procs = std::ffi::CString::new(
         containment
             .dir
@@ -331,4 +332,45 @@ fn a_trial_without_a_cgroup_says_so_and_is_reported_unbounded() {
     );
     let report = verify(root.path());
     assert_eq!(finding_kinds(&report), ["unbounded"], "{report}");
+}
+
+/// A runaway write stops at the arm's file bound (`RLIMIT_FSIZE`, set by
+/// the launcher for the whole trial): the file holds exactly the bound,
+/// the writer is ended by `SIGXFSZ` (the line's status 128+25) or told
+/// `EFBIG`, and the harness record states the bound. Judged by the file's
+/// size.
+#[test]
+fn a_runaway_file_stops_at_the_trials_file_bound() {
+    let Some(containment) = containment("file bound") else {
+        return;
+    };
+    let root = tempfile::tempdir().expect("tempdir");
+    let definition = arm_with(root.path(), &["--max-file-mib", "1"]);
+    let out = launch_line(
+        &definition,
+        root.path(),
+        "seq 1 100000000 > big; echo status $?",
+        &containment,
+    )
+    .output()
+    .expect("launch");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // Ended by SIGXFSZ, or told EFBIG where the signal is ignored (as the
+    // harness may have it): either way it stops at the bound and says so.
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout == format!("status {}\n", 128 + libc::SIGXFSZ)
+            || (stdout == "status 1\n" && stderr.contains("File too large")),
+        "{stdout}{stderr}"
+    );
+    let size = std::fs::metadata(root.path().join("arm/work/big"))
+        .expect("big")
+        .len();
+    assert_eq!(size, 1 << 20);
+    let harness = records(root.path())
+        .into_iter()
+        .find(|r| r["type"] == "harness")
+        .expect("harness");
+    assert_eq!(harness["bounds"]["file_mib"], 1, "{harness}");
 }

@@ -409,6 +409,7 @@ fn harness_event(enforcement: &str) -> Event {
         bounds: Some(guard_sh::audit::event::TrialBounds {
             processes: 512,
             memory_mib: 4096,
+            file_mib: 1024,
             enforced: "cgroup1 (pids.max, memory.limit_in_bytes, freezer)".into(),
         }),
         tmp: String::new(),

@@ -147,9 +147,11 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     let home_vars = homes::prepare(&arm_dir, args.seed_home.as_deref())?;
     let cgroup = trial_cgroup(&arm.policy.bounds);
     let key = TrialKey::generate().map_err(|e| failed(format!("getrandom: {e}")))?;
+    limit_file_size(arm.policy.bounds.file_mib)?;
     let bounds = TrialBounds {
         processes: arm.policy.bounds.processes,
         memory_mib: arm.policy.bounds.memory_mib,
+        file_mib: arm.policy.bounds.file_mib,
         enforced: match &cgroup {
             Ok(cgroup) => cgroup.how(),
             Err(why) => format!("none: {why}"),
@@ -279,6 +281,19 @@ fn record_the_end(
         (None, None) => 1,
     };
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+/// Bound every file a process of the trial writes to `mib` MiB: the
+/// launcher's own `RLIMIT_FSIZE`, inherited by the line server, the
+/// harness and all they start (a served line takes its client's). Only
+/// ever lowered.
+fn limit_file_size(mib: u64) -> Result<(), Exit> {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    let wanted = mib.saturating_mul(1 << 20);
+    let (soft, hard) =
+        getrlimit(Resource::RLIMIT_FSIZE).map_err(|e| failed(format!("RLIMIT_FSIZE: {e}")))?;
+    setrlimit(Resource::RLIMIT_FSIZE, soft.min(wanted), hard.min(wanted))
+        .map_err(|e| failed(format!("RLIMIT_FSIZE: {e}")))
 }
 
 /// The trial's cgroup with the arm's bounds (see
