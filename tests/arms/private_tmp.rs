@@ -139,6 +139,38 @@ fn two_trials_at_once_do_not_see_each_others_tmp() {
     }
 }
 
+/// A program of the trial under `/tmp` (here the arm's tool) would vanish
+/// behind a private `/tmp`: the trial keeps `/tmp` shared, and says why.
+#[test]
+fn a_program_under_tmp_keeps_tmp_shared() {
+    let root = root_outside_tmp();
+    let stubs = tempfile::tempdir().expect("stubs in /tmp");
+    std::fs::copy("/usr/bin/echo", stubs.path().join("tea")).expect("copy echo");
+    std::fs::copy("/usr/bin/true", stubs.path().join("git")).expect("copy true");
+    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
+        .arg("--print-definition")
+        .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
+        .args(["--token-env", "ARM_TOKEN", "--out"])
+        .arg(root.path().join("arm"))
+        .env("PATH", format!("{}:/usr/bin:/bin", stubs.path().display()))
+        .env("ARM_TOKEN", "arm-token-0123456789")
+        .output()
+        .expect("run arm-build");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let definition: Value = serde_json::from_slice(&o.stdout).expect("definition");
+    let out = launched(&definition, root.path(), "tea issues list")
+        .output()
+        .expect("launch");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "issues list\n");
+    let log = std::fs::read_to_string(root.path().join("arm/audit/audit.jsonl")).expect("log");
+    assert!(
+        log.contains(&format!("\"tmp\":\"shared: {}/", stubs.path().display()))
+            && log.contains("lies under /tmp, which a private /tmp would hide"),
+        "{log}"
+    );
+}
+
 #[test]
 fn an_arm_under_tmp_keeps_tmp_shared_and_closed_and_says_so() {
     let root = tempfile::tempdir().expect("tempdir");

@@ -105,14 +105,22 @@ pub(super) fn prepare(
 /// arm, and no two trials see each other's. Call before entering any
 /// Landlock domain (a domain may not mount). Returns what the `harness`
 /// record says: `private: …`, or `shared: WHY` where the kernel refuses
-/// the namespace (it needs `CAP_SYS_ADMIN`) or the arm lies under `/tmp`
-/// (which the mount would hide); then `/tmp` stays closed to the arm's
-/// commands, whose only writable temporary folder is `tmp/` (`TMPDIR`).
-pub(super) fn private_tmp(arm: &Path) -> String {
+/// the namespace (it needs `CAP_SYS_ADMIN`), or where the arm or a path
+/// of `needed` (the programs the trial runs, its folder) lies under
+/// `/tmp`, which the mount would hide; then `/tmp` stays closed to the
+/// arm's commands, whose only writable temporary folder is `tmp/`
+/// (`TMPDIR`).
+pub(super) fn private_tmp<'a>(arm: &Path, needed: impl IntoIterator<Item = &'a Path>) -> String {
     use nix::mount::{MsFlags, mount};
     let tmp = arm.join("tmp");
     if arm.starts_with("/tmp") {
         return "shared: the arm lies under /tmp, which a private /tmp would hide".into();
+    }
+    if let Some(hidden) = needed.into_iter().find(|p| p.starts_with("/tmp")) {
+        return format!(
+            "shared: {} lies under /tmp, which a private /tmp would hide",
+            hidden.display()
+        );
     }
     if let Err(e) = nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNS) {
         return format!("shared: no mount namespace ({e})");

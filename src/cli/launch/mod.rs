@@ -128,7 +128,8 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         return Ok(ExitCode::SUCCESS);
     }
     // Before any Landlock domain: a process in one may not mount.
-    let tmp = homes::private_tmp(&arm_dir);
+    let needed = plan.execute.iter().map(PathBuf::as_path);
+    let tmp = homes::private_tmp(&arm_dir, needed.chain([cwd.as_path()]));
     match abi {
         Some(abi) => {
             harness::prepare(abi, &plan)
