@@ -49,6 +49,8 @@ pub struct BuildOptions {
     pub max_memory_mib: Option<u64>,
     /// `--max-file-mib`: overrides the arm file's `bounds.file_mib`.
     pub max_file_mib: Option<u64>,
+    /// `--max-cpu-seconds`: overrides the arm file's `bounds.cpu_seconds`.
+    pub max_cpu_seconds: Option<u64>,
 }
 
 /// `<exe dir>/../share/guard-sh/arms`, if an install put arms there.
@@ -161,6 +163,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     bounds.processes = opts.max_processes.unwrap_or(bounds.processes);
     bounds.memory_mib = opts.max_memory_mib.unwrap_or(bounds.memory_mib);
     bounds.file_mib = opts.max_file_mib.unwrap_or(bounds.file_mib);
+    bounds.cpu_seconds = opts.max_cpu_seconds.unwrap_or(bounds.cpu_seconds);
     let l = compiled.layout.clone();
     let guard = if compiled.arm.shell {
         Some(choose_guard(opts.guard_sh.as_deref())?)

@@ -248,6 +248,9 @@ pub struct TrialBounds {
     /// The largest file one process may write, in MiB (`RLIMIT_FSIZE`).
     #[serde(default)]
     pub file_mib: u64,
+    /// CPU time of the whole trial, in seconds.
+    #[serde(default)]
+    pub cpu_seconds: u64,
     /// How they hold: `cgroup1 (…)`, `cgroup2 (…)`, or `none: WHY`.
     pub enforced: String,
 }

@@ -68,6 +68,10 @@ struct Cli {
     /// the arm file's `bounds.file_mib`, else 1024).
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
     max_file_mib: Option<u64>,
+    /// CPU time all processes of one trial may use together, in seconds
+    /// (default: the arm file's `bounds.cpu_seconds`, else 3600).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    max_cpu_seconds: Option<u64>,
 }
 
 /// Run `arm-build` with the process's arguments.
@@ -162,6 +166,7 @@ fn build_or_list(cli: Cli) -> Result<(), BuildError> {
         max_processes: cli.max_processes,
         max_memory_mib: cli.max_memory_mib,
         max_file_mib: cli.max_file_mib,
+        max_cpu_seconds: cli.max_cpu_seconds,
     };
     let out = opts.out.clone();
     let arm = opts.arm.clone();

@@ -55,11 +55,19 @@ pub struct Bounds {
     /// `SIGXFSZ`. (The bytes of all files together are not bounded.)
     #[serde(default = "Bounds::default_file_mib")]
     pub file_mib: u64,
+    /// CPU time all processes of the trial may use together, in seconds
+    /// (the cgroup's own count): past it the trial is ended.
+    #[serde(default = "Bounds::default_cpu_seconds")]
+    pub cpu_seconds: u64,
 }
 
 impl Bounds {
     fn default_file_mib() -> u64 {
         1024
+    }
+
+    fn default_cpu_seconds() -> u64 {
+        3600
     }
 }
 
@@ -69,6 +77,7 @@ impl Default for Bounds {
             processes: 512,
             memory_mib: 4096,
             file_mib: Bounds::default_file_mib(),
+            cpu_seconds: Bounds::default_cpu_seconds(),
         }
     }
 }

@@ -6,7 +6,7 @@
 //!
 //! Where: beneath the cgroup the launcher itself is in, on the unified
 //! hierarchy (cgroup v2) when it offers the `pids` controller there, else
-//! on the v1 `pids`, `memory` and `freezer` hierarchies (machines that
+//! on the v1 `pids`, `memory`, `freezer` and `cpuacct` hierarchies (machines that
 //! still mount them have no controller on the unified one). Making one
 //! needs write access there: root, or a delegated subtree. Where none can
 //! be made, the trial runs without these bounds and its records say why.
@@ -34,6 +34,8 @@ enum Groups {
         pids: PathBuf,
         memory: Option<PathBuf>,
         freezer: Option<PathBuf>,
+        /// Counts the group's CPU time (`cpuacct.usage`).
+        cpuacct: Option<PathBuf>,
     },
 }
 
@@ -76,6 +78,8 @@ impl TrialCgroup {
                     .and_then(|p| make_dir(&p, &name).ok()),
                 freezer: own_group(&mounts, &own, Some("freezer"))
                     .and_then(|p| make_dir(&p, &name).ok()),
+                cpuacct: own_group(&mounts, &own, Some("cpuacct"))
+                    .and_then(|p| make_dir(&p, &name).ok()),
             },
         };
         write(&pids.join("pids.max"), &bounds.processes.to_string())?;
@@ -92,6 +96,25 @@ impl TrialCgroup {
         Ok(cgroup)
     }
 
+    /// The CPU time the group's processes have used (those that ended
+    /// included), when the kernel counts it here.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        match &self.groups {
+            Groups::V2(group) => {
+                let micros = counter(&group.join("cpu.stat"), "usage_usec");
+                group
+                    .join("cpu.stat")
+                    .exists()
+                    .then(|| Duration::from_micros(micros))
+            }
+            Groups::V1 { cpuacct, .. } => {
+                let usage =
+                    std::fs::read_to_string(cpuacct.as_ref()?.join("cpuacct.usage")).ok()?;
+                usage.trim().parse().ok().map(Duration::from_nanos)
+            }
+        }
+    }
+
     /// How many processes are in the group now.
     pub fn population(&self) -> io::Result<usize> {
         Ok(read_pids(&self.folders()[0].join("cgroup.procs"))?.len())
@@ -102,7 +125,10 @@ impl TrialCgroup {
         match &self.groups {
             Groups::V2(_) => "cgroup2 (pids.max, memory.max, cgroup.kill)".into(),
             Groups::V1 {
-                memory, freezer, ..
+                memory,
+                freezer,
+                cpuacct,
+                ..
             } => {
                 let mut parts = vec!["pids.max"];
                 if memory.is_some() {
@@ -110,6 +136,9 @@ impl TrialCgroup {
                 }
                 if freezer.is_some() {
                     parts.push("freezer");
+                }
+                if cpuacct.is_some() {
+                    parts.push("cpuacct.usage");
                 }
                 format!("cgroup1 ({})", parts.join(", "))
             }
@@ -233,9 +262,11 @@ impl TrialCgroup {
                 pids,
                 memory,
                 freezer,
+                cpuacct,
             } => std::iter::once(pids.clone())
                 .chain(memory.clone())
                 .chain(freezer.clone())
+                .chain(cpuacct.clone())
                 .collect(),
         }
     }

@@ -374,3 +374,35 @@ fn a_runaway_file_stops_at_the_trials_file_bound() {
         .expect("harness");
     assert_eq!(harness["bounds"]["file_mib"], 1, "{harness}");
 }
+
+/// An endless loop in a line (in the shell itself, no program) stops at
+/// the trial's CPU time bound: the launcher ends the whole trial, says so,
+/// and records it. Judged by the time it took and the records.
+#[test]
+fn an_endless_loop_stops_at_the_trials_cpu_time_bound() {
+    let Some(containment) = containment("cpu bound") else {
+        return;
+    };
+    let root = tempfile::tempdir().expect("tempdir");
+    let definition = arm_with(root.path(), &["--max-cpu-seconds", "2"]);
+    let started = Instant::now();
+    let out = launch_line(
+        &definition,
+        root.path(),
+        "while :; do :; done",
+        &containment,
+    )
+    .output()
+    .expect("launch");
+    let stderr = text(&out.stderr);
+    assert!(started.elapsed() < Duration::from_secs(20), "{stderr}");
+    assert_eq!(out.status.code(), Some(128 + libc::SIGKILL), "{stderr}");
+    assert!(
+        stderr.contains("ran past its CPU time bound (2 s)"),
+        "{stderr}"
+    );
+    let end = harness_end(root.path());
+    assert_eq!(end["bounds_hit"], serde_json::json!(["cpu"]), "{end}");
+    assert!(end["ended"].as_u64().is_some_and(|n| n >= 1), "{end}");
+    assert!(containment.processes().is_empty());
+}

@@ -410,6 +410,7 @@ fn harness_event(enforcement: &str) -> Event {
             processes: 512,
             memory_mib: 4096,
             file_mib: 1024,
+            cpu_seconds: 3600,
             enforced: "cgroup1 (pids.max, memory.limit_in_bytes, freezer)".into(),
         }),
         tmp: String::new(),

@@ -153,6 +153,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         processes: arm.policy.bounds.processes,
         memory_mib: arm.policy.bounds.memory_mib,
         file_mib: arm.policy.bounds.file_mib,
+        cpu_seconds: arm.policy.bounds.cpu_seconds,
         enforced: match &cgroup {
             Ok(cgroup) => cgroup.how(),
             Err(why) => format!("none: {why}"),
@@ -213,10 +214,21 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         marker,
         cgroup: entry_fds.clone(),
     };
-    let status = run_harness(start);
+    let cpu = cgroup
+        .as_ref()
+        .filter(|cgroup| cgroup.cpu_time().is_some())
+        .map(|cgroup| CpuWatch {
+            cgroup,
+            limit: std::time::Duration::from_secs(arm.policy.bounds.cpu_seconds),
+            stopped: Default::default(),
+            ended: Default::default(),
+            hit: Default::default(),
+        });
+    let status = run_harness(start, cpu.as_ref());
     drop(server);
     drop(entries);
-    record_the_end(sink, &arm, &trial, &key, status?, cgroup.as_ref())
+    let cpu_end = cpu.map(|cpu| (cpu.ended.into_inner(), cpu.hit.into_inner()));
+    record_the_end(sink, &arm, &trial, &key, status?, cgroup.as_ref(), cpu_end)
 }
 
 /// The harness's command: its program and arguments, the homes of
@@ -256,11 +268,19 @@ fn record_the_end(
     key: &TrialKey,
     status: std::process::ExitStatus,
     cgroup: Option<&TrialCgroup>,
+    cpu_end: Option<(usize, bool)>,
 ) -> Result<ExitCode, Exit> {
-    let (ended, bounds_hit) = match cgroup {
+    let (mut ended, mut bounds_hit) = match cgroup {
         Some(cgroup) => end_the_trial(cgroup, &arm.policy.bounds)?,
         None => (None, Vec::new()),
     };
+    // What the CPU watcher ended, when the trial ran past its CPU time.
+    if let Some((by_watch, hit)) = cpu_end {
+        ended = ended.map(|n| n + by_watch);
+        if hit {
+            bounds_hit.push("cpu".to_string());
+        }
+    }
     let log = std::fs::read(&arm.audit_log)
         .map_err(|e| failed(format!("audit log unreadable at the end of the trial: {e}")))?;
     sink.append(Event::HarnessEnd {
@@ -438,7 +458,10 @@ fn harness_files(
 /// reaps orphans the harness leaves (it is their subreaper), ignores the
 /// keyboard's SIGINT/SIGQUIT (the harness gets them from the terminal and
 /// decides), and passes SIGTERM and SIGHUP on to the harness.
-fn run_harness(start: harness_process::HarnessStart) -> Result<std::process::ExitStatus, Exit> {
+fn run_harness(
+    start: harness_process::HarnessStart,
+    cpu: Option<&CpuWatch>,
+) -> Result<std::process::ExitStatus, Exit> {
     // SAFETY: prctl with integer arguments only.
     unsafe {
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -454,6 +477,22 @@ fn run_harness(start: harness_process::HarnessStart) -> Result<std::process::Exi
         libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
         libc::signal(libc::SIGHUP, handler as libc::sighandler_t);
     }
+    // The watcher is the launcher's one other thread, started once the
+    // harness's process is forked.
+    std::thread::scope(|scope| {
+        if let Some(cpu) = cpu {
+            scope.spawn(|| cpu.watch());
+        }
+        let status = wait_for(pid);
+        if let Some(cpu) = cpu {
+            cpu.stop();
+        }
+        status
+    })
+}
+
+/// Wait for the harness (`pid`), reaping the orphans the trial leaves.
+fn wait_for(pid: libc::pid_t) -> Result<std::process::ExitStatus, Exit> {
     loop {
         let mut status = 0;
         // SAFETY: waitpid for any child with a valid status pointer.
@@ -467,6 +506,46 @@ fn run_harness(start: harness_process::HarnessStart) -> Result<std::process::Exi
                 std::io::Error::last_os_error()
             )));
         }
+    }
+}
+
+/// The trial's CPU time bound: a watcher that reads the cgroup's count of
+/// the CPU time its processes used and ends the whole trial past it.
+struct CpuWatch<'a> {
+    cgroup: &'a TrialCgroup,
+    limit: std::time::Duration,
+    stopped: std::sync::atomic::AtomicBool,
+    /// Processes the watcher ended, once the bound was passed.
+    ended: std::sync::atomic::AtomicUsize,
+    hit: std::sync::atomic::AtomicBool,
+}
+
+impl CpuWatch<'_> {
+    /// How often the count is read: a loop on every core passes the bound
+    /// by at most this, times the cores.
+    const EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+
+    fn watch(&self) {
+        while !self.stopped.load(Ordering::SeqCst) {
+            std::thread::sleep(Self::EVERY);
+            if self.cgroup.cpu_time().is_some_and(|used| used > self.limit) {
+                self.hit.store(true, Ordering::SeqCst);
+                eprintln!(
+                    "guard-sh-launch: the trial ran past its CPU time bound ({} s): ending it",
+                    self.limit.as_secs()
+                );
+                let ended = self
+                    .cgroup
+                    .end_all(std::time::Duration::from_secs(10))
+                    .unwrap_or(0);
+                self.ended.store(ended, Ordering::SeqCst);
+                return;
+            }
+        }
+    }
+
+    fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
     }
 }
 
