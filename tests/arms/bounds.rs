@@ -152,17 +152,22 @@ fn survivors(groups: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
-fn containment(test: &str) -> Option<Containment> {
+/// One bomb at a time: each measures the machine around it (a probe's
+/// forks, a time bound), which another bomb beside it would disturb.
+static ONE_BOMB: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn containment(test: &str) -> Option<(std::sync::MutexGuard<'static, ()>, Containment)> {
+    let turn = ONE_BOMB.lock().unwrap_or_else(|e| e.into_inner());
     let made = Containment::new(1000);
     if made.is_none() {
         crate::audit_support::skipped(test, "cannot make a cgroup to contain the bomb (not root?)");
     }
-    made
+    made.map(|made| (turn, made))
 }
 
 #[test]
 fn a_fork_bomb_stops_at_the_trials_process_bound_and_the_machine_keeps_forking() {
-    let Some(containment) = containment("fork bomb") else {
+    let Some((_turn, containment)) = containment("fork bomb") else {
         return;
     };
     let root = tempfile::tempdir().expect("tempdir");
@@ -237,7 +242,7 @@ fn a_fork_bomb_stops_at_the_trials_process_bound_and_the_machine_keeps_forking()
 
 #[test]
 fn what_a_trial_leaves_running_is_ended_and_counted() {
-    let Some(containment) = containment("left running") else {
+    let Some((_turn, containment)) = containment("left running") else {
         return;
     };
     let root = tempfile::tempdir().expect("tempdir");
@@ -279,7 +284,7 @@ fn what_a_trial_leaves_running_is_ended_and_counted() {
 
 #[test]
 fn a_memory_bomb_ends_inside_the_trial_at_its_bound() {
-    let Some(containment) = containment("memory bomb") else {
+    let Some((_turn, containment)) = containment("memory bomb") else {
         return;
     };
     let root = tempfile::tempdir().expect("tempdir");
@@ -310,7 +315,7 @@ fn a_memory_bomb_ends_inside_the_trial_at_its_bound() {
 /// to require a launched trial reports it as unbounded.
 #[test]
 fn a_trial_without_a_cgroup_says_so_and_is_reported_unbounded() {
-    let Some(containment) = containment("no cgroup") else {
+    let Some((_turn, containment)) = containment("no cgroup") else {
         return;
     };
     let root = tempfile::tempdir().expect("tempdir");
@@ -341,7 +346,7 @@ fn a_trial_without_a_cgroup_says_so_and_is_reported_unbounded() {
 /// size.
 #[test]
 fn a_runaway_file_stops_at_the_trials_file_bound() {
-    let Some(containment) = containment("file bound") else {
+    let Some((_turn, containment)) = containment("file bound") else {
         return;
     };
     let root = tempfile::tempdir().expect("tempdir");
@@ -380,7 +385,7 @@ fn a_runaway_file_stops_at_the_trials_file_bound() {
 /// and records it. Judged by the time it took and the records.
 #[test]
 fn an_endless_loop_stops_at_the_trials_cpu_time_bound() {
-    let Some(containment) = containment("cpu bound") else {
+    let Some((_turn, containment)) = containment("cpu bound") else {
         return;
     };
     let root = tempfile::tempdir().expect("tempdir");

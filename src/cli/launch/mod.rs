@@ -109,17 +109,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     // Absolute: the homes the harness is told of must not depend on its folder.
     let arm_dir = std::fs::canonicalize(&args.arm)
         .map_err(|e| failed(format!("{}: {e}", args.arm.display())))?;
-    let search = std::env::var_os("PATH").unwrap_or_default();
-    let search_path: Vec<PathBuf> = std::env::split_paths(&search).collect();
-    let program = resolve_program(&args.command[0], &search)?;
-    let spec = HarnessSpec {
-        program: &program,
-        allow_exec: &args.allow_exec,
-        arm_programs: &arm.programs,
-        search_path: &search_path,
-        cwd: &cwd,
-    };
-    let plan = harness::plan(&arm.policy, &spec).map_err(|e| failed(e.to_string()))?;
+    let (program, plan) = harness_plan(args, &arm, &cwd)?;
     let abi =
         landlock::effective_abi(arm.policy.sandbox.mode).map_err(|e| failed(e.to_string()))?;
     let enforcement = abi.map_or(Enforcement::None, |abi| Enforcement::Landlock { abi });
@@ -130,18 +120,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     // Before any Landlock domain: a process in one may not mount.
     let needed = plan.execute.iter().map(PathBuf::as_path);
     let tmp = homes::private_tmp(&arm_dir, needed.chain([cwd.as_path()]));
-    match abi {
-        Some(abi) => {
-            harness::prepare(abi, &plan)
-                .and_then(|domain| domain.enforce())
-                .map_err(|e| failed(e.to_string()))?;
-            say_left_out(&plan);
-        }
-        None => eprintln!(
-            "guard-sh-launch: warning: no Landlock on this system: the harness runs unconfined \
-             and may start programs other than guard-sh"
-        ),
-    }
+    enter_execute_domain(abi, &plan)?;
     if args.fresh {
         start_fresh(&arm_dir, &arm.audit_log)?;
     }
@@ -229,6 +208,41 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     drop(entries);
     let cpu_end = cpu.map(|cpu| (cpu.ended.into_inner(), cpu.hit.into_inner()));
     record_the_end(sink, &arm, &trial, &key, status?, cgroup.as_ref(), cpu_end)
+}
+
+/// The harness program, resolved as `execvp` would, and what the
+/// harness's domain lets it execute.
+fn harness_plan(args: &Args, arm: &ArmFolder, cwd: &Path) -> Result<(PathBuf, HarnessPlan), Exit> {
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    let search_path: Vec<PathBuf> = std::env::split_paths(&search).collect();
+    let program = resolve_program(&args.command[0], &search)?;
+    let spec = HarnessSpec {
+        program: &program,
+        allow_exec: &args.allow_exec,
+        arm_programs: &arm.programs,
+        search_path: &search_path,
+        cwd,
+    };
+    let plan = harness::plan(&arm.policy, &spec).map_err(|e| failed(e.to_string()))?;
+    Ok((program, plan))
+}
+
+/// Enter the execute-only domain (the launcher, and so everything it
+/// starts from here on), or warn that there is no Landlock.
+fn enter_execute_domain(abi: Option<u32>, plan: &HarnessPlan) -> Result<(), Exit> {
+    match abi {
+        Some(abi) => {
+            harness::prepare(abi, plan)
+                .and_then(|domain| domain.enforce())
+                .map_err(|e| failed(e.to_string()))?;
+            say_left_out(plan);
+        }
+        None => eprintln!(
+            "guard-sh-launch: warning: no Landlock on this system: the harness runs unconfined \
+             and may start programs other than guard-sh"
+        ),
+    }
+    Ok(())
 }
 
 /// The harness's command: its program and arguments, the homes of
