@@ -153,6 +153,7 @@ fn build_or_list(cli: Cli) -> Result<(), BuildError> {
             ));
         }
     };
+    warn_of_a_short_token(&token);
     let opts = BuildOptions {
         arm: cli.arm.ok_or_else(|| missing("ARM"))?,
         host: cli.host.ok_or_else(|| missing("--host"))?,
@@ -185,4 +186,19 @@ fn build_or_list(cli: Cli) -> Result<(), BuildError> {
     })?;
     println!("{text}");
     Ok(())
+}
+
+/// Tokens shorter than this also match ordinary text the audit log holds.
+const SHORT_TOKEN: usize = 16;
+
+/// The audit log redacts every occurrence of the token, wherever it
+/// stands: a short one (`example`) also hides parts of paths and words
+/// (`…/arm-[REDACTED]/bin/ls`). Said on stderr; the arm is built anyway.
+fn warn_of_a_short_token(token: &str) {
+    if token.chars().count() < SHORT_TOKEN {
+        eprintln!(
+            "arm-build: warning: the token has {} characters: the audit log redacts every occurrence of it, so a token this short also hides ordinary text (paths, words) in the records; use the forge's real token ({SHORT_TOKEN} characters or more)",
+            token.chars().count()
+        );
+    }
 }

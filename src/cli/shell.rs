@@ -389,7 +389,7 @@ pub(crate) fn policy_path(inv: &Invocation) -> Result<PathBuf, Exit> {
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
         })
-        .ok_or_else(|| Exit::new(2, "no policy: set GUARD_SH_POLICY or pass --policy FILE"))
+        .ok_or_else(|| Exit::new(2, "no policy: set GUARD_SH_POLICY or pass --policy FILE (guard-sh --help shows the usage)"))
 }
 
 /// What every session record of this process says about it.

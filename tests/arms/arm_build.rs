@@ -995,3 +995,36 @@ fn policy_stores_every_program_with_its_start_up_chain_as_the_execute_set() {
         assert!(p.is_absolute() && p.exists(), "{}", p.display());
     }
 }
+
+/// A token short enough to stand in ordinary text (the docs once used
+/// `example`) would be redacted out of paths and words in every record:
+/// arm-build warns, and builds; a real token draws no warning.
+#[test]
+fn a_short_token_draws_a_warning_and_a_real_one_none() {
+    for (token, warned) in [
+        ("example", true),
+        ("3f1c9a7e5b2d4c6e8a0b1d3f5e7c9a2b4d6f8e0a", false),
+    ] {
+        let root = tempfile::tempdir().expect("tempdir");
+        let stubs = root.path().join("stubs");
+        std::fs::create_dir(&stubs).expect("mkdir");
+        std::fs::copy("/usr/bin/echo", stubs.join("tea")).expect("copy");
+        std::fs::copy("/usr/bin/true", stubs.join("git")).expect("copy");
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_arm-build"))
+            .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
+            .args(["--token-env", "T", "--out"])
+            .arg(root.path().join("arm"))
+            .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
+            .env("T", token)
+            .output()
+            .expect("run arm-build");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{stderr}");
+        assert_eq!(
+            stderr.contains("warning: the token has 7 characters"),
+            warned,
+            "{token}: {stderr}"
+        );
+        assert!(!stderr.contains(token), "the token was printed: {stderr}");
+    }
+}
