@@ -139,7 +139,7 @@ fn missing_policy_is_a_clear_error_with_status_two() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr(&out),
-        "guard-sh: no policy: set GUARD_SH_POLICY or pass --policy FILE\n"
+        "guard-sh: no policy: set GUARD_SH_POLICY or pass --policy FILE (guard-sh --help shows the usage)\n"
     );
 }
 

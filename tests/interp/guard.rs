@@ -283,7 +283,7 @@ fn no_policy_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         common::text(&out.stderr),
-        "guard-sh: no policy: set GUARD_SH_POLICY or pass --policy FILE\n"
+        "guard-sh: no policy: set GUARD_SH_POLICY or pass --policy FILE (guard-sh --help shows the usage)\n"
     );
 }
 
