@@ -98,8 +98,20 @@ impl Fixture {
 
     /// The shell (the client) running `-c line`, told `address`.
     fn client(&self, address: Option<&str>, line: &str) -> Command {
+        use std::os::unix::process::CommandExt;
         let mut c = self.command(self.shell());
         c.args(["-c", line]);
+        // The keyboard's signals as a terminal leaves them, whatever this
+        // test was started with (a script started in the background
+        // ignores SIGINT, and a shell keeps what it started ignored).
+        // SAFETY: only signal() between fork and exec.
+        unsafe {
+            c.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
         if let Some(address) = address {
             c.env("GUARD_SH_SERVER", address);
         }
