@@ -129,6 +129,10 @@ pub struct Finding {
     pub message: String,
 }
 
+/// Lines that are not records named one by one in a file; the rest are
+/// counted in one finding.
+const CORRUPT_SHOWN: usize = 10;
+
 /// `SessionSummary::mode` of a session opened by a `harness` record.
 pub const HARNESS_MODE: &str = "harness";
 
@@ -389,6 +393,7 @@ impl Verifier {
             lines.pop();
         }
         let count = lines.len();
+        let mut corrupt = 0usize;
         for (i, line) in lines.into_iter().enumerate() {
             let is_last = i + 1 == count;
             let line_no = i + 1;
@@ -423,6 +428,14 @@ impl Verifier {
                     } else {
                         FindingKind::Corrupt
                     };
+                    // A file of garbage is one finding a line up to a
+                    // point, then one that counts the rest.
+                    if kind == FindingKind::Corrupt {
+                        corrupt += 1;
+                        if corrupt > CORRUPT_SHOWN {
+                            continue;
+                        }
+                    }
                     self.findings.push(Finding {
                         kind,
                         session,
@@ -433,6 +446,19 @@ impl Verifier {
                     });
                 }
             }
+        }
+        if corrupt > CORRUPT_SHOWN {
+            self.findings.push(Finding {
+                kind: FindingKind::Corrupt,
+                session: None,
+                seq: None,
+                file: Some(name.to_string()),
+                line: None,
+                message: format!(
+                    "{} more lines are not records (the first {CORRUPT_SHOWN} are named above): is this an audit log?",
+                    corrupt - CORRUPT_SHOWN
+                ),
+            });
         }
     }
 
@@ -846,6 +872,9 @@ struct SessionJudge<'a> {
     unique: BTreeMap<u64, usize>,
     summary: SessionSummary,
     findings: Vec<Finding>,
+    /// The session's commands ran under the exec supervisor: each program
+    /// started has an `exec` record, counted there, not at its `spawn`.
+    counts_execs: bool,
 }
 
 impl<'a> SessionJudge<'a> {
@@ -863,6 +892,7 @@ impl<'a> SessionJudge<'a> {
             unique: BTreeMap::new(),
             summary,
             findings: Vec::new(),
+            counts_execs: false,
         }
     }
 
@@ -1088,11 +1118,13 @@ impl<'a> SessionJudge<'a> {
             commands,
             helpers,
             sandbox,
+            supervised,
             ..
         } = event
         else {
             return None;
         };
+        self.counts_execs = supervised;
         if sandbox == "required" && enforcement == "none" {
             let message = format!(
                 "seq {}: the policy requires the sandbox but enforcement is `none`",
@@ -1152,7 +1184,9 @@ impl<'a> SessionJudge<'a> {
     /// denied since that line, or its program is not the session's to run.
     fn judge_spawn_record(&mut self, state: &Judged<'a>, e: &Entry, path: &str, argv: &[String]) {
         self.summary.spawned += 1;
-        *self.summary.binaries.entry(path.to_string()).or_default() += 1;
+        if !self.counts_execs {
+            *self.summary.binaries.entry(path.to_string()).or_default() += 1;
+        }
         if let Some(at) = state.refused_line {
             let message = format!(
                 "seq {}: {path} was spawned although the line was refused at seq {at}",

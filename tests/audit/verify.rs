@@ -850,3 +850,61 @@ fn the_verifier_never_waits_on_a_fifo_a_device_a_folder_or_a_growing_file() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     writer.join().expect("writer");
 }
+
+/// A file of garbage is reported briefly: the first lines that are not
+/// records one by one, the rest counted in one finding; and a program run
+/// by a supervised session is counted once (its `spawn` and its `exec`
+/// are one program).
+#[test]
+fn garbage_is_reported_briefly_and_each_program_is_counted_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let garbage = dir.path().join("garbage.jsonl");
+    let lines: String = (1..=300).map(|i| format!("{i}\n")).collect();
+    std::fs::write(&garbage, lines).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+        .args(["--json"])
+        .arg(&garbage)
+        .output()
+        .expect("run verifier");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
+    let findings = report["findings"].as_array().expect("findings");
+    let corrupt = findings.iter().filter(|f| f["kind"] == "corrupt").count();
+    assert_eq!(corrupt, 11, "{report}");
+    assert!(
+        findings.iter().any(|f| f["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("289 more lines")),
+        "{report}"
+    );
+    // A supervised line that runs one program three times.
+    let arm = crate::audit_support::AuditArm::new();
+    let log = dir.path().join("runs.jsonl");
+    let marker = arm.marker("m");
+    let line = format!("mark {0}; mark {0}; mark {0}", marker.display());
+    let ran = arm
+        .guard(&log)
+        .args(["-c", &line])
+        .output()
+        .expect("run guard-sh");
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+        .args(["--json"])
+        .arg(&log)
+        .output()
+        .expect("run verifier");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
+    let session = &report["sessions"][0];
+    assert_eq!(session["spawned"], 3, "{report}");
+    let counts: Vec<u64> = session["binaries"]
+        .as_object()
+        .expect("binaries")
+        .values()
+        .filter_map(serde_json::Value::as_u64)
+        .collect();
+    assert_eq!(counts, [3], "{report}");
+}
