@@ -24,6 +24,11 @@ pub enum BuildError {
     ForeignOutDir { path: PathBuf },
     #[error("cannot serialize {what}: {message}")]
     Serialize { what: &'static str, message: String },
+    /// An error about the arms compiled into arm-build, its paths named
+    /// as `(built-in)/arms/…` instead of the temporary folder they were
+    /// unpacked into for the build (gone when the message is read).
+    #[error("{0}")]
+    BuiltIn(String),
 }
 
 impl BuildError {

@@ -150,7 +150,31 @@ fn shell_path(
 /// Build `opts.arm` into `opts.out`; returns the definition (`arm.json`).
 pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
     let (arms_dir, unpacked) = arms_dir(opts.arms_dir.as_deref())?;
-    let out = layout::open(&absolute(&opts.out)?)?;
+    let out = absolute(&opts.out)?;
+    let existed = out.exists();
+    let built = build_into(opts, &arms_dir, unpacked.as_ref(), &out);
+    if built.is_err() && !existed {
+        // A failed build leaves no folder it made behind.
+        let _ = std::fs::remove_dir_all(&out);
+    }
+    built.map_err(|e| match &unpacked {
+        Some(unpacked) => BuildError::BuiltIn(
+            e.to_string()
+                .replace(&unpacked.root().display().to_string(), "(built-in)"),
+        ),
+        None => e,
+    })
+}
+
+/// [`build`] with its arms folder chosen, into `out`.
+fn build_into(
+    opts: &BuildOptions,
+    arms_dir: &Path,
+    unpacked: Option<&builtin::Unpacked>,
+    out: &Path,
+) -> Result<Value, BuildError> {
+    let arms_dir = arms_dir.to_path_buf();
+    let out = layout::open(out)?;
     let inputs = BuildInputs {
         host: opts.host.clone(),
         repo: opts.repo.clone(),
@@ -171,7 +195,7 @@ pub fn build(opts: &BuildOptions) -> Result<Value, BuildError> {
         None
     };
     let base = prompt::base_prompt(&arms_dir, &compiled.vars)?;
-    let (bootstrap, skill_path) = bootstrap(opts, &arms_dir, unpacked.as_ref(), &compiled)?;
+    let (bootstrap, skill_path) = bootstrap(opts, &arms_dir, unpacked, &compiled)?;
     let system_prompt = prompt::system_prompt(&base, &bootstrap);
 
     let mut links = compiled.links.clone();

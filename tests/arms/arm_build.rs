@@ -387,6 +387,12 @@ fn missing_tool_binary_is_a_clear_error_naming_it_with_exit_2() {
         err.contains("\"tea\"") && err.contains("not found on PATH") && err.contains("tea.toml"),
         "{err}"
     );
+    // The built-in arms are named as such, not by the temporary folder
+    // they were unpacked into for the build (gone by now).
+    assert!(err.contains("(built-in)/arms/tea.toml"), "{err}");
+    assert!(!err.contains("guard-sh-arms-"), "{err}");
+    // The failed build leaves no folder behind.
+    assert!(!out.exists(), "{out:?}");
     assert!(!err.contains(TOKEN));
     assert!(o.stdout.is_empty());
 }
