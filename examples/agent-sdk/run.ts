@@ -65,11 +65,19 @@ const options: Options = {
 
 if (transcript) writeFileSync(transcript, "");
 let failed = true;
-for await (const message of query({ prompt, options })) {
-  if (transcript) appendFileSync(transcript, JSON.stringify(message) + "\n");
-  if (message.type === "result") {
-    failed = message.is_error;
-    if (message.subtype === "success") process.stdout.write(message.result + "\n");
+try {
+  for await (const message of query({ prompt, options })) {
+    if (transcript) appendFileSync(transcript, JSON.stringify(message) + "\n");
+    if (message.type === "result") {
+      failed = message.is_error;
+      if (message.subtype === "success") process.stdout.write(message.result + "\n");
+    }
   }
+} catch (error) {
+  // The SDK's own errors carry its minified source; its message is what
+  // says what went wrong.
+  const text = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`run.ts: ${text.split("\n")[0]}\n`);
+  process.exit(1);
 }
 process.exit(failed ? 1 : 0);
