@@ -894,6 +894,9 @@ impl Watch {
                 ),
             };
         let allowed = refusal.is_none();
+        if let Some(why) = &refusal {
+            tell_refusal(pid, &format!("running {path}"), why);
+        }
         let recorded = sink.record(Event::Exec {
             pid,
             ppid: parent_of(pid),
@@ -1093,14 +1096,33 @@ impl Watch {
                             reason: why.clone().unwrap_or_default(),
                         });
                     }
-                    if refusal.is_none() {
-                        refusal = why;
+                    if refusal.is_none()
+                        && let Some(why) = why
+                    {
+                        tell_refusal(pid, &format!("connecting to {address}"), &why);
+                        refusal = Some(why);
                     }
                 }
             }
         }
         respond(listener, notif.id, refusal.is_none() && recorded.is_ok());
     }
+}
+
+/// Say on this process's standard error that a command's call was
+/// refused, so the agent reads a refusal where it would otherwise read a
+/// network fault or a missing file (`curl: (7) Failed to connect`): the
+/// command's own error follows. A shell serving its command's calls has
+/// the line's standard error there (with the command's redirections);
+/// the supervisor process has `/dev/null`.
+fn tell_refusal(pid: i32, what: &str, why: &str) {
+    use std::io::Write;
+    let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+    let name = name.trim_end();
+    let _ = writeln!(
+        std::io::stderr(),
+        "guard-sh: denied: {name}: {what} is not permitted ({why})"
+    );
 }
 
 /// Where a network call sends.

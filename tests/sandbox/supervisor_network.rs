@@ -95,6 +95,14 @@ fn curl_reaches_the_forge_and_no_other_address_or_port() {
                 stdout.starts_with("curl=") && stdout != "curl=0\n",
                 "{url} (landlock {landlock}): {stdout}"
             );
+            // The refusal is said where the agent reads curl's error, not
+            // left to look like a network fault.
+            let stderr = common::text(&o.stderr);
+            assert!(
+                stderr.contains("guard-sh: denied: curl: connecting to ")
+                    && stderr.contains("is not permitted (not the forge's address and port)"),
+                "{url} (landlock {landlock}): {stderr}"
+            );
         }
     }
     assert!(forge_seen.load(std::sync::atomic::Ordering::SeqCst) >= 2);
