@@ -19,14 +19,15 @@ pub fn render_text(report: &Report) -> String {
     };
     let _ = writeln!(
         out,
-        "{verdict}: {} session(s), {} record(s) in {}",
+        "{verdict}: {} session(s), {} record(s) in {}; {}",
         report.sessions.len(),
         report.records,
         if report.files.is_empty() {
             "no files".to_string()
         } else {
             report.files.join(", ")
-        }
+        },
+        report.sealing
     );
     if !report.sessions.is_empty() {
         let _ = writeln!(

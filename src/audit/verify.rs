@@ -167,6 +167,9 @@ pub struct SessionSummary {
 pub struct Report {
     pub clean: bool,
     pub exit_code: i32,
+    /// Whether the log's records are sealed by a launched trial, and what
+    /// that leaves unproven.
+    pub sealing: String,
     pub files: Vec<String>,
     pub records: u64,
     pub sessions: Vec<SessionSummary>,
@@ -462,6 +465,26 @@ impl Verifier {
         }
     }
 
+    /// What sealing proves of this log: every trial's key revealed (its
+    /// records checked, its sessions committed), a key never revealed, or
+    /// no launched trial at all (nothing tells a record added, changed or
+    /// removed later from the rest).
+    fn sealing(&self) -> String {
+        let entries = || self.sessions.values().flatten();
+        let trials = entries().filter(|e| e.kind == "harness").count();
+        let revealed = entries()
+            .filter(|e| e.kind == "harness-end" && e.value["key"].is_string())
+            .count();
+        match (trials, revealed) {
+            (0, _) => "not sealed: no guard-sh-launch trial, so a record or session added, changed or removed later cannot be told from the rest".into(),
+            (t, r) if r >= t => format!("sealed: {t} trial(s), each key revealed and its sessions committed"),
+            (t, r) => format!(
+                "sealed, but {} of {t} trial(s) never revealed its key: their records cannot be checked",
+                t - r
+            ),
+        }
+    }
+
     /// With `require_harness`: a trial whose `harness` record says its
     /// processes and memory ran without bounds (no cgroup could be made),
     /// or says nothing of them.
@@ -496,6 +519,7 @@ impl Verifier {
 
     fn finish(mut self, options: VerifyOptions) -> Report {
         self.check_trials(options);
+        let sealing = self.sealing();
         if options.require_harness {
             self.check_bounds_held();
         }
@@ -557,6 +581,7 @@ impl Verifier {
         Report {
             clean: exit_code == 0,
             exit_code,
+            sealing,
             files: self.files,
             records: self.records,
             sessions: summaries,

@@ -131,6 +131,12 @@ fn clean_session_exits_zero_with_histogram() {
     let (code, out) = audit(&[&log]);
     assert_eq!(code, 0, "{out}");
     assert!(out.starts_with("CLEAN: 1 session(s), 7 record(s)"), "{out}");
+    // The first line says what an unsealed log cannot prove.
+    let first = out.lines().next().unwrap_or_default();
+    assert!(
+        first.ends_with("; not sealed: no guard-sh-launch trial, so a record or session added, changed or removed later cannot be told from the rest"),
+        "{first}"
+    );
     assert!(
         out.contains(&id) && out.contains("/usr/local/bin/tea"),
         "{out}"
@@ -636,7 +642,13 @@ fn a_sealed_trial_commits_to_every_session() {
     let fresh = |name: &str| {
         let log = dir.path().join(name);
         let (trial, key, shell) = write_trial(&log, true);
-        assert_eq!(audit_requiring_harness(&log).0, 0, "{name} is clean");
+        let (code, out) = audit_requiring_harness(&log);
+        assert_eq!(code, 0, "{name} is clean: {out}");
+        assert!(
+            out.lines().next().is_some_and(|l| l
+                .ends_with("; sealed: 1 trial(s), each key revealed and its sessions committed")),
+            "{out}"
+        );
         (log, trial, key, shell)
     };
     // One whole session removed.
