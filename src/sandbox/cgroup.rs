@@ -101,11 +101,7 @@ impl TrialCgroup {
     pub fn cpu_time(&self) -> Option<Duration> {
         match &self.groups {
             Groups::V2(group) => {
-                let micros = counter(&group.join("cpu.stat"), "usage_usec");
-                group
-                    .join("cpu.stat")
-                    .exists()
-                    .then(|| Duration::from_micros(micros))
+                read_counter(&group.join("cpu.stat"), "usage_usec").map(Duration::from_micros)
             }
             Groups::V1 { cpuacct, .. } => {
                 let usage =
@@ -143,11 +139,6 @@ impl TrialCgroup {
                 format!("cgroup1 ({})", parts.join(", "))
             }
         }
-    }
-
-    /// The memory bound holds (v1 without a memory hierarchy: no).
-    pub fn bounds_memory(&self) -> bool {
-        !matches!(self.groups, Groups::V1 { memory: None, .. })
     }
 
     /// The `cgroup.procs` files a process writes `0` to, to enter the group
@@ -375,14 +366,21 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 
 /// The number after `key` in a `KEY VALUE` lines file; 0 when absent.
 fn counter(file: &Path, key: &str) -> u64 {
-    std::fs::read_to_string(file)
-        .unwrap_or_default()
-        .lines()
-        .find_map(|line| {
-            let (k, v) = line.split_once(' ')?;
-            (k == key).then(|| v.trim().parse().ok()).flatten()
-        })
-        .unwrap_or(0)
+    read_counter(file, key).unwrap_or(0)
+}
+
+/// [`counter`], or None when the file cannot be read (the kernel does not
+/// count it here).
+fn read_counter(file: &Path, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    Some(
+        text.lines()
+            .find_map(|line| {
+                let (k, v) = line.split_once(' ')?;
+                (k == key).then(|| v.trim().parse().ok()).flatten()
+            })
+            .unwrap_or(0),
+    )
 }
 
 fn read_pids(procs: &Path) -> io::Result<Vec<libc::pid_t>> {

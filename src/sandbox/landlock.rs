@@ -427,11 +427,7 @@ impl Confinement {
             ..Grants::default()
         };
         grants.add_devices();
-        let mut confinement =
-            Confinement::build_handling(abi, &grants, &Resolver::new(), Handled::Files)?;
-        // `/proc` is granted whole above.
-        confinement.reads_own_proc = false;
-        Ok(confinement)
+        Confinement::build_handling(abi, &grants, &Resolver::new(), Handled::Files)
     }
 
     /// The ruleset for `grants`; execute rules on files `resolver` has
@@ -450,6 +446,9 @@ impl Confinement {
         let known = ABI::from(abi as i32);
         let write_rights = WRITE_RIGHTS & AccessFs::from_write(known);
         let everything = handled == Handled::Everything;
+        // A command's domain reads its own `/proc/<pid>`, added by the child;
+        // the harness's files domain is granted all of `/proc` instead.
+        let reads_own_proc = grants.read.is_some() && handled != Handled::Files;
         let mut handled = match handled {
             Handled::Everything => write_rights | AccessFs::Execute,
             Handled::Execute => AccessFs::Execute.into(),
@@ -517,7 +516,7 @@ impl Confinement {
         Ok(Confinement {
             ruleset: Some(Arc::new(ruleset)),
             enforcement: Enforcement::Landlock { abi },
-            reads_own_proc: grants.read.is_some(),
+            reads_own_proc,
         })
     }
 }

@@ -14,7 +14,9 @@
 
 use super::{STATUS_CANNOT_EXECUTE, STATUS_FAILED, STATUS_NOT_FOUND, failed};
 use crate::cli::Exit;
-use crate::cli::serve::{MARKER_ARG, MARKER_WATCHES_PIDFD, SERVER_ENV, SERVER_PIDFD, TOKEN_FD};
+use crate::cli::serve::{
+    MARKER_ARG, MARKER_WATCHES_PIDFD, SERVER_ENV, SERVER_PIDFD, TOKEN_FD, marker_command,
+};
 use crate::sandbox::landlock::Confinement;
 use crate::sandbox::supervisor::{Attach, FirstExec};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -122,14 +124,7 @@ fn exec_harness(start: &mut HarnessStart) -> Result<std::convert::Infallible, (u
 fn start_marker(marker: &Marker) -> std::io::Result<u32> {
     let token = marker.token.as_raw_fd();
     let server = marker.server.as_raw_fd();
-    let mut command = std::process::Command::new(&marker.guard_sh);
-    command
-        .arg0("guard-sh")
-        .args([MARKER_ARG, MARKER_WATCHES_PIDFD])
-        .env_clear()
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
+    let mut command = marker_command(&marker.guard_sh, [MARKER_ARG, MARKER_WATCHES_PIDFD]);
     // SAFETY: between fork and exec only async-signal-safe calls on
     // integers: dup2, fcntl, close_range.
     unsafe {

@@ -42,7 +42,7 @@ use crate::sandbox::supervisor::{ExecPlan, Supervisor};
 use clap::Parser;
 use serde_json::{Value, json};
 use std::ffi::OsString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -602,7 +602,8 @@ impl LineServer {
         cgroup: &[i32],
     ) -> Result<LineServer, Exit> {
         use std::io::BufRead;
-        let token = memfd().map_err(|e| failed(format!("the line server's token: {e}")))?;
+        let token = crate::cli::serve::new_token()
+            .map_err(|e| failed(format!("the line server's token: {e}")))?;
         let mut command = std::process::Command::new(guard_sh);
         command
             .arg("--serve")
@@ -670,14 +671,9 @@ impl LineServer {
     /// What the harness's process needs to start the marker.
     fn marker(&self) -> Result<harness_process::Marker, Exit> {
         let error = |e: std::io::Error| failed(format!("the line server's marker: {e}"));
-        // SAFETY: pidfd_open(2) of this process's own child, not yet
-        // reaped, so its pid names it.
-        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, self.child.id(), 0) };
-        if pidfd < 0 {
-            return Err(error(std::io::Error::last_os_error()));
-        }
-        // SAFETY: pidfd_open returned a new descriptor nothing else owns.
-        let server = unsafe { OwnedFd::from_raw_fd(pidfd as libc::c_int) };
+        // This process's own child, not yet reaped: its pid names it.
+        let server = crate::cli::serve::pidfd_open(self.child.id() as libc::pid_t)
+            .ok_or_else(|| error(std::io::Error::last_os_error()))?;
         Ok(harness_process::Marker {
             guard_sh: self.guard_sh.clone(),
             token: self.token.try_clone().map_err(error)?,
@@ -689,17 +685,6 @@ impl LineServer {
 
 /// The descriptor the server finds its marker's token at.
 const TOKEN_AT: libc::c_int = 3;
-
-/// An empty memfd, close-on-exec: the marker's token.
-fn memfd() -> std::io::Result<OwnedFd> {
-    // SAFETY: memfd_create(2) with a NUL-terminated name.
-    let fd = unsafe { libc::memfd_create(c"guard-sh-token".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: `fd` was just returned by memfd_create and nothing else owns it.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
 
 impl Drop for LineServer {
     fn drop(&mut self) {

@@ -163,7 +163,7 @@ impl Confinement {
         let (identity, marker) = match token {
             Some(token) => (token, None),
             None => {
-                let token = memfd()?;
+                let token = new_token()?;
                 let marker = start_marker(program, arg, &token)?;
                 (fstat_identity(&token)?, Some(marker))
             }
@@ -340,8 +340,9 @@ fn fstat_identity(fd: &OwnedFd) -> io::Result<Identity> {
     Ok((stat.st_dev, stat.st_ino))
 }
 
-/// An empty memfd, close-on-exec: the token.
-fn memfd() -> io::Result<OwnedFd> {
+/// An empty memfd, close-on-exec: a marker's token (the server's own, or
+/// the one the launcher hands it).
+pub fn new_token() -> io::Result<OwnedFd> {
     // SAFETY: memfd_create(2) with a NUL-terminated name.
     let fd = unsafe { libc::memfd_create(c"guard-sh-token".as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {
@@ -361,15 +362,7 @@ fn start_marker(
     token: &OwnedFd,
 ) -> io::Result<std::process::Child> {
     let token = token.as_raw_fd();
-    let mut command = std::process::Command::new(program);
-    command
-        .arg0("guard-sh")
-        .arg(arg)
-        .arg(std::process::id().to_string())
-        .env_clear()
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
+    let mut command = marker_command(program, [arg, &std::process::id().to_string()]);
     // SAFETY: between fork and exec only async-signal-safe calls on
     // integers: prctl, getppid, dup2, fcntl, close_range.
     unsafe {
@@ -394,6 +387,25 @@ fn start_marker(
         });
     }
     command.spawn()
+}
+
+/// A marker as either of its starters runs it: `program ARGS` under the
+/// name `guard-sh`, a fresh image with an empty environment and no
+/// standard streams (the starter's pre-exec hook puts its descriptors in
+/// place and closes the rest).
+pub fn marker_command<const N: usize>(
+    program: &std::path::Path,
+    args: [&str; N],
+) -> std::process::Command {
+    let mut command = std::process::Command::new(program);
+    command
+        .arg0("guard-sh")
+        .args(args)
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    command
 }
 
 /// The marker's life: hold the token until the server (pid `server`, its
@@ -502,7 +514,11 @@ mod tests {
         };
         assert!(confinement.admits(Some(me), &proof(token()?)?).is_some());
         // Another memfd is not the token.
-        assert!(confinement.admits(Some(me), &proof(memfd()?)?).is_none());
+        assert!(
+            confinement
+                .admits(Some(me), &proof(new_token()?)?)
+                .is_none()
+        );
         // A namespace swapped for another file.
         let mut swapped = proof(token()?)?;
         swapped[3] = std::fs::File::open("/proc/self/ns/net")?.into();

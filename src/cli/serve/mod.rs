@@ -38,10 +38,10 @@ mod worker;
 
 pub use caller::{
     CALLER_FILTERS_ENV, MARKER_ARG, MARKER_WATCHES_PIDFD, SERVER_PIDFD, TOKEN_ENV, TOKEN_FD,
-    hold_token,
+    hold_token, marker_command, new_token,
 };
 
-pub use wire::{HEADER_LEN, Reply, Request, decode_request};
+pub use wire::{HEADER_LEN, Reply, Request, decode_request, pidfd_open};
 
 use crate::audit::{self, AuditSink, FileSink};
 use crate::cli::Exit;
@@ -55,7 +55,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use wire::{high, pidfd_open, pollin, reap, receive, send_all, stream_pair};
+use wire::{high, pollin, reap, receive, send_all, stream_pair};
 
 /// Names the server to the client: `NAME PID START`.
 pub const SERVER_ENV: &str = "GUARD_SH_SERVER";

@@ -389,7 +389,9 @@ pub(super) fn peer_pid(conn: &OwnedFd) -> Option<u32> {
     (got == 0 && cred.pid > 0).then_some(cred.pid as u32)
 }
 
-pub(super) fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+/// A pidfd of process `pid`, at a high descriptor number; None when the
+/// kernel refuses it.
+pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
     // SAFETY: pidfd_open(2) with integer arguments.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     let fd = RawFd::try_from(fd).ok().filter(|&fd| fd >= 0)?;
