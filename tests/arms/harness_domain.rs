@@ -314,3 +314,40 @@ fn configuration_planted_in_the_harness_homes_is_reported_unless_it_is_the_seeds
     assert!(last["planted"].is_null(), "{last}");
     assert!(Path::new(&f.arm.join("harness-home/.codex/config.toml")).is_file());
 }
+
+/// A trial's harness may leave a link in its home where a folder goes
+/// (`.codex` → a folder outside the arm). The next launch writes the
+/// homes and the seed before the harness's domain exists, so it must not
+/// follow it: the link is replaced by a folder and reported as planted,
+/// and nothing is written where it led. Judged by the outside folder.
+#[test]
+fn a_link_left_in_the_harness_home_is_replaced_not_followed() {
+    let f = Fixture::new();
+    let outside = f.root.path().join("operator-dir");
+    std::fs::create_dir(&outside).expect("mkdir outside");
+    let home = f.arm.join("harness-home");
+    std::fs::create_dir_all(&home).expect("mkdir home");
+    std::os::unix::fs::symlink(&outside, home.join(".codex")).expect("plant a link");
+    std::os::unix::fs::symlink(f.root.path().join("made-by-launcher"), home.join(".cache"))
+        .expect("plant a dangling link");
+    let seed = f.root.path().join("seed");
+    std::fs::create_dir_all(seed.join(".codex")).expect("mkdir seed");
+    std::fs::write(seed.join(".codex/config.toml"), "model = \"m\"\n").expect("seed");
+    let o = f.harness_script(&["--seed-home", seed.to_str().expect("utf-8")], "true");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_dir(&outside).expect("outside").count(), 0);
+    assert!(!f.root.path().join("made-by-launcher").exists());
+    let codex = home.join(".codex");
+    assert!(std::fs::symlink_metadata(&codex).expect("codex").is_dir());
+    assert!(codex.join("config.toml").is_file());
+    let harness = f
+        .records()
+        .into_iter()
+        .find(|r| r["type"] == "harness")
+        .expect("harness record");
+    let planted = harness["planted"].to_string();
+    assert!(
+        planted.contains("harness-home/.codex") && planted.contains("harness-home/.cache"),
+        "{harness}"
+    );
+}

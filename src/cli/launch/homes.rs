@@ -71,31 +71,74 @@ const HOME_CONFIG: [&str; 24] = [
     ".profile",
 ];
 
-/// Make every home the harness is told of, copy the seed in, and return
-/// the variables to give the harness: each home, and `TMPDIR`.
-pub(super) fn prepare(
-    arm: &Path,
-    seed: Option<&Path>,
-) -> Result<Vec<(&'static str, OsString)>, Exit> {
+/// The homes made and the seed copied: the variables to give the harness
+/// (each home, and `TMPDIR`), and the links an earlier trial left where
+/// a home or a seeded folder goes (replaced; they are planted).
+pub(super) struct Prepared {
+    pub vars: Vec<(&'static str, OsString)>,
+    pub replaced_links: Vec<String>,
+}
+
+/// Make every home the harness is told of and copy the seed in. The
+/// launcher writes there before the harness's domain exists, so it
+/// follows no link the harness could have left in `harness-home/` (a
+/// `.codex` pointing outside the arm would have it write there): a link
+/// where a folder goes is replaced by the folder, and named.
+pub(super) fn prepare(arm: &Path, seed: Option<&Path>) -> Result<Prepared, Exit> {
     let harness_home = arm.join("harness-home");
+    // Itself no link: its folder, the arm's, is the harness's to read only.
+    std::fs::create_dir_all(&harness_home)
+        .map_err(|e| failed(format!("{}: {e}", harness_home.display())))?;
+    let mut replaced = Vec::new();
     let mut vars = Vec::new();
     for (name, inside) in HOMES {
-        let home = if inside.is_empty() {
-            harness_home.clone()
-        } else {
-            harness_home.join(inside)
-        };
-        std::fs::create_dir_all(&home).map_err(|e| failed(format!("{}: {e}", home.display())))?;
+        let home = harness_home.join(inside);
+        make_dirs_beneath(&harness_home, Path::new(inside), &mut replaced)
+            .map_err(|e| failed(format!("{}: {e}", home.display())))?;
         vars.push((name, home.into_os_string()));
     }
     let tmp = arm.join("tmp");
     std::fs::create_dir_all(&tmp).map_err(|e| failed(format!("{}: {e}", tmp.display())))?;
     vars.push(("TMPDIR", tmp.into_os_string()));
     if let Some(seed) = seed {
-        copy_tree(seed, &harness_home)
+        copy_tree(seed, &harness_home, Path::new(""), &mut replaced)
             .map_err(|e| failed(format!("--seed-home {}: {e}", seed.display())))?;
     }
-    Ok(vars)
+    let replaced_links = replaced
+        .iter()
+        .map(|link| format!("harness-home/{}", link.display()))
+        .collect();
+    Ok(Prepared {
+        vars,
+        replaced_links,
+    })
+}
+
+/// Make the folder `relative` beneath `base` (which exists), one name at
+/// a time, never through a link: a link (or a file) where a folder goes
+/// is removed first and its path (relative to `base`) pushed on
+/// `replaced`.
+fn make_dirs_beneath(
+    base: &Path,
+    relative: &Path,
+    replaced: &mut Vec<PathBuf>,
+) -> std::io::Result<()> {
+    let mut inside = PathBuf::new();
+    for name in relative.iter() {
+        inside.push(name);
+        let path = base.join(&inside);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => continue,
+            Ok(_) => {
+                std::fs::remove_file(&path)?;
+                replaced.push(inside.clone());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        std::fs::create_dir(&path)?;
+    }
+    Ok(())
 }
 
 /// Give the trial a private `/tmp`: the arm's `tmp/` mounted over `/tmp`
@@ -199,16 +242,24 @@ fn digest(path: &Path) -> Option<[u8; 32]> {
     Some(Sha256::digest(&bytes).into())
 }
 
-/// Copy the folder `from` into `to`: folders made, files and links
-/// copied (replacing what is there).
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+/// Copy the folder `from` into `base/to`: folders made as
+/// [`make_dirs_beneath`] makes them, files and links copied (replacing
+/// what is there, a link itself rather than where it leads).
+fn copy_tree(
+    from: &Path,
+    base: &Path,
+    to: &Path,
+    replaced: &mut Vec<PathBuf>,
+) -> std::io::Result<()> {
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
-        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        let source = entry.path();
+        let inside = to.join(entry.file_name());
+        let target = base.join(&inside);
         let kind = entry.file_type()?;
         if kind.is_dir() {
-            std::fs::create_dir_all(&target)?;
-            copy_tree(&source, &target)?;
+            make_dirs_beneath(base, &inside, replaced)?;
+            copy_tree(&source, base, &inside, replaced)?;
             continue;
         }
         if std::fs::symlink_metadata(&target).is_ok_and(|m| !m.is_dir()) {

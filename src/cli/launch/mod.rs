@@ -124,7 +124,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
     if args.fresh {
         start_fresh(&arm_dir, &arm.audit_log)?;
     }
-    let home_vars = homes::prepare(&arm_dir, args.seed_home.as_deref())?;
+    let homes = homes::prepare(&arm_dir, args.seed_home.as_deref())?;
     let cgroup = trial_cgroup(&arm.policy.bounds);
     let key = TrialKey::generate().map_err(|e| failed(format!("getrandom: {e}")))?;
     limit_file_size(arm.policy.bounds.file_mib)?;
@@ -146,6 +146,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         enforcement,
         plan: &plan,
         tmp: &tmp,
+        replaced_links: &homes.replaced_links,
     };
     let sink = record_harness(&launch, &key, bounds)?;
     let cgroup = cgroup.ok();
@@ -176,7 +177,7 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         Some(abi) => harness_files(abi, &arm_dir, &arm, &plan, &cwd, server.is_some())?,
         None => Confinement::none(),
     };
-    let command = harness_command(args, &program, home_vars, &trial, &key, server.is_some());
+    let command = harness_command(args, &program, homes.vars, &trial, &key, server.is_some());
     let marker = match &server {
         Some(server) => Some(server.marker()?),
         None => None,
@@ -724,6 +725,8 @@ struct Launch<'a> {
     plan: &'a HarnessPlan,
     /// What `/tmp` is for the trial (see [`homes::private_tmp`]).
     tmp: &'a str,
+    /// Links an earlier trial left where a home goes (see [`homes::prepare`]).
+    replaced_links: &'a [String],
 }
 
 /// Write the `harness` record to the arm's audit log, so the verifier can
@@ -739,6 +742,7 @@ fn record_harness(launch: &Launch, key: &TrialKey, bounds: TrialBounds) -> Resul
         enforcement,
         plan,
         tmp,
+        replaced_links,
     } = *launch;
     let redactor = Redactor::from_policy(&arm.policy.audit).map_err(|e| failed(e.to_string()))?;
     let mut sink = FileSink::open(&arm.audit_log, redactor)
@@ -765,7 +769,11 @@ fn record_harness(launch: &Launch, key: &TrialKey, bounds: TrialBounds) -> Resul
             .map(|(file, names)| (lossy(file), names.iter().cloned().collect()))
             .collect(),
         key_sha256: key.sha256_hex(),
-        planted: homes::planted(&args.arm, args.seed_home.as_deref()),
+        planted: replaced_links
+            .iter()
+            .cloned()
+            .chain(homes::planted(&args.arm, args.seed_home.as_deref()))
+            .collect(),
         supervised: Supervisor::wanted() && !args.no_server && arm.guard_sh.is_some(),
         shell: arm.policy.shell,
         bounds: Some(bounds),
