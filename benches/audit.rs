@@ -33,6 +33,7 @@ fn session() -> Event {
         supervised: false,
         trial: None,
         client: None,
+        line_seconds: 900,
     }
 }
 

@@ -43,14 +43,38 @@ pub struct BuildOptions {
     /// `--keep-work`: keep what an earlier trial left in `work/` when
     /// rebuilding in place (by default it is removed, and said so).
     pub keep_work: bool,
-    /// `--max-processes`: overrides the arm file's `bounds.processes`.
-    pub max_processes: Option<u64>,
-    /// `--max-memory-mib`: overrides the arm file's `bounds.memory_mib`.
-    pub max_memory_mib: Option<u64>,
-    /// `--max-file-mib`: overrides the arm file's `bounds.file_mib`.
-    pub max_file_mib: Option<u64>,
-    /// `--max-cpu-seconds`: overrides the arm file's `bounds.cpu_seconds`.
-    pub max_cpu_seconds: Option<u64>,
+    /// `--max-…`: what overrides the arm file's `[bounds]`.
+    pub bounds: BoundOverrides,
+}
+
+/// The trial bounds given on the command line, each overriding the arm
+/// file's of the same name.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BoundOverrides {
+    pub processes: Option<u64>,
+    pub memory_mib: Option<u64>,
+    pub file_mib: Option<u64>,
+    pub disk_mib: Option<u64>,
+    pub cpu_seconds: Option<u64>,
+    pub line_seconds: Option<u64>,
+}
+
+impl BoundOverrides {
+    fn apply(&self, bounds: &mut crate::policy::model::Bounds) {
+        let pairs = [
+            (self.processes, &mut bounds.processes),
+            (self.memory_mib, &mut bounds.memory_mib),
+            (self.file_mib, &mut bounds.file_mib),
+            (self.disk_mib, &mut bounds.disk_mib),
+            (self.cpu_seconds, &mut bounds.cpu_seconds),
+            (self.line_seconds, &mut bounds.line_seconds),
+        ];
+        for (given, bound) in pairs {
+            if let Some(given) = given {
+                *bound = given;
+            }
+        }
+    }
 }
 
 /// `<exe dir>/../share/guard-sh/arms`, if an install put arms there.
@@ -183,11 +207,7 @@ fn build_into(
         search_path: None,
     };
     let mut compiled = compile_arm(&arms_dir, &opts.arm, &inputs)?;
-    let bounds = &mut compiled.policy.bounds;
-    bounds.processes = opts.max_processes.unwrap_or(bounds.processes);
-    bounds.memory_mib = opts.max_memory_mib.unwrap_or(bounds.memory_mib);
-    bounds.file_mib = opts.max_file_mib.unwrap_or(bounds.file_mib);
-    bounds.cpu_seconds = opts.max_cpu_seconds.unwrap_or(bounds.cpu_seconds);
+    opts.bounds.apply(&mut compiled.policy.bounds);
     let l = compiled.layout.clone();
     let guard = if compiled.arm.shell {
         Some(choose_guard(opts.guard_sh.as_deref())?)

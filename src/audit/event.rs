@@ -74,6 +74,11 @@ pub enum Event {
         /// client the harness started for it, which `pid` stands in for.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         client: Option<u32>,
+        /// The wall time of one line, in seconds, that this guard-sh holds
+        /// by its own clock, launched or not (the trial's other bounds are
+        /// the `harness` record's).
+        #[serde(default)]
+        line_seconds: u64,
     },
     /// First and only record of a harness session, written by
     /// `guard-sh-launch` after it entered the harness's domain and before it
@@ -194,6 +199,9 @@ pub enum Event {
     },
     /// A failure worth recording (syntax error, spawn failure).
     Error { message: String },
+    /// The line ran past one of its bounds (`line-seconds`): the commands
+    /// it was waiting for were ended, and it failed with status 124.
+    Bound { bound: String, limit: u64 },
     /// A record of type `kind` (`bytes` long) could not be written (the
     /// filesystem was full): the action it described did not happen, and
     /// the session's record of it is missing. Written in room reserved for
@@ -228,6 +236,7 @@ impl Event {
             Event::Exit { .. } => "exit",
             Event::Denied { .. } => "denied",
             Event::Error { .. } => "error",
+            Event::Bound { .. } => "bound",
             Event::Unrecorded { .. } => "unrecorded",
         }
     }
@@ -251,6 +260,13 @@ pub struct TrialBounds {
     /// CPU time of the whole trial, in seconds.
     #[serde(default)]
     pub cpu_seconds: u64,
+    /// The bytes under the arm's `work/` and `tmp/`, in MiB (counted by
+    /// the launcher).
+    #[serde(default)]
+    pub disk_mib: u64,
+    /// Wall time of one line, in seconds (guard-sh's own clock).
+    #[serde(default)]
+    pub line_seconds: u64,
     /// How they hold: `cgroup1 (…)`, `cgroup2 (…)`, or `none: WHY`.
     pub enforced: String,
 }

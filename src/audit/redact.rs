@@ -206,7 +206,7 @@ impl Redactor {
                     self.redact_string(s);
                 }
             }
-            Event::Exit { .. } => {}
+            Event::Exit { .. } | Event::Bound { .. } => {}
             Event::Denied { rule, reason, argv } => {
                 self.redact_string(rule);
                 self.redact_string(reason);
@@ -244,6 +244,7 @@ impl Redactor {
             supervised: _,
             trial,
             client: _,
+            line_seconds: _,
         } = event
         else {
             return;

@@ -50,6 +50,7 @@ pub fn session_event(
         supervised: false,
         trial: trial.map(str::to_string),
         client: None,
+        line_seconds: policy.bounds.line_seconds,
     }
 }
 

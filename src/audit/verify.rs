@@ -1120,9 +1120,16 @@ impl<'a> SessionJudge<'a> {
             }
             Event::HarnessEnd { bounds_hit, .. } if !bounds_hit.is_empty() => {
                 let message = format!(
-                    "seq {}: the trial ran into its bound on {}: a fork failed, or the kernel ended a process, at the bound, so the trial's commands did not all run as asked",
+                    "seq {}: the trial ran into its bound on {}: a fork failed, or processes were ended, at the bound, so the trial's commands did not all run as asked",
                     e.seq,
                     bounds_hit.join(" and ")
+                );
+                self.find(FindingKind::BoundHit, Some(e), None, message);
+            }
+            Event::Bound { bound, limit } => {
+                let message = format!(
+                    "seq {}: a line ran into its {bound} bound ({limit}): its commands were ended there",
+                    e.seq
                 );
                 self.find(FindingKind::BoundHit, Some(e), None, message);
             }

@@ -2,7 +2,9 @@
 //! build one arm's folder (see [`crate::armbuild`]). Exit statuses: 0 built
 //! (or listed), 2 any error; the message never holds the token.
 
-use crate::armbuild::{ArmListing, BuildError, BuildOptions, arms_dir, build, list};
+use crate::armbuild::{
+    ArmListing, BoundOverrides, BuildError, BuildOptions, arms_dir, build, list,
+};
 use crate::cli::Exit;
 use clap::Parser;
 use std::path::PathBuf;
@@ -72,6 +74,14 @@ struct Cli {
     /// (default: the arm file's `bounds.cpu_seconds`, else 3600).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     max_cpu_seconds: Option<u64>,
+    /// The bytes of all files under the arm's work/ and tmp/ together, in
+    /// MiB (default: the arm file's `bounds.disk_mib`, else 4096).
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    max_disk_mib: Option<u64>,
+    /// Wall time of one line, in seconds (default: the arm file's
+    /// `bounds.line_seconds`, else 900).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    max_line_seconds: Option<u64>,
 }
 
 /// Run `arm-build` with the process's arguments.
@@ -164,10 +174,14 @@ fn build_or_list(cli: Cli) -> Result<(), BuildError> {
         arms_dir: cli.arms,
         guard_sh: cli.guard_sh,
         keep_work: cli.keep_work,
-        max_processes: cli.max_processes,
-        max_memory_mib: cli.max_memory_mib,
-        max_file_mib: cli.max_file_mib,
-        max_cpu_seconds: cli.max_cpu_seconds,
+        bounds: BoundOverrides {
+            processes: cli.max_processes,
+            memory_mib: cli.max_memory_mib,
+            file_mib: cli.max_file_mib,
+            disk_mib: cli.max_disk_mib,
+            cpu_seconds: cli.max_cpu_seconds,
+            line_seconds: cli.max_line_seconds,
+        },
     };
     let out = opts.out.clone();
     let arm = opts.arm.clone();

@@ -9,6 +9,7 @@
 
 use super::lossy;
 use super::{Flow, Shell, Status};
+use crate::audit::Event;
 use crate::os::signals;
 use crate::system::Disposition;
 
@@ -161,13 +162,17 @@ impl Shell<'_> {
     }
 
     /// Between commands: end the shell on an untrapped SIGTERM/SIGHUP,
-    /// reap finished background jobs, end the line if a copy of the shell
+    /// end the line once it has run past its wall-time bound, reap
+    /// finished background jobs, end the line if a copy of the shell
     /// running on its own (a background job, a process substitution)
     /// reported a denial, and run the actions of trapped signals that
     /// arrived.
     pub(super) fn safe_point(&mut self) -> Result<(), Flow> {
         if let Some(signal) = self.sys.pending_termination() {
             return Err(Flow::Exit(128 + signal));
+        }
+        if self.sys.line_bound_passed() {
+            return Err(self.out_of_time());
         }
         self.reap_jobs();
         if self.take_child_abort() {
@@ -181,6 +186,26 @@ impl Shell<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The line has run past its wall-time bound (the commands it waited
+    /// for were ended by [`crate::system::System::wait`]): said and
+    /// recorded once, by the shell that read the line, and the line ends
+    /// with 124 (as `timeout`'s). A copy of the shell only ends.
+    fn out_of_time(&mut self) -> Flow {
+        if !self.in_child {
+            let limit = self.policy.bounds.line_seconds;
+            // Said once: the rest of the line unwinds without the bound.
+            self.sys.bound_line(None);
+            self.error(&format!(
+                "the line ran past its wall-time bound ({limit} s): what it ran was ended"
+            ));
+            let _ = self.sink().record(Event::Bound {
+                bound: "line-seconds".into(),
+                limit,
+            });
+        }
+        Flow::Abort(124)
     }
 
     /// After a failing command where `set -e` would act: the ERR action

@@ -2,11 +2,13 @@
 //! that several stages share — descriptors kept out of a line's reach
 //! ([`private_fd`]), the shell's signal state ([`signals`]) and real paths
 //! resolved with a memory of the folders on the way ([`real_path`]),
+//! the wall-time bound of the line being run ([`deadline`]),
 //! random bytes ([`random`]), the `/proc` files a line may read
 //! ([`procfs`]), the stack left to recurse ([`stack`]) and the standard
 //! descriptors at start ([`stdio`]).
 //! Nothing here depends on any other module of the crate.
 
+pub mod deadline;
 pub mod private_fd;
 pub mod procfs;
 pub mod random;

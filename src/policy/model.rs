@@ -52,13 +52,22 @@ pub struct Bounds {
     pub memory_mib: u64,
     /// The largest file a process of the trial may write, in MiB
     /// (`RLIMIT_FSIZE`): a runaway `yes > out` stops there, with
-    /// `SIGXFSZ`. (The bytes of all files together are not bounded.)
+    /// `SIGXFSZ`.
     #[serde(default = "Bounds::default_file_mib")]
     pub file_mib: u64,
+    /// The bytes of every file under the arm's `work/` and `tmp/`
+    /// together, in MiB (counted by the launcher): many files each below
+    /// `file_mib` still fill a disk.
+    #[serde(default = "Bounds::default_disk_mib")]
+    pub disk_mib: u64,
     /// CPU time all processes of the trial may use together, in seconds
     /// (the cgroup's own count): past it the trial is ended.
     #[serde(default = "Bounds::default_cpu_seconds")]
     pub cpu_seconds: u64,
+    /// Wall time of one line, in seconds (guard-sh's own clock): past it
+    /// the line's commands are ended and the line fails with status 124.
+    #[serde(default = "Bounds::default_line_seconds")]
+    pub line_seconds: u64,
 }
 
 impl Bounds {
@@ -69,6 +78,14 @@ impl Bounds {
     fn default_cpu_seconds() -> u64 {
         3600
     }
+
+    fn default_disk_mib() -> u64 {
+        4096
+    }
+
+    fn default_line_seconds() -> u64 {
+        900
+    }
 }
 
 impl Default for Bounds {
@@ -78,6 +95,8 @@ impl Default for Bounds {
             memory_mib: 4096,
             file_mib: Bounds::default_file_mib(),
             cpu_seconds: Bounds::default_cpu_seconds(),
+            disk_mib: Bounds::default_disk_mib(),
+            line_seconds: Bounds::default_line_seconds(),
         }
     }
 }

@@ -107,6 +107,8 @@ pub struct FakeSystem {
     pub kills: Vec<(Pid, i32)>,
     /// The signal the shell asked to die by, if it did.
     pub died_by: Option<i32>,
+    /// When the line being run must have ended (`bound_line`).
+    pub line_deadline: Option<std::time::Instant>,
 }
 
 /// What a simulated copy of the shell changes and its parent gets back.
@@ -169,6 +171,7 @@ impl FakeSystem {
             received: BTreeSet::new(),
             kills: Vec::new(),
             died_by: None,
+            line_deadline: None,
         }
     }
 
@@ -665,6 +668,15 @@ impl System for FakeSystem {
 
     fn ignored_at_entry(&self, signal: i32) -> bool {
         self.ignored_at_start.contains(&signal)
+    }
+
+    fn bound_line(&mut self, within: Option<std::time::Duration>) {
+        self.line_deadline = within.map(|d| std::time::Instant::now() + d);
+    }
+
+    fn line_bound_passed(&self) -> bool {
+        self.line_deadline
+            .is_some_and(|at| std::time::Instant::now() >= at)
     }
 
     fn pending_termination(&self) -> Option<i32> {

@@ -216,6 +216,12 @@ pub trait System {
     fn ignored_at_entry(&self, signal: i32) -> bool;
     /// An untrapped SIGTERM or SIGHUP that arrived, if any.
     fn pending_termination(&self) -> Option<i32>;
+    /// Bound the wall time of the line starting now (`None`: unbounded);
+    /// a copy of the shell forked from here on keeps the same bound, and
+    /// [`System::wait`] ends the child it waits for once it is passed.
+    fn bound_line(&mut self, within: Option<std::time::Duration>);
+    /// Whether the line has run past the bound of [`System::bound_line`].
+    fn line_bound_passed(&self) -> bool;
     /// Take the trapped signals that arrived, lowest number first.
     fn take_trapped(&mut self) -> Vec<i32>;
     /// The lowest trapped signal that arrived and is not handled yet.

@@ -319,8 +319,9 @@ fn decode(status: libc::c_int) -> Option<ExitStatus> {
 }
 
 /// Wait for `pid`, forwarding an untrapped SIGTERM/SIGHUP the shell got to
-/// it; with `stop_on_trap`, return `None` as soon as a trapped signal
-/// arrived. The signals are blocked while the flags are read and only
+/// it and ending it (and its process group, if it leads one) once the
+/// line's wall-time bound has passed; with `stop_on_trap`, return `None` as
+/// soon as a trapped signal arrived. The signals are blocked while the flags are read and only
 /// unblocked inside `ppoll`, so one arriving between the check and the
 /// sleep still wakes it (SIGCHLD wakes it when a child ends). Meanwhile
 /// the supervised trees of `served` are answered, recorded in `audit`.
@@ -333,7 +334,12 @@ fn wait_loop(
     signals::wake_on_child_exit();
     let old = block_shell_signals();
     let mut forwarded = false;
+    let mut out_of_time = false;
     let result = loop {
+        if !out_of_time && crate::os::deadline::passed() {
+            end_out_of_time(pid);
+            out_of_time = true;
+        }
         if !forwarded {
             if let Some(signal) = signals::pending_termination() {
                 // Forward a termination request to the job we wait for.
@@ -366,14 +372,22 @@ fn wait_loop(
             }
         }
         let mut polled = served.as_deref().map(Served::poll_set).unwrap_or_default();
-        // SAFETY: sleeping until a signal arrives or a listener is ready,
-        // with the caller's mask (the signals blocked above unblocked only
-        // for the sleep); `polled` is a valid array of pollfd.
+        // Until the line's bound, if it has one still to come.
+        let timeout = crate::os::deadline::remaining()
+            .filter(|_| !out_of_time)
+            .map(|left| libc::timespec {
+                tv_sec: left.as_secs() as libc::time_t,
+                tv_nsec: left.subsec_nanos() as libc::c_long,
+            });
+        // SAFETY: sleeping until a signal arrives, a listener is ready or
+        // the bound passes, with the caller's mask (the signals blocked
+        // above unblocked only for the sleep); `polled` is a valid array
+        // of pollfd, `timeout` null or a valid timespec.
         let n = unsafe {
             libc::ppoll(
                 polled.as_mut_ptr(),
                 polled.len() as libc::nfds_t,
-                std::ptr::null(),
+                timeout.as_ref().map_or(std::ptr::null(), |t| t as *const _),
                 &old,
             )
         };
@@ -385,6 +399,18 @@ fn wait_loop(
     };
     restore_mask(&old);
     result
+}
+
+/// The line ran past its wall-time bound: end the child it waits for, and
+/// the process group it leads (a job of an interactive shell).
+fn end_out_of_time(pid: Pid) {
+    // SAFETY: signalling our own child and the group it leads.
+    unsafe {
+        if libc::getpgid(pid) == pid {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+        libc::kill(pid, libc::SIGKILL);
+    }
 }
 
 /// Block SIGCHLD and the signals the shell handles; returns the old mask.
@@ -1069,6 +1095,14 @@ impl System for RealSystem {
 
     fn pending_termination(&self) -> Option<i32> {
         signals::pending_termination()
+    }
+
+    fn bound_line(&mut self, within: Option<std::time::Duration>) {
+        crate::os::deadline::set(within);
+    }
+
+    fn line_bound_passed(&self) -> bool {
+        crate::os::deadline::passed()
     }
 
     fn take_trapped(&mut self) -> Vec<i32> {

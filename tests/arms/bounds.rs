@@ -411,3 +411,179 @@ fn an_endless_loop_stops_at_the_trials_cpu_time_bound() {
     assert!(end["ended"].as_u64().is_some_and(|n| n >= 1), "{end}");
     assert!(containment.processes().is_empty());
 }
+
+/// `timeout 60 guard-sh -c LINE` alone (no launcher, no cgroup), with the
+/// arm's environment, in its work folder.
+fn standalone_line(definition: &Value, root: &Path, line: &str) -> std::process::Output {
+    let shell = definition["shell"]["path"].as_str().expect("shell.path");
+    let mut c = Command::new("/usr/bin/timeout");
+    c.args(["60", shell, "-c", line])
+        .current_dir(root.join("arm/work"))
+        .env_clear();
+    for (k, v) in definition["shell"]["env"].as_object().expect("shell.env") {
+        c.env(k, v.as_str().expect("string"));
+    }
+    c.output().expect("run guard-sh")
+}
+
+/// Processes on the machine whose command line is exactly `argv`.
+fn running(argv: &[&str]) -> Vec<i32> {
+    let wanted: Vec<u8> = argv
+        .iter()
+        .flat_map(|a| [a.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter_map(|e| {
+            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+            (std::fs::read(e.path().join("cmdline")).ok()? == wanted).then_some(pid)
+        })
+        .collect()
+}
+
+/// A line past its wall-time bound is ended by guard-sh itself, with no
+/// launcher and no cgroup: a program it waits for, a program in a command
+/// substitution, a loop of the shell's own; the line fails with 124 and
+/// says so, the log records the bound and the verifier names it. A job
+/// the line puts in the background outlives it, as in bash. Judged by the
+/// time taken and by `/proc`: the waited-for `sleep` is gone at once.
+#[test]
+fn a_line_past_its_wall_time_bound_is_ended_by_the_shell_alone() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let definition = arm_with(root.path(), &["--max-line-seconds", "1"]);
+    let lines = [
+        ("sleep 31.25; echo after", ["sleep", "31.25"]),
+        ("x=$(sleep 31.5); echo after", ["sleep", "31.5"]),
+        ("sleep 31.75 | cat; echo after", ["sleep", "31.75"]),
+        ("while :; do :; done; echo after", ["sleep", "none"]),
+    ];
+    for (line, argv) in lines {
+        let started = Instant::now();
+        let out = standalone_line(&definition, root.path(), line);
+        let stderr = text(&out.stderr);
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "{line}: {stderr}"
+        );
+        assert_eq!(out.status.code(), Some(124), "{line}: {stderr}");
+        assert_eq!(text(&out.stdout), "", "{line}");
+        assert!(
+            stderr.contains("the line ran past its wall-time bound (1 s)"),
+            "{line}: {stderr}"
+        );
+        assert_eq!(running(&argv), Vec::<i32>::new(), "{line}: left running");
+    }
+    let session = records(root.path())
+        .into_iter()
+        .find(|r| r["type"] == "session")
+        .expect("session");
+    assert_eq!(session["line_seconds"], 1, "the session says its bound");
+    let bounds: Vec<Value> = records(root.path())
+        .into_iter()
+        .filter(|r| r["type"] == "bound")
+        .collect();
+    assert_eq!(bounds.len(), 4, "{bounds:?}");
+    assert_eq!(bounds[0]["bound"], "line-seconds");
+    assert_eq!(bounds[0]["limit"], 1);
+    let report = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
+        .arg("--json")
+        .arg(root.path().join("arm/audit/audit.jsonl"))
+        .output()
+        .expect("guard-sh-audit");
+    assert_eq!(report.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&report.stdout).expect("report");
+    assert!(
+        finding_kinds(&report).contains(&"bound-hit".to_string()),
+        "{report}"
+    );
+
+    let out = standalone_line(
+        &definition,
+        root.path(),
+        "sleep 32.75 > /dev/null 2>&1 & echo started",
+    );
+    assert_eq!(text(&out.stdout), "started\n");
+    std::thread::sleep(Duration::from_millis(1500));
+    let job = running(&["sleep", "32.75"]);
+    assert_eq!(job.len(), 1, "the background job outlives its line");
+    // SAFETY: ending the sleep this test started.
+    unsafe {
+        libc::kill(job[0], libc::SIGKILL);
+    }
+}
+
+/// The same bound under the launcher, with the line served: the trial
+/// goes on, the harness gets 124, and the verifier names the bound.
+#[test]
+fn a_served_line_past_its_wall_time_bound_ends_with_124() {
+    let Some((_turn, containment)) = containment("line bound") else {
+        return;
+    };
+    let root = tempfile::tempdir().expect("tempdir");
+    let definition = arm_with(root.path(), &["--max-line-seconds", "1"]);
+    let started = Instant::now();
+    let out = launch_line(
+        &definition,
+        root.path(),
+        "sleep 33.25; echo after",
+        &containment,
+    )
+    .output()
+    .expect("launch");
+    let stderr = text(&out.stderr);
+    assert!(started.elapsed() < Duration::from_secs(15), "{stderr}");
+    assert_eq!(out.status.code(), Some(124), "{stderr}");
+    assert!(stderr.contains("wall-time bound (1 s)"), "{stderr}");
+    let harness = records(root.path())
+        .into_iter()
+        .find(|r| r["type"] == "harness")
+        .expect("harness");
+    assert_eq!(harness["bounds"]["line_seconds"], 1, "{harness}");
+    assert!(
+        records(root.path()).iter().any(|r| r["type"] == "bound"),
+        "no bound record"
+    );
+    let report = verify(root.path());
+    assert!(
+        finding_kinds(&report).contains(&"bound-hit".to_string()),
+        "{report}"
+    );
+}
+
+/// Many files, each far below the file bound, fill the trial's disk
+/// bound: the launcher counts the bytes under `work/` and `tmp/`, ends the
+/// whole trial past it, says so and records it. Judged by the time taken,
+/// the bytes left and the records.
+#[test]
+fn files_past_the_trials_disk_bound_end_the_trial() {
+    let Some((_turn, containment)) = containment("disk bound") else {
+        return;
+    };
+    let root = tempfile::tempdir().expect("tempdir");
+    let definition = arm_with(root.path(), &["--max-disk-mib", "2"]);
+    let started = Instant::now();
+    let out = launch_line(
+        &definition,
+        root.path(),
+        "for i in 1 2 3 4 5 6 7 8; do seq 1 200000 > f$i; done; sleep 30; echo after",
+        &containment,
+    )
+    .output()
+    .expect("launch");
+    let stderr = text(&out.stderr);
+    assert!(started.elapsed() < Duration::from_secs(20), "{stderr}");
+    assert_eq!(out.status.code(), Some(128 + libc::SIGKILL), "{stderr}");
+    assert!(
+        stderr.contains("passed their bound (2 MiB): ending it"),
+        "{stderr}"
+    );
+    let end = harness_end(root.path());
+    assert_eq!(end["bounds_hit"], serde_json::json!(["disk"]), "{end}");
+    assert!(containment.processes().is_empty());
+    let report = verify(root.path());
+    assert!(
+        finding_kinds(&report).contains(&"bound-hit".to_string()),
+        "{report}"
+    );
+}

@@ -417,6 +417,8 @@ fn harness_event(enforcement: &str) -> Event {
             memory_mib: 4096,
             file_mib: 1024,
             cpu_seconds: 3600,
+            disk_mib: 4096,
+            line_seconds: 900,
             enforced: "cgroup1 (pids.max, memory.limit_in_bytes, freezer)".into(),
         }),
         tmp: String::new(),

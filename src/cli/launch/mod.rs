@@ -27,6 +27,7 @@
 
 mod harness_process;
 mod homes;
+mod watch;
 
 use crate::armbuild::compile::find_program;
 use crate::audit::event::TrialBounds;
@@ -47,6 +48,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
+use watch::TrialWatch;
 
 /// Run an agent harness that can execute only the arm's shell and commands.
 #[derive(Parser)]
@@ -133,6 +135,8 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         memory_mib: arm.policy.bounds.memory_mib,
         file_mib: arm.policy.bounds.file_mib,
         cpu_seconds: arm.policy.bounds.cpu_seconds,
+        disk_mib: arm.policy.bounds.disk_mib,
+        line_seconds: arm.policy.bounds.line_seconds,
         enforced: match &cgroup {
             Ok(cgroup) => cgroup.how(),
             Err(why) => format!("none: {why}"),
@@ -194,21 +198,16 @@ fn launch(args: &Args) -> Result<ExitCode, Exit> {
         marker,
         cgroup: entry_fds.clone(),
     };
-    let cpu = cgroup
-        .as_ref()
-        .filter(|cgroup| cgroup.cpu_time().is_some())
-        .map(|cgroup| CpuWatch {
-            cgroup,
-            limit: std::time::Duration::from_secs(arm.policy.bounds.cpu_seconds),
-            stopped: Default::default(),
-            ended: Default::default(),
-            hit: Default::default(),
-        });
-    let status = run_harness(start, cpu.as_ref());
+    let watch = TrialWatch::new(
+        cgroup.as_ref(),
+        &arm.policy.bounds,
+        vec![arm_dir.join("work"), arm_dir.join("tmp")],
+    );
+    let status = run_harness(start, &watch);
     drop(server);
     drop(entries);
-    let cpu_end = cpu.map(|cpu| (cpu.ended.into_inner(), cpu.hit.into_inner()));
-    record_the_end(sink, &arm, &trial, &key, status?, cgroup.as_ref(), cpu_end)
+    let watched = watch.outcome();
+    record_the_end(sink, &arm, &trial, &key, status?, cgroup.as_ref(), watched)
 }
 
 /// The harness program, resolved as `execvp` would, and what the
@@ -283,19 +282,18 @@ fn record_the_end(
     key: &TrialKey,
     status: std::process::ExitStatus,
     cgroup: Option<&TrialCgroup>,
-    cpu_end: Option<(usize, bool)>,
+    watched: (usize, Option<&'static str>),
 ) -> Result<ExitCode, Exit> {
     let (mut ended, mut bounds_hit) = match cgroup {
         Some(cgroup) => end_the_trial(cgroup, &arm.policy.bounds)?,
         None => (None, Vec::new()),
     };
-    // What the CPU watcher ended, when the trial ran past its CPU time.
-    if let Some((by_watch, hit)) = cpu_end {
-        ended = ended.map(|n| n + by_watch);
-        if hit {
-            bounds_hit.push("cpu".to_string());
-        }
+    // What the watch ended, when the trial ran past its CPU time or disk.
+    let (by_watch, passed) = watched;
+    if by_watch > 0 {
+        ended = Some(ended.unwrap_or(0) + by_watch);
     }
+    bounds_hit.extend(passed.map(str::to_string));
     let log = std::fs::read(&arm.audit_log)
         .map_err(|e| failed(format!("audit log unreadable at the end of the trial: {e}")))?;
     sink.append(Event::HarnessEnd {
@@ -475,7 +473,7 @@ fn harness_files(
 /// decides), and passes SIGTERM and SIGHUP on to the harness.
 fn run_harness(
     start: harness_process::HarnessStart,
-    cpu: Option<&CpuWatch>,
+    watch: &TrialWatch,
 ) -> Result<std::process::ExitStatus, Exit> {
     // SAFETY: prctl with integer arguments only.
     unsafe {
@@ -495,13 +493,9 @@ fn run_harness(
     // The watcher is the launcher's one other thread, started once the
     // harness's process is forked.
     std::thread::scope(|scope| {
-        if let Some(cpu) = cpu {
-            scope.spawn(|| cpu.watch());
-        }
+        scope.spawn(|| watch.watch());
         let status = wait_for(pid);
-        if let Some(cpu) = cpu {
-            cpu.stop();
-        }
+        watch.stop();
         status
     })
 }
@@ -521,46 +515,6 @@ fn wait_for(pid: libc::pid_t) -> Result<std::process::ExitStatus, Exit> {
                 std::io::Error::last_os_error()
             )));
         }
-    }
-}
-
-/// The trial's CPU time bound: a watcher that reads the cgroup's count of
-/// the CPU time its processes used and ends the whole trial past it.
-struct CpuWatch<'a> {
-    cgroup: &'a TrialCgroup,
-    limit: std::time::Duration,
-    stopped: std::sync::atomic::AtomicBool,
-    /// Processes the watcher ended, once the bound was passed.
-    ended: std::sync::atomic::AtomicUsize,
-    hit: std::sync::atomic::AtomicBool,
-}
-
-impl CpuWatch<'_> {
-    /// How often the count is read: a loop on every core passes the bound
-    /// by at most this, times the cores.
-    const EVERY: std::time::Duration = std::time::Duration::from_millis(200);
-
-    fn watch(&self) {
-        while !self.stopped.load(Ordering::SeqCst) {
-            std::thread::sleep(Self::EVERY);
-            if self.cgroup.cpu_time().is_some_and(|used| used > self.limit) {
-                self.hit.store(true, Ordering::SeqCst);
-                eprintln!(
-                    "guard-sh-launch: the trial ran past its CPU time bound ({} s): ending it",
-                    self.limit.as_secs()
-                );
-                let ended = self
-                    .cgroup
-                    .end_all(std::time::Duration::from_secs(10))
-                    .unwrap_or(0);
-                self.ended.store(ended, Ordering::SeqCst);
-                return;
-            }
-        }
-    }
-
-    fn stop(&self) {
-        self.stopped.store(true, Ordering::SeqCst);
     }
 }
 

@@ -40,7 +40,12 @@ impl Shell<'_> {
     /// Record, parse, statically check and run one top-level line (or a
     /// whole `-c` string or script).
     pub fn run_text(&mut self, text: &[u8], origin: &str) -> Outcome {
-        let status = match self.run_guarded(text, origin) {
+        let limit = self.policy.bounds.line_seconds;
+        self.sys
+            .bound_line(Some(std::time::Duration::from_secs(limit)));
+        let ran = self.run_guarded(text, origin);
+        self.sys.bound_line(None);
+        let status = match ran {
             Ok(s) => s,
             Err(Flow::Exit(s)) => {
                 self.status = s;

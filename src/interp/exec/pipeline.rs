@@ -383,6 +383,8 @@ impl Shell<'_> {
         let pgroup = self.job_group(None);
         let interactive = self.interactive;
         let pid = self.fork_run(pgroup, |sh| {
+            // A job outlives its line, as in bash: the trial bounds it.
+            sh.sys.bound_line(None);
             if !interactive {
                 // Without job control a background job does not read the terminal.
                 if let Ok(fd) = sh.sys.open(
