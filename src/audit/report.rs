@@ -59,6 +59,9 @@ pub fn render_text(report: &Report) -> String {
             s.denied_lines + s.denied_commands,
             s.findings
         );
+        if !s.binaries.is_empty() {
+            let _ = writeln!(out, "    {:>6}  PROGRAM", "RUNS");
+        }
         for (path, n) in &s.binaries {
             let _ = writeln!(out, "    {n:>6}  {path}");
         }

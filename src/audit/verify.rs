@@ -1128,7 +1128,7 @@ impl<'a> SessionJudge<'a> {
             }
             Event::Bound { bound, limit } => {
                 let message = format!(
-                    "seq {}: a line ran into its {bound} bound ({limit}): its commands were ended there",
+                    "seq {}: a line ran into its {bound} bound ({limit} s): its commands were ended there",
                     e.seq
                 );
                 self.find(FindingKind::BoundHit, Some(e), None, message);

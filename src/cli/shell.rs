@@ -408,9 +408,10 @@ struct SessionFacts {
 }
 
 impl SessionFacts {
-    /// The session record of a process of this run in `mode`.
+    /// The session record of a process of this run in `mode`; a forked
+    /// copy's commands are supervised as the shell's are.
     fn event(&self, mode: &str) -> Event {
-        audit::session_event(
+        let mut session = audit::session_event(
             &self.policy,
             &self.policy_sha256,
             &self.enforcement,
@@ -418,7 +419,11 @@ impl SessionFacts {
             mode,
             &self.cwd,
             self.trial.as_deref(),
-        )
+        );
+        if let Event::Session { supervised, .. } = &mut session {
+            *supervised = self.supervise;
+        }
+        session
     }
 }
 
@@ -483,11 +488,7 @@ fn open_audit(
         "stdin"
     };
     let mut session = facts.event(mode);
-    if let Event::Session {
-        supervised, client, ..
-    } = &mut session
-    {
-        *supervised = facts.supervise;
+    if let Event::Session { client, .. } = &mut session {
         *client = served.and_then(|s| s.client);
     }
     sink.record(session).map_err(|e| unavailable(&e))?;

@@ -137,8 +137,18 @@ fn clean_session_exits_zero_with_histogram() {
         first.ends_with("; not sealed: no guard-sh-launch trial, so a record or session added, changed or removed later cannot be told from the rest"),
         "{first}"
     );
-    assert!(
-        out.contains(&id) && out.contains("/usr/local/bin/tea"),
+    assert!(out.contains(&id), "{out}");
+    // The session's programs come under a header of their own.
+    let rows: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with(&id))
+        .skip(1)
+        .take(3)
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        rows,
+        ["RUNS  PROGRAM", "1  /arm/bin/ls", "1  /usr/local/bin/tea"],
         "{out}"
     );
 }
@@ -891,11 +901,15 @@ fn garbage_is_reported_briefly_and_each_program_is_counted_once() {
             .starts_with("289 more lines")),
         "{report}"
     );
-    // A supervised line that runs one program three times.
+    // A supervised line that runs one program three times, and a copy of
+    // the shell (its own session) that runs it twice more.
     let arm = crate::audit_support::AuditArm::new();
     let log = dir.path().join("runs.jsonl");
     let marker = arm.marker("m");
-    let line = format!("mark {0}; mark {0}; mark {0}", marker.display());
+    let line = format!(
+        "mark {0}; mark {0}; mark {0}; (mark {0}; mark {0}) | cat",
+        marker.display()
+    );
     let ran = arm
         .guard(&log)
         .args(["-c", &line])
@@ -912,13 +926,21 @@ fn garbage_is_reported_briefly_and_each_program_is_counted_once() {
         .output()
         .expect("run verifier");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
-    let session = &report["sessions"][0];
-    assert_eq!(session["spawned"], 3, "{report}");
-    let counts: Vec<u64> = session["binaries"]
-        .as_object()
-        .expect("binaries")
-        .values()
-        .filter_map(serde_json::Value::as_u64)
-        .collect();
-    assert_eq!(counts, [3], "{report}");
+    let sessions = report["sessions"].as_array().expect("sessions");
+    let runs = |mode: &str| -> (u64, Vec<u64>) {
+        let session = sessions
+            .iter()
+            .find(|s| s["mode"] == mode && s["spawned"] != 0)
+            .unwrap_or_else(|| panic!("no {mode} session: {report}"));
+        let counts = session["binaries"]
+            .as_object()
+            .expect("binaries")
+            .iter()
+            .filter(|(path, _)| path.ends_with("/mark"))
+            .filter_map(|(_, n)| n.as_u64())
+            .collect();
+        (session["spawned"].as_u64().expect("spawned"), counts)
+    };
+    assert_eq!(runs("command"), (4, vec![3]), "{report}");
+    assert_eq!(runs("subshell"), (2, vec![2]), "{report}");
 }
