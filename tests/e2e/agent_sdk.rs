@@ -26,7 +26,12 @@ fn example() -> PathBuf {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agent-sdk");
     let dir = cache_dir().join(format!("agent-sdk-example-{VERSION}"));
     std::fs::create_dir_all(&dir).expect("create the example's cache folder");
-    for file in ["package.json", "package-lock.json", "run.ts"] {
+    for file in [
+        "package.json",
+        "package-lock.json",
+        "tsconfig.json",
+        "run.ts",
+    ] {
         std::fs::copy(source.join(file), dir.join(file)).expect("copy the example");
     }
     let installed = dir.join("node_modules/.package-lock.json");
@@ -46,6 +51,26 @@ fn example() -> PathBuf {
         std::fs::write(&stamp, &current).expect("stamp");
     }
     dir
+}
+
+/// The example type-checks against the pinned SDK's own declarations
+/// (`npm run typecheck`: `tsc --noEmit`, strict), so an SDK release that
+/// renames an option or a message field fails here, not in a trial.
+#[test]
+#[ignore = "e2e: installs the Claude Agent SDK from npm; run with `cargo test --test e2e -- --ignored`"]
+fn agent_sdk_example_type_checks() {
+    let example = example();
+    let out = Command::new("npm")
+        .args(["run", "--silent", "typecheck"])
+        .current_dir(&example)
+        .output()
+        .expect("run npm");
+    assert!(
+        out.status.success(),
+        "tsc --noEmit:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
