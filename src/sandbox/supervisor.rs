@@ -1099,7 +1099,12 @@ impl Watch {
                     if refusal.is_none()
                         && let Some(why) = why
                     {
-                        tell_refusal(pid, &format!("connecting to {address}"), &why);
+                        let verb = if call == "connect" {
+                            "connecting to"
+                        } else {
+                            "sending to"
+                        };
+                        tell_refusal(pid, &format!("{verb} {address}"), &why);
                         refusal = Some(why);
                     }
                 }

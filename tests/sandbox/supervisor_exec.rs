@@ -528,3 +528,37 @@ fn a_tool_that_is_the_loader_is_refused_at_its_own_exec() {
         assert_eq!(refused, 1 + usize::from(!landlock), "landlock {landlock}");
     }
 }
+
+/// A program a tool tries to start outside the plan is refused, and the
+/// refusal is said on the line's stderr in guard-sh's words (where the
+/// agent reads the tool's own error), not left to look like a missing
+/// file; with Landlock on and off (the supervisor refuses it alone).
+/// Judged by `strace`: the program never started.
+#[test]
+fn an_exec_refused_inside_a_tool_is_said_on_the_lines_stderr() {
+    let arm = Arm::new();
+    let copy = arm.work().join("sh-copy");
+    let line = format!(
+        "tea {} -c 'echo pwned > {}'",
+        copy.display(),
+        arm.marker().display()
+    );
+    for landlock in [true, false] {
+        let (out, started) = arm.run(&line, landlock, true);
+        let case = format!("landlock {landlock}");
+        arm.assert_only_the_plan_ran(&started, &case);
+        let stderr = common::text(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "guard-sh: denied: tea: running {} is not permitted",
+                copy.display()
+            )),
+            "{case}: {stderr}"
+        );
+        assert_eq!(
+            stderr.matches("guard-sh: denied:").count(),
+            1,
+            "{case}: said once per attempt: {stderr}"
+        );
+    }
+}

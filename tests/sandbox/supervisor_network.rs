@@ -604,3 +604,41 @@ fn a_network_redirection_reaches_no_listener() {
         "{denied:?}"
     );
 }
+
+/// A datagram sent elsewhere (curl's TFTP, with the guard's argument
+/// rules stripped so that only the supervisor stands in the way) is
+/// refused, never reaches the listener, and the refusal is said on the
+/// line's stderr once, in guard-sh's words; with Landlock on and off.
+#[test]
+fn a_refused_datagram_is_said_on_the_lines_stderr() {
+    let root = tempfile::tempdir().unwrap();
+    let (forge_port, _forge_seen) = serve("127.0.0.1:0");
+    let elsewhere = Elsewhere::open(root.path(), forge_port);
+    let arm = build(root.path(), forge_port);
+    let stripped = strip_network_rules(&arm, "curl");
+    let udp = elsewhere.udp_port;
+    let line = format!("curl -s -m 3 tftp://127.0.0.1:{udp}/token; echo \"curl=$?\"");
+    for layers in [Layers::All, Layers::SupervisorAlone] {
+        let (out, _) = run_traced(&arm, &line, layers, &stripped);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let stderr = common::text(&out.stderr);
+        assert_eq!(
+            elsewhere.udp_seen.load(Ordering::SeqCst),
+            0,
+            "{layers:?}: {stderr}"
+        );
+        assert_ne!(common::text(&out.stdout), "curl=0\n", "{layers:?}");
+        assert!(
+            stderr.contains(&format!(
+                "guard-sh: denied: curl: sending to 127.0.0.1:{udp} is not permitted"
+            )),
+            "{layers:?}: {stderr}"
+        );
+        // Once per attempt: curl's TFTP sends again after a timeout.
+        let said: std::collections::BTreeSet<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("guard-sh: denied:"))
+            .collect();
+        assert_eq!(said.len(), 1, "{layers:?}: {stderr}");
+    }
+}
