@@ -193,6 +193,42 @@ fn claude_denied_curl_returns_the_denial_and_never_connects() {
     assert!(!listener.was_reached(), "curl reached the listener");
 }
 
+/// The arm's tool trying to reach past the forge: the model's tool result
+/// carries guard-sh's sentence (not only the tool's own connection error),
+/// the listener is never reached, and the refusal is recorded and counted.
+#[test]
+#[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
+fn claude_sees_a_refused_connection_inside_the_tool_as_a_refusal() {
+    let listener = Listener::new();
+    let cmd = format!("tea connect 127.0.0.1:{}", listener.port);
+    let t = Trial::run(&cmd);
+    let (text, is_error) = t.tool_result();
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains(&format!(
+            "guard-sh: denied: tea: connecting to 127.0.0.1:{} is not permitted",
+            listener.port
+        )),
+        "{text}"
+    );
+    assert!(!listener.was_reached(), "the tool reached the listener");
+    assert!(
+        t.records
+            .iter()
+            .any(|r| r["type"] == "connect" && r["allowed"] == false),
+        "{:?}",
+        t.records
+    );
+    let (_, report) = t.arm.verify();
+    let denied: u64 = report["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["denied_commands"].as_u64())
+        .sum();
+    assert!(denied >= 1, "{report}");
+}
+
 #[test]
 #[ignore = "e2e: installs Claude Code from npm; run with `cargo test --test e2e -- --ignored`"]
 fn claude_denied_python_returns_the_denial() {

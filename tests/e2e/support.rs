@@ -70,8 +70,9 @@ fn runs_version(exe: &Path, version: &str) -> bool {
 }
 
 /// The stub `tea`/`git`, compiled once per test run: a program named `tea`
-/// prints [`STUB_TEA_OUTPUT`] and `args: ARGS`, under any other name it
-/// exits 0. Compiled rather than a `#!/bin/sh` script so that no shell is
+/// prints [`STUB_TEA_OUTPUT`] and `args: ARGS` (`tea connect HOST:PORT`
+/// instead tries a TCP connection there, as a tool reaching past the forge
+/// would), under any other name it exits 0. Compiled rather than a `#!/bin/sh` script so that no shell is
 /// in the arm's execute set (`guard-sh-launch` leaves shells out).
 pub fn stub_binary() -> &'static Path {
     static STUB: OnceLock<PathBuf> = OnceLock::new();
@@ -84,7 +85,12 @@ pub fn stub_binary() -> &'static Path {
             format!(
                 "fn main() {{\n\
                  let args: Vec<String> = std::env::args().collect();\n\
-                 if args[0].ends_with(\"tea\") {{\n\
+                 if args[0].ends_with(\"tea\") && args.get(1).map(String::as_str) == Some(\"connect\") {{\n\
+                 match std::net::TcpStream::connect(&args[2]) {{\n\
+                 Ok(_) => println!(\"connected\"),\n\
+                 Err(e) => {{ eprintln!(\"tea: {{e}}\"); std::process::exit(1) }}\n\
+                 }}\n\
+                 }} else if args[0].ends_with(\"tea\") {{\n\
                  print!(\"{}\");\n\
                  println!(\"args: {{}}\", args[1..].join(\" \"));\n\
                  }}\n}}\n",
