@@ -108,7 +108,13 @@ fn agent_line_latency(policy: &policy::Policy) {
         .map(|_| {
             let t0 = std::time::Instant::now();
             let list = syntax::parse(line.as_bytes()).expect("parses");
-            black_box(guard::check_list_in(policy, &list, [], &protected));
+            black_box(guard::check_list_in(
+                policy,
+                &list,
+                [],
+                &protected,
+                &guard_sh::system::real::RealSystem::program_anywhere,
+            ));
             t0.elapsed()
         })
         .collect();

@@ -713,8 +713,13 @@ fn explain(policy: &Policy, inv: &Invocation) -> i32 {
             for doc in closed {
                 say(&doc.warning());
             }
-            let verdict =
-                crate::guard::check_list_in(policy, &list, functions.iter().cloned(), &protected);
+            let verdict = crate::guard::check_list_in(
+                policy,
+                &list,
+                functions.iter().cloned(),
+                &protected,
+                &|name| crate::system::real::RealSystem::program_anywhere(name),
+            );
             allowed &= verdict.allowed;
             let mut entries = Vec::new();
             verdict.write_commands_json(&chunk.text, chunk.lines_before, &mut first, &mut entries);

@@ -86,6 +86,9 @@ builtins! {
     Mapfile = "mapfile",
     Readarray = "readarray",
     Ulimit = "ulimit",
+    Jobs = "jobs",
+    Fg = "fg",
+    Bg = "bg",
 }
 
 /// Is `name` a builtin of guard-sh's interpreter?

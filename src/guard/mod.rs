@@ -42,14 +42,18 @@ pub fn functions_defined(list: &List) -> Vec<Vec<u8>> {
 
 /// [`check_list_with`] for a reader of many lines, which resolves the
 /// protected paths once ([`ProtectedPaths`]).
-pub fn check_list_in(
-    policy: &Policy,
+/// `on_system` tells a typo (a name that is no program anywhere on this
+/// system: [`Rule::NotFound`]) from a refused program.
+pub fn check_list_in<'p>(
+    policy: &'p Policy,
     list: &List,
     known_functions: impl IntoIterator<Item = Vec<u8>>,
     protected: &std::rc::Rc<ProtectedPaths>,
+    on_system: &'p dyn Fn(&str) -> bool,
 ) -> Verdict {
     let mut walker = walk::Walker::new(policy, known_functions);
     walker.protected = Some(protected.clone());
+    walker.on_system = on_system;
     walker.line(list);
     walker.finish()
 }
@@ -65,11 +69,14 @@ pub fn check_source(policy: &Policy, source: &[u8]) -> Result<Verdict, SyntaxErr
 }
 
 /// Dynamic check of a final argv before an external command is spawned.
-/// Builtins and functions never come here. Returns the command's rule.
+/// Builtins and functions never come here. Returns the command's rule;
+/// `on_system` tells a typo from a refused program, as in
+/// [`check_list_in`].
 pub fn check_argv<'p>(
     policy: &'p Policy,
     cwd: &Path,
     argv: &[Vec<u8>],
+    on_system: &dyn Fn(&str) -> bool,
 ) -> Result<&'p CommandRule, Deny> {
     let Some(name) = argv.first() else {
         return Err(Deny::new(Rule::EmptyCommand, "the command name is empty"));
@@ -78,7 +85,7 @@ pub fn check_argv<'p>(
     if let Some(deny) = refuse_by_name(policy, &text) {
         return Err(deny);
     }
-    let rule = command_rule(policy, &text)?;
+    let rule = command_rule(policy, &text, on_system)?;
     let args: Vec<&[u8]> = argv[1..].iter().map(Vec::as_slice).collect();
     check_arguments(rule, &args)?;
     check_path_arguments(policy, cwd, &args)?;
@@ -105,12 +112,55 @@ pub(crate) fn refuse_by_name(policy: &Policy, name: &str) -> Option<Deny> {
 }
 
 /// The arm's rule for the program `name`, or the refusal of a foreign
-/// command.
-pub(crate) fn command_rule<'p>(policy: &'p Policy, name: &str) -> Result<&'p CommandRule, Deny> {
-    policy
-        .commands
-        .get(name)
-        .ok_or_else(|| Deny::new(Rule::ForeignCommand, reasons::foreign_command(policy, name)))
+/// command: [`Rule::NotFound`] for a name that `on_system` finds nowhere
+/// and that no family of dangerous programs holds (an interpreter is
+/// refused as one whether or not this machine has it).
+pub(crate) fn command_rule<'p>(
+    policy: &'p Policy,
+    name: &str,
+    on_system: &dyn Fn(&str) -> bool,
+) -> Result<&'p CommandRule, Deny> {
+    if let Some(rule) = policy.commands.get(name) {
+        return Ok(rule);
+    }
+    if !reasons::in_a_family(name) && !on_system(name) {
+        return Err(Deny::new(Rule::NotFound, reasons::not_found(name)));
+    }
+    Err(Deny::new(
+        Rule::ForeignCommand,
+        reasons::foreign_command(policy, name),
+    ))
+}
+
+/// The folders a system's programs live in, besides those of the `PATH`
+/// guard-sh started with.
+const SYSTEM_PROGRAM_FOLDERS: [&str; 7] = [
+    "/usr/local/sbin",
+    "/usr/local/bin",
+    "/usr/sbin",
+    "/usr/bin",
+    "/sbin",
+    "/bin",
+    "/usr/games",
+];
+
+/// Whether `name` is a program in one of [`SYSTEM_PROGRAM_FOLDERS`] or
+/// of the folders of `path` (the `PATH` the shell started with): only
+/// then is a name outside the arm refused as a program rather than
+/// reported as not found.
+pub fn on_this_system(name: &str, path: &[PathBuf]) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && SYSTEM_PROGRAM_FOLDERS
+            .iter()
+            .map(Path::new)
+            .chain(
+                path.iter()
+                    .map(PathBuf::as_path)
+                    .filter(|p| p.is_absolute()),
+            )
+            .any(|folder| folder.join(name).is_file())
 }
 
 /// The command's argument rules over `args` (`argv[1..]`).

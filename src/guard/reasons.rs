@@ -95,6 +95,16 @@ fn family(name: &str) -> Option<&'static str> {
     }
 }
 
+/// Whether `name` is in a well-known family of dangerous programs.
+pub fn in_a_family(name: &str) -> bool {
+    family(name).is_some()
+}
+
+/// What a name that is no command anywhere gets, in bash's words.
+pub fn not_found(name: &str) -> String {
+    format!("{name}: command not found")
+}
+
 /// The reason a command name not in the policy is refused.
 pub fn foreign_command(policy: &Policy, name: &str) -> String {
     if !policy.shell {

@@ -28,6 +28,10 @@ pub enum Rule {
     PathQualified,
     /// Refused: a program outside the arm.
     ForeignCommand,
+    /// Refused without stopping the line: a name that is no command here
+    /// nor a program anywhere on the system (a typo); it fails with 127
+    /// where it is reached, as in bash.
+    NotFound,
     /// Refused: an argument rule of the command matched.
     ArgumentRule,
     /// Refused: an argument or a write names a protected path.
@@ -70,6 +74,7 @@ impl Rule {
             Rule::ShellDisabled => "shell-disabled",
             Rule::PathQualified => "path-qualified",
             Rule::ForeignCommand => "foreign-command",
+            Rule::NotFound => "not-found",
             Rule::ArgumentRule => "argument-rule",
             Rule::ProtectedPath => "protected-path",
             Rule::Environment => "environment",
@@ -84,6 +89,14 @@ impl Rule {
             Rule::NetworkRedirection => "network-redirection",
             Rule::UnreadablePath => "unreadable-path",
         }
+    }
+}
+
+impl Rule {
+    /// Whether a refusal by this rule stops the whole line before it runs
+    /// (every rule but [`Rule::NotFound`], which fails only its command).
+    pub fn stops_the_line(self) -> bool {
+        self != Rule::NotFound
     }
 }
 
@@ -185,9 +198,12 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// The first denial, for the one-line message on stderr.
+    /// The first denial that stops the line, for the one-line message on
+    /// stderr.
     pub fn first_denial(&self) -> Option<&Reached> {
-        self.commands.iter().find(|c| !c.allowed)
+        self.commands
+            .iter()
+            .find(|c| !c.allowed && c.rule.stops_the_line())
     }
 
     /// JSON for `--explain` and the audit log, with `LINE:COL` positions

@@ -61,6 +61,15 @@ pub struct Walker<'p> {
     paths: Option<StaticPaths>,
     /// The protected paths as the caller resolved them for many lines.
     pub(super) protected: Option<std::rc::Rc<ProtectedPaths>>,
+    /// Whether a name is a program anywhere on the system, which tells a
+    /// refused name from a typo ([`Rule::NotFound`]). By default every
+    /// name is: the verdict then depends on the policy and the line alone.
+    pub(super) on_system: &'p dyn Fn(&str) -> bool,
+}
+
+/// The default answer of [`Walker::on_system`]: every name is a program.
+fn everywhere(_: &str) -> bool {
+    true
 }
 
 impl<'p> Walker<'p> {
@@ -77,11 +86,15 @@ impl<'p> Walker<'p> {
             eval_depth: 0,
             paths: None,
             protected: None,
+            on_system: &everywhere,
         }
     }
 
     pub fn finish(self) -> Verdict {
-        let allowed = self.reached.iter().all(|r| r.allowed);
+        let allowed = self
+            .reached
+            .iter()
+            .all(|r| r.allowed || !r.rule.stops_the_line());
         Verdict {
             allowed,
             commands: self.reached,
@@ -317,7 +330,7 @@ impl<'p> Walker<'p> {
             self.builtin(builtin, words, span);
             return;
         }
-        let rule = match command_rule(self.policy, &text) {
+        let rule = match command_rule(self.policy, &text, self.on_system) {
             Ok(rule) => rule,
             // Judged where the function is called (here or on a later line)
             // and, whatever the text, before anything spawns.

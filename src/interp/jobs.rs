@@ -1,8 +1,10 @@
-//! Background jobs: `wait`, `kill`, and reaping. Every background job and
-//! process substitution the shell starts is remembered until it is reaped,
-//! so none is left a zombie: finished ones are collected at each safe point
-//! and their statuses kept for a later `wait PID`. `kill` reaches only this
-//! shell and the jobs it started, never another process.
+//! Background jobs: `wait`, `kill`, reaping, and job control (`jobs`,
+//! `fg`, `bg`, Ctrl-Z). Every background job and process substitution the
+//! shell starts is remembered until it is reaped, so none is left a
+//! zombie: finished ones are collected at each safe point and their
+//! statuses kept for a later `wait PID`. `kill` reaches only this shell
+//! and the jobs it started, never another process; `fg` and `bg` only
+//! resume a job the line that started it already had checked.
 
 use super::lossy;
 use super::{Shell, Status};
@@ -34,6 +36,7 @@ impl Shell<'_> {
                 Ok(None) => i += 1,
                 Ok(Some(status)) => {
                     self.jobs.remove(i);
+                    self.job_table.reaped(pid, status);
                     self.done_jobs.insert(pid, status.code());
                     if self.done_jobs.len() > KEPT_STATUSES {
                         self.done_jobs.pop_first();
@@ -41,9 +44,196 @@ impl Shell<'_> {
                 }
                 Err(_) => {
                     self.jobs.remove(i);
+                    self.job_table.forget(pid);
                 }
             }
         }
+        // Only an interactive shell says which jobs ended, as bash.
+        if !self.interactive {
+            self.job_table.take_notices();
+        }
+    }
+
+    /// A foreground child stopped (Ctrl-Z): it becomes a stopped job (the
+    /// rest of its pipeline joins it), said as bash says it; `128+N`.
+    pub(super) fn job_stopped(&mut self, pid: Pid, signal: i32) -> i32 {
+        let group = self.sys.group_led_by(pid);
+        let text = self.job_table.foreground.clone();
+        let number = self.job_table.add(vec![pid], group, text, true);
+        self.job_table.stopped_now = Some(number);
+        self.jobs.push(pid);
+        if let Some(job) = self.job_table.get(number) {
+            let line = format!("\n{}\n", job.line('+', "Stopped"));
+            let _ = self.sys.write_all(2, line.as_bytes());
+        }
+        128 + signal
+    }
+
+    /// Before a prompt: say which jobs ended since the last one.
+    pub(super) fn show_job_notices(&mut self) {
+        self.reap_jobs();
+        for notice in self.job_table.take_notices() {
+            let _ = self.sys.write_all(2, notice.as_bytes());
+        }
+    }
+
+    /// `jobs`: every job, as bash lists it (`-p`: their process ids).
+    pub(super) fn jobs_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        self.reap_jobs();
+        let out = match args.first().map(Vec::as_slice) {
+            None => self.job_table.listing(),
+            Some(spec) if spec.starts_with(b"%") => {
+                let mut out = String::new();
+                for spec in args {
+                    match self.job_table.resolve(Some(&lossy(spec))) {
+                        Ok(number) => out.push_str(&self.job_table.listing_of(number)),
+                        Err(why) => {
+                            self.error(&format!("jobs: {why}"));
+                            self.write_out(out.as_bytes(), "jobs");
+                            return Ok(1);
+                        }
+                    }
+                }
+                out
+            }
+            Some(b"-p") => self
+                .job_table
+                .leaders()
+                .iter()
+                .map(|pid| format!("{pid}\n"))
+                .collect(),
+            Some(other) => {
+                self.error(&format!("jobs: {}: invalid option", lossy(other)));
+                return Ok(2);
+            }
+        };
+        // Jobs that ended are listed once more, then forgotten.
+        let notices: String = self.job_table.take_notices().concat();
+        Ok(self.write_out(format!("{out}{notices}").as_bytes(), "jobs"))
+    }
+
+    /// `fg [JOB]`: the job back in the foreground, continued if stopped;
+    /// its status, or `128+N` if it stops again.
+    pub(super) fn fg_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        let Some(number) = self.job_operand("fg", args) else {
+            return Ok(1);
+        };
+        let Some(job) = self.job_table.take(number) else {
+            return Ok(1);
+        };
+        self.write_out(format!("{}\n", job.text).as_bytes(), "fg");
+        if let Some(group) = job.group {
+            self.give_terminal(group);
+        }
+        self.continue_job(&job);
+        self.job_table.foreground = job.text.clone();
+        let mut status = 0;
+        let mut stopped = None;
+        for (i, pid) in job.pids.iter().enumerate() {
+            self.jobs.retain(|p| p != pid);
+            if let Some(number) = stopped {
+                self.job_table.join(number, *pid);
+                self.jobs.push(*pid);
+                continue;
+            }
+            self.job_table.resumed = Some(job.number);
+            self.job_table.stopped_now = None;
+            status = self.wait_child(*pid, std::time::Instant::now(), i == 0)?;
+            self.job_table.resumed = None;
+            stopped = self.job_table.stopped_now;
+        }
+        self.take_terminal();
+        Ok(status)
+    }
+
+    /// `bg [JOB]`: a stopped job continues in the background.
+    pub(super) fn bg_builtin(&mut self, args: &[Vec<u8>]) -> Status {
+        let Some(number) = self.job_operand("bg", args) else {
+            return Ok(1);
+        };
+        let Some(job) = self.job_table.get(number).cloned() else {
+            return Ok(1);
+        };
+        if !job.stopped {
+            self.error(&format!("bg: job {number} already in background"));
+            return Ok(0);
+        }
+        self.continue_job(&job);
+        self.job_table.resume(number);
+        let line = format!("[{number}]{} {} &\n", self.job_table.mark(number), job.text);
+        Ok(self.write_out(line.as_bytes(), "bg"))
+    }
+
+    /// The job `fg`/`bg` name (`args[0]`, else the current one), said
+    /// when there is none or no job control.
+    fn job_operand(&mut self, builtin: &str, args: &[Vec<u8>]) -> Option<usize> {
+        if !self.interactive || self.in_child {
+            self.error(&format!("{builtin}: no job control"));
+            return None;
+        }
+        self.reap_jobs();
+        let spec = args.first().map(|a| lossy(a));
+        match self.job_table.resolve(spec.as_deref()) {
+            Ok(number) => Some(number),
+            Err(why) => {
+                self.error(&format!("{builtin}: {why}"));
+                None
+            }
+        }
+    }
+
+    /// SIGCONT to a job: its process group, or each of its processes.
+    fn continue_job(&mut self, job: &super::job_table::Job) {
+        match job.group {
+            Some(group) => {
+                let _ = self.sys.kill(-group, libc::SIGCONT);
+            }
+            None => {
+                for pid in &job.pids {
+                    let _ = self.sys.kill(*pid, libc::SIGCONT);
+                }
+            }
+        }
+    }
+
+    /// `kill -SIG %JOB`: the job's process group, or each of its
+    /// processes; a stopped job is continued after a signal that ends it
+    /// (as bash does), so the signal acts. 1 when there is no such job.
+    fn kill_job(&mut self, spec: &str, signal: i32) -> i32 {
+        let number = match self.job_table.resolve(Some(spec)) {
+            Ok(number) => number,
+            Err(why) => {
+                self.error(&format!("kill: {why}"));
+                return 1;
+            }
+        };
+        let Some(job) = self.job_table.get(number).cloned() else {
+            return 1;
+        };
+        let targets = match job.group {
+            Some(group) => vec![-group],
+            None => job.pids.clone(),
+        };
+        for target in targets {
+            let _ = self.sys.kill(target, signal);
+            if job.stopped && signal != libc::SIGCONT {
+                let _ = self.sys.kill(target, libc::SIGCONT);
+            }
+        }
+        0
+    }
+
+    /// The processes a `%JOB` operand of `kill` or `wait` names.
+    fn job_processes(&self, builtin: &str, spec: &str) -> Result<Vec<Pid>, String> {
+        let number = self
+            .job_table
+            .resolve(Some(spec))
+            .map_err(|why| format!("{builtin}: {why}"))?;
+        Ok(self
+            .job_table
+            .get(number)
+            .map(|job| job.pids.clone())
+            .unwrap_or_default())
     }
 
     /// `wait [PID…]`: no operand waits for every job and returns 0; with
@@ -64,20 +254,38 @@ impl Shell<'_> {
                     Ok(None) => return Ok(self.interrupted_wait()),
                     Ok(Some(_)) | Err(_) => {
                         self.jobs.remove(0);
+                        self.job_table.forget(pid);
                     }
                 }
             }
             self.done_jobs.clear();
+            if !self.interactive {
+                self.job_table.take_notices();
+            }
             return Ok(0);
         }
         let mut status = 0;
+        let mut pids: Vec<Pid> = Vec::new();
         for arg in args {
             let text = lossy(arg);
+            if text.starts_with('%') {
+                match self.job_processes("wait", &text) {
+                    Ok(job) => pids.extend(job),
+                    Err(why) => {
+                        self.error(&why);
+                        status = 127;
+                    }
+                }
+                continue;
+            }
             let Ok(pid) = text.parse::<Pid>() else {
                 self.error(&format!("wait: `{text}': not a pid or valid job spec"));
                 status = 2;
                 continue;
             };
+            pids.push(pid);
+        }
+        for pid in pids {
             if let Some(code) = self.done_jobs.remove(&pid) {
                 status = code;
                 continue;
@@ -93,6 +301,7 @@ impl Shell<'_> {
                 Err(_) => 127,
             };
             self.jobs.retain(|p| *p != pid);
+            self.job_table.forget(pid);
         }
         Ok(status)
     }
@@ -151,6 +360,10 @@ impl Shell<'_> {
         let mut status = 0;
         for arg in rest {
             let text = lossy(arg);
+            if text.starts_with('%') {
+                status |= self.kill_job(&text, signal);
+                continue;
+            }
             let Ok(pid) = text.parse::<Pid>() else {
                 self.error(&format!(
                     "kill: {text}: arguments must be process or job IDs"

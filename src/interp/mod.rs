@@ -17,6 +17,7 @@ mod builtins;
 mod cond;
 mod exec;
 mod expand;
+mod job_table;
 mod jobs;
 mod line_editor;
 mod pattern;
@@ -119,6 +120,8 @@ pub struct Shell<'a> {
     jobs: Vec<Pid>,
     /// Statuses of background jobs that ended before `wait` asked for them.
     done_jobs: BTreeMap<Pid, i32>,
+    /// Job control: the jobs `jobs`, `fg`, `bg` and `%N` name.
+    job_table: job_table::JobTable,
     /// A trap action is running (ERR does not fire inside one).
     in_trap: bool,
     pipestatus: Vec<i32>,
@@ -246,6 +249,7 @@ impl<'a> Shell<'a> {
             last_bg: None,
             jobs: Vec::new(),
             done_jobs: BTreeMap::new(),
+            job_table: job_table::JobTable::default(),
             in_trap: false,
             pipestatus: vec![0],
             interactive: false,
@@ -321,6 +325,7 @@ impl<'a> Shell<'a> {
             last_bg: self.last_bg,
             jobs: self.jobs.clone(),
             done_jobs: self.done_jobs.clone(),
+            job_table: self.job_table.clone(),
             in_trap: self.in_trap,
             pipestatus: self.pipestatus.clone(),
             interactive: self.interactive,
@@ -459,6 +464,22 @@ impl<'a> Shell<'a> {
         });
         self.signal_abort();
         Flow::Abort(126)
+    }
+
+    /// A name that is no command anywhere (a typo): said in bash's words,
+    /// recorded as a denial, and only this command fails (127).
+    pub fn not_found(&mut self, deny: &Deny, argv: &[Vec<u8>]) -> i32 {
+        self.error(&deny.reason);
+        let argv = argv
+            .iter()
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        let _ = self.sink().record(Event::Denied {
+            rule: deny.rule.to_string(),
+            reason: deny.reason.clone(),
+            argv,
+        });
+        127
     }
 
     /// Tell the top-level shell (if this is a forked copy) to abort its line.

@@ -181,11 +181,11 @@ impl Shell<'_> {
         };
         loop {
             let prompt = if chunker.is_pending() { "PS2" } else { "PS1" };
-            if prompt == "PS1"
-                && self.interactive
-                && let Some(status) = self.run_prompt_command()
-            {
-                return status;
+            if prompt == "PS1" && self.interactive {
+                self.show_job_notices();
+                if let Some(status) = self.run_prompt_command() {
+                    return status;
+                }
             }
             let line = match self.next_line(&mut input, prompt) {
                 Read::Line(line) => Some(line),

@@ -246,8 +246,9 @@ pub fn die_by(signal: i32) -> i32 {
 
 extern "C" fn on_child(_signal: libc::c_int) {}
 
-/// Make a child's end interrupt a sleep in `ppoll` (SIGCHLD is ignored by
-/// default). SA_RESTART keeps other calls from failing with EINTR.
+/// Make a child's end, or its stop (Ctrl-Z, for job control), interrupt a
+/// sleep in `ppoll` (SIGCHLD is ignored by default). SA_RESTART keeps
+/// other calls from failing with EINTR.
 pub fn wake_on_child_exit() {
     static DONE: AtomicBool = AtomicBool::new(false);
     if DONE.swap(true, Ordering::SeqCst) {
@@ -258,7 +259,7 @@ pub fn wake_on_child_exit() {
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = on_child as *const () as usize;
         libc::sigemptyset(&mut action.sa_mask);
-        action.sa_flags = libc::SA_RESTART | libc::SA_NOCLDSTOP;
+        action.sa_flags = libc::SA_RESTART;
         libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut());
     }
 }

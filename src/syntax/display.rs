@@ -46,6 +46,20 @@ pub fn command_to_source(command: &Command) -> Vec<u8> {
     w.out
 }
 
+/// One pipeline as source text (a job's text in `jobs`).
+pub fn pipeline_to_source(pipeline: &Pipeline) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.pipeline(pipeline);
+    w.out
+}
+
+/// One `&&`/`||` list as source text (a background job's text in `jobs`).
+pub fn and_or_to_source(and_or: &AndOr) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.and_or(and_or);
+    w.out
+}
+
 /// A copy of `list` with every span set to `0..0`.
 pub fn without_spans(list: &List) -> List {
     struct Zero;

@@ -14,8 +14,8 @@ pub mod span;
 mod visit;
 
 pub use display::{
-    array_to_source, command_to_source, double_quoted_to_source, to_source, without_spans,
-    word_to_source,
+    and_or_to_source, array_to_source, command_to_source, double_quoted_to_source,
+    pipeline_to_source, to_source, without_spans, word_to_source,
 };
 pub use error::SyntaxError;
 pub use parse::{MAX_DEPTH, ends_in_continuation, is_declaration_name};

@@ -109,6 +109,8 @@ pub struct FakeSystem {
     pub died_by: Option<i32>,
     /// When the line being run must have ended (`bound_line`).
     pub line_deadline: Option<std::time::Instant>,
+    /// Names that are no program anywhere (every other name is one).
+    pub nowhere: BTreeSet<String>,
 }
 
 /// What a simulated copy of the shell changes and its parent gets back.
@@ -172,6 +174,7 @@ impl FakeSystem {
             kills: Vec::new(),
             died_by: None,
             line_deadline: None,
+            nowhere: BTreeSet::new(),
         }
     }
 
@@ -403,6 +406,14 @@ impl System for FakeSystem {
         self.wait(pid, audit).map(Some)
     }
 
+    fn wait_or_stop(
+        &mut self,
+        pid: Pid,
+        audit: &mut dyn crate::audit::AuditSink,
+    ) -> io::Result<Result<ExitStatus, i32>> {
+        self.wait(pid, audit).map(Ok)
+    }
+
     fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {
         self.exits
             .remove(&pid)
@@ -548,6 +559,10 @@ impl System for FakeSystem {
         Ok(())
     }
 
+    fn group_led_by(&self, _pid: Pid) -> Option<Pid> {
+        None
+    }
+
     fn isatty(&self, _fd: Fd) -> bool {
         false
     }
@@ -668,6 +683,10 @@ impl System for FakeSystem {
 
     fn ignored_at_entry(&self, signal: i32) -> bool {
         self.ignored_at_start.contains(&signal)
+    }
+
+    fn is_a_program(&self, name: &str) -> bool {
+        !self.nowhere.contains(name)
     }
 
     fn bound_line(&mut self, within: Option<std::time::Duration>) {

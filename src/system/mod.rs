@@ -139,6 +139,13 @@ pub trait System {
         pid: Pid,
         audit: &mut dyn AuditSink,
     ) -> io::Result<Option<ExitStatus>>;
+    /// [`System::wait`] for a job of an interactive shell: also returns
+    /// when `pid` stops (Ctrl-Z), with the signal that stopped it.
+    fn wait_or_stop(
+        &mut self,
+        pid: Pid,
+        audit: &mut dyn AuditSink,
+    ) -> io::Result<Result<ExitStatus, i32>>;
     /// Where a child of this process hands its supervision listener
     /// ([`crate::sandbox::supervisor::Attach::to`]); `None` when this
     /// system supervises nothing.
@@ -179,6 +186,9 @@ pub trait System {
     fn chdir(&mut self, path: &Path) -> io::Result<()>;
     fn getpid(&self) -> Pid;
     fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()>;
+    /// The process group `pid` (a child of this process) leads, if it
+    /// leads one.
+    fn group_led_by(&self, pid: Pid) -> Option<Pid>;
     fn isatty(&self, fd: Fd) -> bool;
     /// Give the terminal on `fd` to process group `pgid`.
     fn tcsetpgrp(&mut self, fd: Fd, pgid: Pid) -> io::Result<()>;
@@ -216,6 +226,10 @@ pub trait System {
     fn ignored_at_entry(&self, signal: i32) -> bool;
     /// An untrapped SIGTERM or SIGHUP that arrived, if any.
     fn pending_termination(&self) -> Option<i32>;
+    /// Whether `name` is a program anywhere on the system (the system's
+    /// program folders and the `PATH` the shell started with): tells a
+    /// typo from a refused program (`guard::on_this_system`).
+    fn is_a_program(&self, name: &str) -> bool;
     /// Bound the wall time of the line starting now (`None`: unbounded);
     /// a copy of the shell forked from here on keeps the same bound, and
     /// [`System::wait`] ends the child it waits for once it is passed.

@@ -34,6 +34,19 @@ pub struct RealSystem {
 }
 
 impl RealSystem {
+    /// Whether `name` is a program in the system's program folders or in
+    /// those of the `PATH` this process started with (read once).
+    pub fn program_anywhere(name: &str) -> bool {
+        static START_PATH: std::sync::OnceLock<Vec<std::path::PathBuf>> =
+            std::sync::OnceLock::new();
+        let path = START_PATH.get_or_init(|| {
+            std::env::var_os("PATH")
+                .map(|p| std::env::split_paths(&p).collect())
+                .unwrap_or_default()
+        });
+        crate::guard::on_this_system(name, path)
+    }
+
     pub fn new() -> Self {
         RealSystem {
             child_stack: None,
@@ -328,9 +341,10 @@ fn decode(status: libc::c_int) -> Option<ExitStatus> {
 fn wait_loop(
     pid: Pid,
     stop_on_trap: bool,
+    report_stops: bool,
     mut served: Option<&mut Served>,
     audit: &mut dyn AuditSink,
-) -> io::Result<Option<ExitStatus>> {
+) -> io::Result<Waited> {
     signals::wake_on_child_exit();
     let old = block_shell_signals();
     let mut forwarded = false;
@@ -351,11 +365,16 @@ fn wait_loop(
             }
         }
         if stop_on_trap && signals::trap_pending() {
-            break Ok(None);
+            break Ok(Waited::Trapped);
         }
         let mut status = 0;
+        let flags = if report_stops {
+            libc::WNOHANG | libc::WUNTRACED
+        } else {
+            libc::WNOHANG
+        };
         // SAFETY: waitpid on a child pid with a valid status pointer.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        let r = unsafe { libc::waitpid(pid, &mut status, flags) };
         if r < 0 {
             let e = io::Error::last_os_error();
             if e.kind() == io::ErrorKind::Interrupted {
@@ -368,7 +387,10 @@ fn wait_loop(
                 if let Some(served) = served.as_deref_mut() {
                     served.command_ended(pid);
                 }
-                break Ok(Some(ended));
+                break Ok(Waited::Ended(ended));
+            }
+            if libc::WIFSTOPPED(status) {
+                break Ok(Waited::Stopped(libc::WSTOPSIG(status)));
             }
         }
         let mut polled = served.as_deref().map(Served::poll_set).unwrap_or_default();
@@ -399,6 +421,15 @@ fn wait_loop(
     };
     restore_mask(&old);
     result
+}
+
+/// How a wait of [`wait_loop`] ended.
+enum Waited {
+    Ended(ExitStatus),
+    /// The child stopped (only when stops are asked for).
+    Stopped(i32),
+    /// A signal with a `trap` action arrived (only when asked for).
+    Trapped,
 }
 
 /// The line ran past its wall-time bound: end the child it waits for, and
@@ -778,7 +809,9 @@ impl System for RealSystem {
 
     fn wait(&mut self, pid: Pid, audit: &mut dyn AuditSink) -> io::Result<ExitStatus> {
         loop {
-            if let Some(status) = wait_loop(pid, false, self.served.as_mut(), audit)? {
+            if let Waited::Ended(status) =
+                wait_loop(pid, false, false, self.served.as_mut(), audit)?
+            {
                 return Ok(status);
             }
         }
@@ -789,7 +822,24 @@ impl System for RealSystem {
         pid: Pid,
         audit: &mut dyn AuditSink,
     ) -> io::Result<Option<ExitStatus>> {
-        wait_loop(pid, true, self.served.as_mut(), audit)
+        match wait_loop(pid, true, false, self.served.as_mut(), audit)? {
+            Waited::Ended(status) => Ok(Some(status)),
+            Waited::Stopped(_) | Waited::Trapped => Ok(None),
+        }
+    }
+
+    fn wait_or_stop(
+        &mut self,
+        pid: Pid,
+        audit: &mut dyn AuditSink,
+    ) -> io::Result<Result<ExitStatus, i32>> {
+        loop {
+            match wait_loop(pid, false, true, self.served.as_mut(), audit)? {
+                Waited::Ended(status) => return Ok(Ok(status)),
+                Waited::Stopped(signal) => return Ok(Err(signal)),
+                Waited::Trapped => {}
+            }
+        }
     }
 
     fn exec_inbox(&mut self) -> Option<io::Result<Fd>> {
@@ -923,6 +973,11 @@ impl System for RealSystem {
     fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()> {
         // SAFETY: kill with a pid and signal number.
         check(unsafe { libc::kill(pid, signal) }).map(|_| ())
+    }
+
+    fn group_led_by(&self, pid: Pid) -> Option<Pid> {
+        // SAFETY: getpgid on a pid.
+        (unsafe { libc::getpgid(pid) } == pid).then_some(pid)
     }
 
     fn isatty(&self, fd: Fd) -> bool {
@@ -1095,6 +1150,10 @@ impl System for RealSystem {
 
     fn pending_termination(&self) -> Option<i32> {
         signals::pending_termination()
+    }
+
+    fn is_a_program(&self, name: &str) -> bool {
+        RealSystem::program_anywhere(name)
     }
 
     fn bound_line(&mut self, within: Option<std::time::Duration>) {

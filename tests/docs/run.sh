@@ -11,7 +11,12 @@
 #   ```sh e2e       run by the end-to-end suite (the test named in the
 #                   block's comment, checked to exist), not here; a path it
 #                   names for a global npm install is checked against one
-# Any other fence (text, json, toml) is output or data.
+#   ```json output  (or `text output`) what the `sh` block just before it
+#                   prints on stdout, checked to be exactly that; a line
+#                   that starts with a space continues the one before it
+#                   (a long line wrapped for the page)
+# Any other fence (text, json, toml) is data, or output not checked
+# (measurements).
 #
 # The README's install runs from a copy of the clone, which is deleted
 # before the next block: the installed binaries must stand alone.
@@ -36,8 +41,9 @@ for doc in README.md docs/*.md; do
             if (!inside) {
                 info = $0; sub(/^ *```/, "", info)
                 inside = 1; out = ""
-                if (info ~ /^sh( |$)/) {
+                if (info ~ /^sh( |$)/ || info ~ /^[a-z]+ output$/) {
                     kind = info; sub(/^sh */, "", kind); if (kind == "") kind = "run"
+                    if (info ~ / output$/) kind = "output"
                     name = doc; gsub("/", "-", name)
                     out = dir "/" name "-" FNR ".sh"
                     printf "%s %d %s %s\n", doc, FNR, kind, out >> (dir "/blocks.txt")
@@ -61,6 +67,7 @@ git clone -q "$repo" "$work/clone"
 git -C "$work/clone" checkout -q "$(git rev-parse HEAD)"
 harness=0
 installed=0
+previous=
 while read -r doc line kind path; do
     case "$kind" in
     run | harness)
@@ -68,7 +75,10 @@ while read -r doc line kind path; do
         run_count=$((run_count + 1))
         {
             printf 'echo "tests/docs/run.sh: %s:%s" >&2\n' "$doc" "$line"
+            # Its stdout kept for an output block after it.
+            printf '{\n'
             cat "$path"
+            printf '\n} > %q\ncat %q\n' "$work/last.out" "$work/last.out"
             # After the install (the first block), the clone it was
             # built from goes away.
             if [ "$installed" = 0 ]; then
@@ -76,6 +86,17 @@ while read -r doc line kind path; do
                 printf 'cd "$HOME"; rm -rf %q\n' "$work/clone"
             fi
         } >>"$script"
+        ;;
+    output)
+        if [ "$previous" != run ] && [ "$previous" != harness ]; then
+            echo "tests/docs/run.sh: $doc:$line: an output block follows no block run here" >&2
+            exit 1
+        fi
+        # Unwrapped: a line starting with a space joins the one before.
+        awk '{ if (NR > 1 && substr($0, 1, 1) == " ") printf "%s", substr($0, 2); else { if (NR > 1) printf "\n"; printf "%s", $0 } } END { printf "\n" }' \
+            "$path" >"$path.expected"
+        printf 'diff -u %q %q >&2 || { echo "tests/docs/run.sh: %s:%s: the block before prints something else (above: the docs, then what it printed)" >&2; exit 1; }\n' \
+            "$path.expected" "$work/last.out" "$doc" "$line" >>"$script"
         ;;
     ci)
         while IFS= read -r cmd; do
@@ -115,6 +136,7 @@ while read -r doc line kind path; do
         exit 1
         ;;
     esac
+    previous=$kind
 done <"$blocks"
 
 first=$(head -1 "$blocks")

@@ -129,6 +129,69 @@ fn denied_line_is_refused_with_status_126_and_a_reason() {
     }
 }
 
+/// A name that is no program anywhere on the system (a typo) is not a
+/// policy decision: bash's `command not found`, 127 for that command
+/// alone, the rest of the line runs; recorded as a `not-found` denial in
+/// the verdict and at run time. A name of a dangerous family keeps its
+/// refusal whether or not this machine has it, and a refused command
+/// beside a typo still stops the whole line.
+#[test]
+fn a_name_found_nowhere_is_command_not_found_and_only_that_command_fails() {
+    let f = fixture();
+    let typo = "guardsh_no_such_cmd_xq";
+    let out = explain(&f, format!("{typo} hi | wc -l").as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verdict JSON");
+    assert_eq!(json["allowed"], true, "{json}");
+    assert_eq!(json["commands"][0]["rule"], "not-found", "{json}");
+    assert_eq!(json["commands"][0]["allowed"], false, "{json}");
+    assert_eq!(
+        json["commands"][0]["reason"],
+        format!("{typo}: command not found")
+    );
+
+    // An interpreter this machine does not have is refused as one.
+    let out = explain(&f, b"julia -e 1");
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verdict JSON");
+    assert_eq!(json["commands"][0]["rule"], "foreign-command", "{json}");
+
+    let audit = f.dir.path().join("typo.jsonl");
+    let run = |line: String| {
+        guard_sh(
+            &f,
+            &[
+                OsStr::new("--audit"),
+                audit.as_os_str(),
+                OsStr::new("-c"),
+                OsStr::new(&line),
+            ],
+            b"",
+        )
+    };
+    let out = run(format!("{typo} hi; echo \"after $?\""));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "after 127\n");
+    assert_eq!(
+        stderr(&out),
+        format!("guard-sh: {typo}: command not found\n")
+    );
+    let out = run(format!("x={typo}; $x"));
+    assert_eq!(out.status.code(), Some(127), "{}", stderr(&out));
+    // A refused program beside a typo: nothing of the line runs.
+    let out = run(format!("{typo}; echo ran; python3 -c 1"));
+    assert_eq!(out.status.code(), Some(126), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    let log = std::fs::read_to_string(&audit).expect("audit log");
+    let denials: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("record"))
+        .filter(|r: &serde_json::Value| r["type"] == "denied")
+        .collect();
+    assert_eq!(denials.len(), 2, "{log}");
+    assert!(denials.iter().all(|d| d["rule"] == "not-found"), "{log}");
+}
+
 #[test]
 fn missing_policy_is_a_clear_error_with_status_two() {
     let out = Command::new(env!("CARGO_BIN_EXE_guard-sh"))
@@ -222,8 +285,12 @@ fn invalid_utf8_in_arguments_is_checked_not_rejected() {
     let f = fixture();
     let out = explain(&f, b"tea issues create --title \xff\xfe | head -1");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // No program anywhere has this name: not found, never another name.
     let out = explain(&f, b"cu\xffrl x");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verdict JSON");
+    assert_eq!(json["commands"][0]["rule"], "not-found", "{json}");
+    assert_eq!(json["commands"][0]["allowed"], false, "{json}");
 }
 
 #[test]

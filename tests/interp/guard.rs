@@ -26,6 +26,9 @@ fn stub(dir: &Path, name: &str, log: &Path) -> PathBuf {
 
 struct Setup {
     arm: common::TestArm,
+    /// The folder `evil` is in, on the `PATH` guard-sh starts with: a
+    /// program of this machine, so refused (126) rather than not found.
+    stubs: PathBuf,
     log: PathBuf,
     work: tempfile::TempDir,
 }
@@ -35,10 +38,13 @@ fn setup() -> Setup {
     let log = stubs.join("ran.log");
     let tool = stub(&stubs, "tool", &log);
     let arm = common::test_arm(&[("tool", tool)], Some("tool"));
-    // `evil` exists on the machine but is not in the policy.
-    stub(&stubs, "evil", &log);
+    // `evil` exists on the machine (on the PATH guard-sh starts with) but
+    // is not in the policy.
+    let evil = stub(&stubs, "evil", &log);
+    std::fs::rename(&evil, stubs.join("evil")).expect("name the stub evil");
     Setup {
         arm,
+        stubs,
         log,
         work: tempfile::tempdir().expect("work"),
     }
@@ -48,8 +54,19 @@ fn ran(s: &Setup) -> String {
     std::fs::read_to_string(&s.log).unwrap_or_default()
 }
 
+/// guard-sh for the arm, in the work folder, with the stubs on `PATH`.
+fn guard(s: &Setup) -> std::process::Command {
+    let mut c = common::guard_cmd(&s.arm, s.work.path());
+    c.env("PATH", &s.stubs);
+    c
+}
+
+fn guard_output(s: &Setup, args: &[&str]) -> std::process::Output {
+    guard(s).args(args).output().expect("run guard-sh")
+}
+
 fn run(s: &Setup, line: &str) -> (i32, String, String) {
-    let out = common::run_guard(&s.arm, s.work.path(), &["-c", line]);
+    let out = guard_output(s, &["-c", line]);
     (
         out.status.code().unwrap_or(-1),
         common::text(&out.stdout),
@@ -191,7 +208,7 @@ fn writing_into_the_bin_folder_is_refused() {
 #[test]
 fn unwritable_audit_log_means_nothing_runs() {
     let s = setup();
-    let out = common::guard_cmd(&s.arm, s.work.path())
+    let out = guard(&s)
         .env("GUARD_SH_AUDIT", "/dev/full")
         .args(["-c", "tool x"])
         .output()
@@ -261,13 +278,13 @@ fn name_in_policy_but_missing_from_bin_folder_is_not_found() {
 #[test]
 fn explain_prints_the_verdict_and_runs_nothing() {
     let s = setup();
-    let out = common::run_guard(&s.arm, s.work.path(), &["--explain", "-c", "tool a | evil"]);
+    let out = guard_output(&s, &["--explain", "-c", "tool a | evil"]);
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["allowed"], false);
-    let out = common::run_guard(&s.arm, s.work.path(), &["--explain", "-c", "tool a | cat"]);
+    let out = guard_output(&s, &["--explain", "-c", "tool a | cat"]);
     assert_eq!(out.status.code(), Some(0));
-    let out = common::run_guard(&s.arm, s.work.path(), &["--explain", "-c", "if"]);
+    let out = guard_output(&s, &["--explain", "-c", "if"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(ran(&s), "");
 }
@@ -275,7 +292,7 @@ fn explain_prints_the_verdict_and_runs_nothing() {
 #[test]
 fn no_policy_is_a_clear_error() {
     let s = setup();
-    let out = common::guard_cmd(&s.arm, s.work.path())
+    let out = guard(&s)
         .env_remove("GUARD_SH_POLICY")
         .args(["-c", "true"])
         .output()
@@ -312,10 +329,14 @@ fn a_later_function_called_from_a_body_is_checked_and_a_foreign_one_refused() {
 #[test]
 fn a_top_level_call_before_the_definition_is_not_a_function_call() {
     let s = setup();
-    let (status, _, err) = run(&s, "tool first; g; g() { :; }");
+    let (status, _, err) = run(&s, "tool first; evil; evil() { :; }");
     assert_eq!(status, 126);
-    assert!(err.contains("denied: \"g\""), "{err}");
+    assert!(err.contains("denied: \"evil\""), "{err}");
     assert_eq!(ran(&s), "");
+    // A name no program has is not found at that call, as in bash.
+    let (status, out, err) = run(&s, "g; echo \"status $?\"; g() { :; }; g");
+    assert_eq!((status, out.as_str()), (0, "status 127\n"), "{err}");
+    assert!(err.contains("g: command not found"), "{err}");
 }
 
 #[test]
@@ -492,7 +513,7 @@ fn a_function_body_is_judged_where_it_is_called() {
         "main() { helper one; }\nhelper() { tool \"$1\"; }\nmain\n",
     )
     .expect("script");
-    let out = common::run_guard(&s.arm, s.work.path(), &[script.to_str().expect("utf-8")]);
+    let out = guard_output(&s, &[script.to_str().expect("utf-8")]);
     assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
     assert_eq!(ran(&s), "tool|one\n");
     let _ = std::fs::remove_file(&s.log);
@@ -501,7 +522,7 @@ fn a_function_body_is_judged_where_it_is_called() {
     assert_eq!(status, 126, "{err}");
     assert_eq!(ran(&s), "", "refused before anything ran");
 
-    let mut child = common::guard_cmd(&s.arm, s.work.path())
+    let mut child = guard(&s)
         .stdin(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -537,7 +558,7 @@ fn a_refused_command_gets_no_file_opened_for_it() {
         "X=evil; $X 2> made",
     ] {
         for landlock in ["on", "off"] {
-            let out = common::guard_cmd(&s.arm, s.work.path())
+            let out = guard(&s)
                 .args(["-c", line])
                 .env("GUARD_SH_LANDLOCK", landlock)
                 .output()

@@ -250,3 +250,61 @@ fn protected_variables_cannot_be_read_into() {
         },
     ]);
 }
+
+/// A name that is no program anywhere (the simulated system has no
+/// `typo`): bash's `command not found`, 127 for that command only, the
+/// rest of the line runs; typed or assembled at run time, and inside a
+/// copy of the shell. A name the system has (`evil`) still stops the line.
+#[test]
+fn a_name_found_nowhere_fails_its_command_only() {
+    let stub = common::system_program("true").expect("true");
+    let arm = common::test_arm(&[("tool", stub)], Some("tool"));
+    let policy = Rc::new(Policy::load(&arm.policy).expect("policy"));
+    let rows: [(&str, i32, &[&[&str]], &str); 4] = [
+        (
+            "typo; tool after $?",
+            0,
+            &[&["tool", "after", "127"]],
+            "typo: command not found",
+        ),
+        (
+            "X=typo; $X; tool after",
+            0,
+            &[&["tool", "after"]],
+            "typo: command not found",
+        ),
+        (
+            "(typo); tool after $?",
+            0,
+            &[&["tool", "after", "127"]],
+            "typo: command not found",
+        ),
+        ("typo; evil; tool after", 126, &[], "denied: \"evil\""),
+    ];
+    for (line, want, want_spawned, error) in rows {
+        let mut sys = FakeSystem::new();
+        sys.nowhere.insert("typo".into());
+        sys.add_file(arm.bin.join("tool"), FileKind::File, 0o755);
+        let mut audit = MemorySink::default();
+        let status = {
+            let mut sh = Shell::new(policy.clone(), &mut sys, &mut audit, Vec::new());
+            match sh.run_text(line.as_bytes(), "command") {
+                Outcome::Continue(s) | Outcome::Exit(s) => s,
+            }
+        };
+        let spawned: Vec<Vec<String>> = sys.spawns.iter().map(|s| s.argv.clone()).collect();
+        let err = sys.output("stderr");
+        assert_eq!(
+            (status, spawned.clone()),
+            (
+                want,
+                want_spawned
+                    .iter()
+                    .map(|a| a.iter().map(|s| s.to_string()).collect())
+                    .collect::<Vec<Vec<String>>>()
+            ),
+            "{line}: {err}"
+        );
+        assert!(err.contains(error), "{line}: {err}");
+    }
+}

@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 struct Term {
     rx: mpsc::Receiver<Vec<u8>>,
     seen: String,
+    /// The output the last match consumed.
+    last_match: String,
 }
 
 impl Term {
@@ -25,7 +27,7 @@ impl Term {
         let deadline = Instant::now() + Duration::from_secs(secs);
         loop {
             if let Some(at) = self.seen.find(needle) {
-                self.seen.drain(..at + needle.len());
+                self.last_match = self.seen.drain(..at + needle.len()).collect();
                 return true;
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -128,12 +130,23 @@ impl Session {
             term: Term {
                 rx,
                 seen: String::new(),
+                last_match: String::new(),
             },
             writer,
             child,
             work,
             _arm: arm,
         }
+    }
+
+    /// The digits just before the last match (`pid=123=` matched up to
+    /// the second `=`): what the line printed there.
+    fn last_number(&self) -> String {
+        self.term
+            .last_match
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect()
     }
 
     fn send(&mut self, keys: &[u8]) {
@@ -320,4 +333,69 @@ fn prompt_command_runs_before_each_prompt_keeps_the_status_and_is_checked() {
     // denied one with the second element after each.
     assert_eq!(prompt_commands, 8, "{log}");
     assert!(log.contains(r#""allowed":false"#), "{log}");
+}
+
+/// The state letter of process `pid` in `/proc/PID/stat` (`T`: stopped).
+fn process_state(pid: &str) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(") ")?.1.chars().next()
+}
+
+/// Job control as bash has it: Ctrl-Z stops the foreground job and gives
+/// the prompt back (`$?` 148), `jobs` lists it, `bg` continues it in the
+/// background, `kill %1` ends it (and the next prompt says so), `fg`
+/// brings a stopped job back to the foreground where Ctrl-C reaches it.
+/// Judged on the screen and, for the stop itself, by `/proc`.
+#[test]
+fn ctrl_z_stops_the_job_and_jobs_fg_bg_and_kill_reach_it() {
+    let mut s = Session::start("P> ");
+    s.expect("P> ");
+    s.send(b"sleep 31\r");
+    std::thread::sleep(Duration::from_millis(300));
+    s.send(b"\x1a");
+    s.expect("[1]+  Stopped                 sleep 31");
+    s.expect("P> ");
+    s.send(b"echo status=$?; jobs -p\r");
+    s.expect("status=148");
+    s.send(b"jobs\r");
+    s.expect("[1]+  Stopped                 sleep 31");
+    s.expect("P> ");
+    // The job's process, from outside: stopped.
+    s.send(b"echo pid=$(jobs -p)=\r");
+    s.expect("\npid=");
+    s.expect("=");
+    let pid = s.last_number();
+    assert_eq!(process_state(&pid), Some('T'), "process {pid}");
+    s.expect("P> ");
+    s.send(b"bg\r");
+    s.expect("[1]+ sleep 31 &");
+    s.expect("P> ");
+    s.send(b"jobs\r");
+    s.expect("[1]+  Running                 sleep 31 &");
+    s.expect("P> ");
+    s.send(b"kill %1\r");
+    std::thread::sleep(Duration::from_millis(300));
+    // Said before a prompt once the job has ended.
+    s.send(b"\r");
+    s.expect("[1]+  Terminated              sleep 31");
+    s.expect("P> ");
+    s.send(b"fg\r");
+    s.expect("fg: current: no such job");
+    s.expect("P> ");
+    // Stopped again, then back in the foreground: Ctrl-C reaches it there.
+    s.send(b"sleep 32\r");
+    std::thread::sleep(Duration::from_millis(300));
+    s.send(b"\x1a");
+    s.expect("[1]+  Stopped                 sleep 32");
+    s.expect("P> ");
+    s.send(b"fg %1\r");
+    s.expect("sleep 32");
+    std::thread::sleep(Duration::from_millis(300));
+    s.send(b"\x03");
+    s.expect("P> ");
+    s.send(b"echo after=$?; jobs\r");
+    s.expect("after=130");
+    s.expect("P> ");
+    s.send(b"\x04");
+    s.expect("exit");
 }

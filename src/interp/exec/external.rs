@@ -48,8 +48,12 @@ impl Shell<'_> {
         pgroup: ProcessGroup,
     ) -> Result<Started, Flow> {
         let policy = self.policy.clone();
-        let rule = match guard::check_argv(&policy, &self.cwd, argv) {
+        let on_system = |name: &str| self.sys.is_a_program(name);
+        let rule = match guard::check_argv(&policy, &self.cwd, argv, &on_system) {
             Ok(rule) => rule,
+            Err(deny) if !deny.rule.stops_the_line() => {
+                return Ok(Started::Done(self.not_found(&deny, argv)));
+            }
             Err(deny) => return Err(self.deny(&deny, argv)),
         };
         let name = lossy(&argv[0]);
@@ -142,6 +146,9 @@ impl Shell<'_> {
                 reason: String::new(),
             })
         });
+        // Its descriptors (the Landlock ruleset) closed now, before a copy
+        // that ends with this command closes the line's descriptors.
+        drop(req);
         self.started(&name, result, t0)
     }
 

@@ -120,7 +120,14 @@ impl Shell<'_> {
             .protected_paths
             .get_or_insert_with(|| std::rc::Rc::new(guard::ProtectedPaths::new(&self.policy)))
             .clone();
-        let verdict = guard::check_list_in(&self.policy, &list, self.function_names(), &protected);
+        let sys = &*self.sys;
+        let verdict = guard::check_list_in(
+            &self.policy,
+            &list,
+            self.function_names(),
+            &protected,
+            &|name| sys.is_a_program(name),
+        );
         let commands = serde_json::Value::Array(verdict.commands_json(text, 0));
         if !self.record(Event::Verdict {
             allowed: verdict.allowed,

@@ -25,6 +25,10 @@ impl Shell<'_> {
     }
 
     fn run_pipeline_untimed(&mut self, p: &Pipeline) -> Status {
+        if self.interactive && !self.in_child {
+            // The job's text if it stops.
+            self.job_table.foreground = lossy(&crate::syntax::pipeline_to_source(p));
+        }
         let status = self.with_errexit_off(p.negated, |sh| {
             if p.elements.len() == 1 {
                 let s = sh.run_command(&p.elements[0].command)?;
@@ -142,20 +146,7 @@ impl Shell<'_> {
         if drop_after_start && !last_in_shell {
             self.sys.close_line_descriptors();
         }
-        let mut statuses = Vec::new();
-        let mut aborted = false;
-        for s in started {
-            statuses.push(match s {
-                Started::Done(code) => code,
-                Started::Running(pid, t0, external) => match self.wait_child(pid, t0, external) {
-                    Ok(code) => code,
-                    Err(_) => {
-                        aborted = true;
-                        126
-                    }
-                },
-            });
-        }
+        let (statuses, aborted) = self.wait_members(started);
         self.take_terminal();
         self.pipestatus = statuses.clone();
         if aborted {
@@ -171,6 +162,36 @@ impl Shell<'_> {
                 .unwrap_or(0));
         }
         Ok(last)
+    }
+
+    /// Wait for the members of a pipeline in order: their statuses, and
+    /// whether a copy reported a denial. Once one stops (Ctrl-Z), the
+    /// members after it join its job instead of being waited for.
+    fn wait_members(&mut self, started: Vec<Started>) -> (Vec<i32>, bool) {
+        let mut statuses = Vec::new();
+        let mut aborted = false;
+        self.job_table.stopped_now = None;
+        for s in started {
+            statuses.push(match s {
+                Started::Done(code) => code,
+                // A member after one that stopped (Ctrl-Z): the rest of the
+                // pipeline is part of its job, stopped with it.
+                Started::Running(pid, _, _) if self.job_table.stopped_now.is_some() => {
+                    let number = self.job_table.stopped_now.unwrap_or_default();
+                    self.job_table.join(number, pid);
+                    self.jobs.push(pid);
+                    128 + libc::SIGTSTP
+                }
+                Started::Running(pid, t0, external) => match self.wait_child(pid, t0, external) {
+                    Ok(code) => code,
+                    Err(_) => {
+                        aborted = true;
+                        126
+                    }
+                },
+            });
+        }
+        (statuses, aborted)
     }
 
     /// Start one pipeline member with the pipe already on fds 0/1. Simple
@@ -284,6 +305,8 @@ impl Shell<'_> {
         self.interactive = false;
         self.jobs.clear();
         self.done_jobs.clear();
+        // The job table stays for `jobs` (as in bash: `$(jobs -p)` lists
+        // the shell's jobs); a copy has no job control to act on it.
         // A subshell keeps only ignored signals; caught ones, EXIT and ERR
         // start unset (bash without `set -E`). `trap -p` lists the
         // parent's until one is set here.
@@ -307,16 +330,25 @@ impl Shell<'_> {
         self.status
     }
 
-    /// Wait for a child; a denial it reported aborts this line too.
+    /// Wait for a child; a denial it reported aborts this line too. In an
+    /// interactive shell a child that stops (Ctrl-Z) becomes a stopped job
+    /// and the wait ends with `128+N`.
     pub(in crate::interp) fn wait_child(
         &mut self,
         pid: Pid,
         t0: Instant,
         external: bool,
     ) -> Status {
+        let job_control = self.interactive && !self.in_child;
         let (sys, audit) = self.sys_and_sink();
-        let status = match sys.wait(pid, audit) {
-            Ok(s) => s,
+        let waited = if job_control {
+            sys.wait_or_stop(pid, audit)
+        } else {
+            sys.wait(pid, audit).map(Ok)
+        };
+        let status = match waited {
+            Ok(Ok(s)) => s,
+            Ok(Err(signal)) => return Ok(self.job_stopped(pid, signal)),
             Err(e) => {
                 self.error(&format!("wait: {e}"));
                 return Ok(127);
@@ -343,13 +375,13 @@ impl Shell<'_> {
         Ok(status.code())
     }
 
-    pub(super) fn give_terminal(&mut self, pgid: Pid) {
+    pub(in crate::interp) fn give_terminal(&mut self, pgid: Pid) {
         if self.interactive && !self.in_child && self.sys.isatty(0) {
             let _ = self.sys.tcsetpgrp(0, pgid);
         }
     }
 
-    pub(super) fn take_terminal(&mut self) {
+    pub(in crate::interp) fn take_terminal(&mut self) {
         if self.interactive && !self.in_child && self.sys.isatty(0) {
             let pgid = self.shell_pgid;
             let _ = self.sys.tcsetpgrp(0, pgid);
@@ -409,6 +441,14 @@ impl Shell<'_> {
         })?;
         self.last_bg = Some(pid);
         self.jobs.push(pid);
+        let text = lossy(&crate::syntax::and_or_to_source(ao));
+        let group = self.sys.group_led_by(pid);
+        let number = self.job_table.add(vec![pid], group, text, false);
+        if interactive {
+            let _ = self
+                .sys
+                .write_all(2, format!("[{number}] {pid}\n").as_bytes());
+        }
         Ok(0)
     }
 }

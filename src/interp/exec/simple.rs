@@ -176,7 +176,10 @@ impl Shell<'_> {
         // never gets a file the shell made or truncated for it.
         if !sc.redirects.is_empty()
             && let Some(target) = self.program_to_run(&argv)
-            && let Err(deny) = guard::check_argv(&self.policy, &self.cwd, target)
+            && let Err(deny) = guard::check_argv(&self.policy, &self.cwd, target, &|n| {
+                self.sys.is_a_program(n)
+            })
+            && deny.rule.stops_the_line()
         {
             return Err(self.deny(&deny, target));
         }
