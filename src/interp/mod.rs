@@ -453,15 +453,7 @@ impl<'a> Shell<'a> {
     /// Report a dynamic denial: message, audit record, and the abort.
     pub fn deny(&mut self, deny: &Deny, argv: &[Vec<u8>]) -> Flow {
         self.error(&format!("denied: {}", deny.reason));
-        let argv = argv
-            .iter()
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
-        let _ = self.sink().record(Event::Denied {
-            rule: deny.rule.to_string(),
-            reason: deny.reason.clone(),
-            argv,
-        });
+        self.record_denial(deny, argv);
         self.signal_abort();
         Flow::Abort(126)
     }
@@ -470,6 +462,11 @@ impl<'a> Shell<'a> {
     /// recorded as a denial, and only this command fails (127).
     pub fn not_found(&mut self, deny: &Deny, argv: &[Vec<u8>]) -> i32 {
         self.error(&deny.reason);
+        self.record_denial(deny, argv);
+        127
+    }
+
+    fn record_denial(&mut self, deny: &Deny, argv: &[Vec<u8>]) {
         let argv = argv
             .iter()
             .map(|a| String::from_utf8_lossy(a).into_owned())
@@ -479,7 +476,6 @@ impl<'a> Shell<'a> {
             reason: deny.reason.clone(),
             argv,
         });
-        127
     }
 
     /// Tell the top-level shell (if this is a forked copy) to abort its line.
