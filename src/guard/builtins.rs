@@ -89,6 +89,7 @@ builtins! {
     Jobs = "jobs",
     Fg = "fg",
     Bg = "bg",
+    History = "history",
 }
 
 /// Is `name` a builtin of guard-sh's interpreter?

@@ -15,8 +15,8 @@
 
 use crate::system::{Fd, System};
 
-/// Lines kept (bash's `HISTSIZE` default).
-const HISTORY_SIZE: usize = 500;
+/// Lines kept.
+const HISTORY_SIZE: usize = super::history::KEPT;
 
 /// What reading a line gave.
 #[derive(Debug, PartialEq, Eq)]

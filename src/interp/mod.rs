@@ -17,6 +17,7 @@ mod builtins;
 mod cond;
 mod exec;
 mod expand;
+mod history;
 mod job_table;
 mod jobs;
 mod line_editor;
@@ -122,6 +123,8 @@ pub struct Shell<'a> {
     done_jobs: BTreeMap<Pid, i32>,
     /// Job control: the jobs `jobs`, `fg`, `bg` and `%N` name.
     job_table: job_table::JobTable,
+    /// The lines an interactive shell read, expanded (`history`, `!!`).
+    history: Vec<Vec<u8>>,
     /// A trap action is running (ERR does not fire inside one).
     in_trap: bool,
     pipestatus: Vec<i32>,
@@ -250,6 +253,7 @@ impl<'a> Shell<'a> {
             jobs: Vec::new(),
             done_jobs: BTreeMap::new(),
             job_table: job_table::JobTable::default(),
+            history: Vec::new(),
             in_trap: false,
             pipestatus: vec![0],
             interactive: false,
@@ -326,6 +330,7 @@ impl<'a> Shell<'a> {
             jobs: self.jobs.clone(),
             done_jobs: self.done_jobs.clone(),
             job_table: self.job_table.clone(),
+            history: self.history.clone(),
             in_trap: self.in_trap,
             pipestatus: self.pipestatus.clone(),
             interactive: self.interactive,

@@ -3,6 +3,7 @@
 //! because it is incomplete (open quote, `if` without `fi`, here-document)
 //! is continued with the next line, as bash does.
 
+use super::history::Expansion;
 use super::line_editor::{self, Keys, Read, Step};
 use super::{Flow, Outcome, Shell};
 use crate::system::OpenMode;
@@ -120,12 +121,66 @@ impl Shell<'_> {
             let step = editor.key(key, &mut out);
             let _ = self.sys.write_all(2, &out);
             if let Step::Done(read) = step {
-                if let Read::Line(line) = &read {
-                    editor.remember(line);
-                }
                 return read;
             }
         }
+    }
+
+    /// History expansion of a line typed at an interactive shell (see
+    /// [`super::history`]): the expanded line is echoed, as bash does, and
+    /// kept in the history; `None` when an event names nothing (said; the
+    /// line does not run and `$?` stays).
+    fn expand_history(&mut self, line: Vec<u8>, input: &mut Input) -> Option<Vec<u8>> {
+        let line = match super::history::expand(&line, &self.history) {
+            Expansion::Unchanged => line,
+            Expansion::Expanded(text) => {
+                let _ = self.sys.write_all(2, &text);
+                text
+            }
+            Expansion::Failed(message) => {
+                self.error(&message);
+                return None;
+            }
+        };
+        let entry = line.strip_suffix(b"\n").unwrap_or(&line);
+        if !entry.iter().all(u8::is_ascii_whitespace) {
+            if self.history.len() == super::history::KEPT {
+                self.history.remove(0);
+            }
+            self.history.push(entry.to_vec());
+            if let Input::Terminal(editor) = input {
+                editor.remember(entry);
+            }
+        }
+        Some(line)
+    }
+
+    /// `history [N]`: the session's lines, numbered as bash numbers them
+    /// (the last N); `history -c` forgets them.
+    pub(super) fn history_builtin(&mut self, args: &[Vec<u8>]) -> super::Status {
+        let count = match args.first().map(Vec::as_slice) {
+            None => self.history.len(),
+            Some(b"-c") => {
+                self.history.clear();
+                return Ok(0);
+            }
+            Some(n) => match std::str::from_utf8(n).ok().and_then(|n| n.parse().ok()) {
+                Some(n) => n,
+                None => {
+                    let arg = super::lossy(n);
+                    self.error(&format!("history: {arg}: numeric argument required"));
+                    return Ok(1);
+                }
+            },
+        };
+        let first = self.history.len().saturating_sub(count);
+        let mut out = Vec::new();
+        for (n, line) in self.history.iter().enumerate().skip(first) {
+            out.extend_from_slice(format!("{:5}  ", n + 1).as_bytes());
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        }
+        Ok(self.write_out(&out, "history"))
     }
 
     /// Read one line from stdin (byte by byte, so nothing meant for a
@@ -188,6 +243,11 @@ impl Shell<'_> {
                 }
             }
             let line = match self.next_line(&mut input, prompt) {
+                Read::Line(line) if self.interactive => match self.expand_history(line, &mut input)
+                {
+                    Some(line) => Some(line),
+                    None => continue,
+                },
                 Read::Line(line) => Some(line),
                 Read::End => None,
                 // Ctrl-C drops the line and what it continued, as in bash.

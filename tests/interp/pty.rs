@@ -399,3 +399,40 @@ fn ctrl_z_stops_the_job_and_jobs_fg_bg_and_kill_reach_it() {
     s.send(b"\x04");
     s.expect("exit");
 }
+
+/// History expansion and `history` as bash has them in an interactive
+/// shell: `!!` runs the last line again (echoed first), a quoted `!!`
+/// stays, an event that names nothing is said and runs nothing, and a
+/// line built from history is checked like any other: `echo python3`
+/// then `!$ -c …` is refused, the interpreter never runs.
+#[test]
+fn history_expansion_reruns_lines_and_what_it_builds_is_checked() {
+    let mut s = Session::start("P> ");
+    s.expect("P> ");
+    s.send(b"echo one-$((40+2))\r");
+    s.expect("one-42");
+    s.expect("P> ");
+    s.send(b"!!\r");
+    s.expect("echo one-$((40+2))");
+    s.expect("one-42");
+    s.expect("P> ");
+    s.send(b"echo '!!'\r");
+    s.expect("\n!!");
+    s.expect("P> ");
+    s.send(b"!nope\r");
+    s.expect("!nope: event not found");
+    s.expect("P> ");
+    s.send(b"echo python3\r");
+    s.expect("P> ");
+    s.send(b"!$ -c 'print(6*7)'\r");
+    s.expect("denied: \"python3\"");
+    s.expect("P> ");
+    s.send(b"history\r");
+    s.expect("    1  echo one-$((40+2))");
+    s.expect("    2  echo one-$((40+2))");
+    s.expect("    5  python3 -c 'print(6*7)'");
+    s.expect("P> ");
+    assert!(!s.term.seen.contains("42\r\n"), "{}", s.term.seen);
+    s.send(b"\x04");
+    s.expect("exit");
+}

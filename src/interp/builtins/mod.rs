@@ -78,6 +78,7 @@ impl Shell<'_> {
             Builtin::Jobs => self.jobs_builtin(args),
             Builtin::Fg => self.fg_builtin(args),
             Builtin::Bg => self.bg_builtin(args),
+            Builtin::History => self.history_builtin(args),
             Builtin::Kill => self.kill_builtin(args),
             Builtin::Umask => self.umask_builtin(args),
             Builtin::Export => self.export(args),
