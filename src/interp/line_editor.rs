@@ -10,8 +10,10 @@
 //!
 //! Keys (emacs style, as readline's defaults): printable text, ←/→,
 //! Home/End, Ctrl-A/E/B/F, Backspace, Delete, Ctrl-D (end of input on an
-//! empty line), Ctrl-K/U/W, ↑/↓ and Ctrl-P/N through the history, Ctrl-C
-//! (drop the line), Enter.
+//! empty line), Ctrl-K/U/W, ↑/↓ and Ctrl-P/N through the history, Ctrl-R
+//! (search the history backwards as you type; Ctrl-G gives up), Tab
+//! (complete the word before the cursor: the shell supplies the
+//! candidates), Ctrl-L (clear the screen), Ctrl-C (drop the line), Enter.
 
 use crate::system::{Fd, System};
 
@@ -42,6 +44,32 @@ pub struct Editor {
     shown: usize,
     /// The new line, kept while the history is browsed.
     draft: Vec<Vec<u8>>,
+    /// The prompt's last line, as shown before the line (redrawn after a
+    /// clear, a completion listing or a search).
+    prompt: Vec<u8>,
+    /// A Ctrl-R search under way.
+    search: Option<Search>,
+}
+
+/// A reverse incremental search of the history (Ctrl-R).
+#[derive(Debug, Default)]
+struct Search {
+    query: Vec<u8>,
+    /// The history entry that matches, if one does.
+    found: Option<usize>,
+    /// The line as it was when the search began (Ctrl-G brings it back).
+    saved: Vec<Vec<u8>>,
+    /// Characters the search line took on screen.
+    drawn: usize,
+}
+
+/// The word before the cursor, for the shell to complete (Tab).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Completing {
+    pub word: Vec<u8>,
+    /// The word is where a command name goes (the line's first, or after
+    /// `|`, `;`, `&`, `(`).
+    pub command: bool,
 }
 
 /// One decoded key.
@@ -63,6 +91,14 @@ pub enum Key {
     Up,
     Down,
     Interrupt,
+    /// Tab.
+    Complete,
+    /// Ctrl-L.
+    ClearScreen,
+    /// Ctrl-R.
+    Search,
+    /// Ctrl-G.
+    Cancel,
     /// A key the editor does not bind.
     Ignored,
 }
@@ -72,6 +108,8 @@ pub enum Key {
 pub enum Step {
     Editing,
     Done(Read),
+    /// Tab: the shell finds the candidates and calls [`Editor::complete`].
+    Complete(Completing),
 }
 
 impl Editor {
@@ -93,16 +131,25 @@ impl Editor {
         self.history.push(line.to_vec());
     }
 
-    /// Start a new line.
-    pub fn start(&mut self) {
+    /// Start a new line after `prompt` (already shown).
+    pub fn start(&mut self, prompt: &[u8]) {
         self.line.clear();
         self.cursor = 0;
         self.shown = self.history.len();
         self.draft.clear();
+        self.search = None;
+        let last_line = prompt.rsplit(|b| *b == b'\n').next().unwrap_or_default();
+        self.prompt = last_line.to_vec();
     }
 
     /// Apply `key`; what to write to the terminal goes into `out`.
     pub fn key(&mut self, key: Key, out: &mut Vec<u8>) -> Step {
+        if self.search.is_some() {
+            match self.search_key(key, out) {
+                Some(key) => return self.key(key, out),
+                None => return Step::Editing,
+            }
+        }
         match key {
             Key::Text(text) => {
                 let chars = split_chars(&text);
@@ -155,9 +202,171 @@ impl Editor {
                 out.extend_from_slice(b"^C\n");
                 return Step::Done(Read::Interrupted);
             }
+            Key::Complete => return Step::Complete(self.completing()),
+            Key::ClearScreen => {
+                out.extend_from_slice(b"\x1b[H\x1b[2J");
+                self.redraw_all(0, out);
+            }
+            Key::Search => {
+                self.search = Some(Search {
+                    saved: self.line.clone(),
+                    ..Search::default()
+                });
+                self.draw_search(out);
+            }
             _ => {}
         }
         Step::Editing
+    }
+
+    /// The word before the cursor and whether a command name goes there.
+    fn completing(&self) -> Completing {
+        let mut start = self.cursor;
+        while start > 0 && !is_blank(&self.line[start - 1]) && !is_separator(&self.line[start - 1])
+        {
+            start -= 1;
+        }
+        let before = &self.line[..start];
+        let command = before
+            .iter()
+            .rev()
+            .find(|c| !is_blank(c))
+            .is_none_or(|c| is_separator(c));
+        Completing {
+            word: self.line[start..self.cursor].concat(),
+            command,
+        }
+    }
+
+    /// Complete `what` from `candidates` (whole words starting with it;
+    /// a folder ends in `/`): one is put in, with a space after it unless
+    /// it is a folder; several put in what they share, or are listed when
+    /// they share no more than the word; none rings the bell.
+    pub fn complete(&mut self, what: &Completing, mut candidates: Vec<Vec<u8>>, out: &mut Vec<u8>) {
+        candidates.retain(|c| c.starts_with(&what.word));
+        candidates.sort();
+        candidates.dedup();
+        let shared = candidates.iter().skip(1).fold(
+            candidates.first().cloned().unwrap_or_default(),
+            |common, c| {
+                let n = common.iter().zip(c).take_while(|(a, b)| a == b).count();
+                common[..n].to_vec()
+            },
+        );
+        match candidates.as_slice() {
+            [] => out.push(0x07),
+            [one] => {
+                let mut rest = one[what.word.len()..].to_vec();
+                if !one.ends_with(b"/") {
+                    rest.push(b' ');
+                }
+                self.key(Key::Text(rest), out);
+            }
+            _ if shared.len() > what.word.len() => {
+                self.key(Key::Text(shared[what.word.len()..].to_vec()), out);
+            }
+            _ => {
+                let names: Vec<&[u8]> = candidates
+                    .iter()
+                    .map(|c| {
+                        let name = c.strip_suffix(b"/").unwrap_or(c);
+                        let base = name.rsplit(|b| *b == b'/').next().unwrap_or(name);
+                        &c[c.len() - base.len() - usize::from(c.ends_with(b"/"))..]
+                    })
+                    .collect();
+                self.move_to(self.line.len(), out);
+                out.push(b'\n');
+                out.extend_from_slice(&names.join(&b"  "[..]));
+                out.push(b'\n');
+                let cursor = self.cursor;
+                self.cursor = self.line.len();
+                self.redraw_all(0, out);
+                self.move_to(cursor, out);
+            }
+        }
+    }
+
+    /// A key while a Ctrl-R search is under way; `Some(key)` when the key
+    /// ends the search (with the match as the line) and is to act as usual.
+    fn search_key(&mut self, key: Key, out: &mut Vec<u8>) -> Option<Key> {
+        let search = self.search.as_mut()?;
+        match key {
+            Key::Text(text) => {
+                search.query.extend_from_slice(&text);
+                search.found = find_back(&self.history, &search.query, self.history.len());
+            }
+            Key::Backspace => {
+                let chars = split_chars(&search.query);
+                search.query = chars[..chars.len().saturating_sub(1)].concat();
+                search.found = find_back(&self.history, &search.query, self.history.len());
+            }
+            Key::Search => {
+                let before = search.found.unwrap_or(self.history.len());
+                if let Some(older) = find_back(&self.history, &search.query, before) {
+                    search.found = Some(older);
+                }
+            }
+            Key::Cancel | Key::Interrupt => {
+                let search = self.search.take()?;
+                self.line = search.saved;
+                self.cursor = self.line.len();
+                self.redraw_all(search.drawn, out);
+                return None;
+            }
+            other => {
+                let search = self.search.take()?;
+                if let Some(entry) = search.found.and_then(|n| self.history.get(n)) {
+                    self.line = split_chars(entry);
+                }
+                self.cursor = self.line.len();
+                self.redraw_all(search.drawn, out);
+                return Some(other);
+            }
+        }
+        self.draw_search(out);
+        None
+    }
+
+    /// `(reverse-i-search)`QUERY': MATCH` over the line, as readline shows it.
+    fn draw_search(&mut self, out: &mut Vec<u8>) {
+        let Some(search) = self.search.as_mut() else {
+            return;
+        };
+        let found = search.found.and_then(|n| self.history.get(n));
+        let label: &[u8] = if found.is_some() || search.query.is_empty() {
+            b"(reverse-i-search)`"
+        } else {
+            b"(failed reverse-i-search)`"
+        };
+        let text = [
+            label,
+            &search.query,
+            b"': ",
+            found.map_or(&[][..], Vec::as_slice),
+        ]
+        .concat();
+        let width = split_chars(&text).len();
+        out.push(b'\r');
+        out.extend_from_slice(&text);
+        let blank = search.drawn.saturating_sub(width);
+        out.extend(std::iter::repeat_n(b' ', blank));
+        back(out, blank);
+        search.drawn = width;
+    }
+
+    /// Redraw the prompt and the line from the start of the screen line,
+    /// blanking what is left of `drawn` characters shown before; the
+    /// cursor ends at `self.cursor`.
+    fn redraw_all(&mut self, drawn: usize, out: &mut Vec<u8>) {
+        out.push(b'\r');
+        out.extend_from_slice(&self.prompt);
+        for c in &self.line {
+            out.extend_from_slice(c);
+        }
+        let width = split_chars(&self.prompt).len() + self.line.len();
+        let blank = drawn.saturating_sub(width);
+        out.extend(std::iter::repeat_n(b' ', blank));
+        back(out, blank + self.line.len() - self.cursor);
     }
 
     /// Replace the line by history entry `n` (or the draft).
@@ -228,6 +437,18 @@ fn is_blank(c: &[u8]) -> bool {
     matches!(c, b" " | b"\t")
 }
 
+/// A character after which a command name goes.
+fn is_separator(c: &[u8]) -> bool {
+    matches!(c, b"|" | b";" | b"&" | b"(")
+}
+
+/// The newest history entry before `before` that holds `query`.
+fn find_back(history: &[Vec<u8>], query: &[u8], before: usize) -> Option<usize> {
+    history[..before.min(history.len())]
+        .iter()
+        .rposition(|entry| query.is_empty() || entry.windows(query.len()).any(|w| w == query))
+}
+
 /// `text` as characters: a UTF-8 sequence is one, any other byte one.
 fn split_chars(text: &[u8]) -> Vec<Vec<u8>> {
     let mut chars = Vec::new();
@@ -275,14 +496,17 @@ impl Keys<'_> {
             0x04 => Key::DeleteOrEnd,
             0x05 => Key::End,
             0x06 => Key::Right,
+            0x07 => Key::Cancel,
             0x08 | 0x7f => Key::Backspace,
             0x0b => Key::KillToEnd,
+            0x0c => Key::ClearScreen,
             0x0e => Key::Down,
             0x10 => Key::Up,
+            0x12 => Key::Search,
             0x15 => Key::KillToStart,
             0x17 => Key::KillWord,
             0x1b => self.escape()?,
-            b'\t' => Key::Text(b"\t".to_vec()),
+            b'\t' => Key::Complete,
             0x00..=0x1f => Key::Ignored,
             0xc0..=0xf7 => {
                 let len = if b < 0xe0 {
@@ -334,10 +558,11 @@ impl Keys<'_> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::panic)] // test code reports failures by panicking
     use super::*;
 
     fn typed(editor: &mut Editor, keys: Vec<Key>) -> (Step, Vec<u8>) {
-        editor.start();
+        editor.start(b"");
         let mut out = Vec::new();
         let mut step = Step::Editing;
         for key in keys {
@@ -350,15 +575,24 @@ mod tests {
         Key::Text(s.as_bytes().to_vec())
     }
 
-    /// What a terminal shows for `out` (backspace moves left, text
-    /// overwrites).
+    /// What a terminal shows for `out` on its last line (backspace moves
+    /// left, carriage return to the start, text overwrites; a newline or
+    /// a clear starts a new line).
     fn screen(out: &[u8]) -> String {
+        let out = String::from_utf8_lossy(out).replace("\x1b[H\x1b[2J", "\n");
         let mut cells: Vec<u8> = Vec::new();
         let mut at = 0;
-        for &b in out {
+        let mut new_line = false;
+        for &b in out.as_bytes() {
+            if new_line && b != b'\n' {
+                cells.clear();
+                at = 0;
+                new_line = false;
+            }
             match b {
                 b'\x08' => at -= 1,
-                b'\n' => {}
+                b'\r' => at = 0,
+                b'\n' => new_line = true,
                 _ => {
                     if at == cells.len() {
                         cells.push(b);
@@ -449,5 +683,114 @@ mod tests {
         let keys = vec![text("né"), Key::Left, Key::Backspace, Key::Enter];
         let (step, _) = typed(&mut e, keys);
         assert_eq!(step, Step::Done(Read::Line("é\n".as_bytes().to_vec())));
+    }
+
+    #[test]
+    fn tab_completes_one_candidate_the_shared_part_or_lists_them() {
+        let mut e = Editor::default();
+        e.start(b"P> ");
+        let mut out = Vec::new();
+        e.key(text("ec"), &mut out);
+        let what = match e.key(Key::Complete, &mut out) {
+            Step::Complete(what) => what,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            what,
+            Completing {
+                word: b"ec".to_vec(),
+                command: true
+            }
+        );
+        e.complete(&what, vec![b"echo".to_vec()], &mut out);
+        e.key(text("x | gr"), &mut out);
+        let Step::Complete(what) = e.key(Key::Complete, &mut out) else {
+            panic!("no completion asked");
+        };
+        assert!(what.command, "after a pipe a command goes");
+        e.complete(&what, vec![b"grep".to_vec(), b"group".to_vec()], &mut out);
+        assert_eq!(
+            e.line.concat(),
+            b"echo x | gr",
+            "nothing shared beyond the word"
+        );
+        // Listed on their own line, then the prompt and the line again.
+        assert!(String::from_utf8_lossy(&out).contains("\ngrep  group\n"));
+        assert_eq!(screen(&out), "P> echo x | gr");
+        e.key(text(" sr"), &mut out);
+        let Step::Complete(what) = e.key(Key::Complete, &mut out) else {
+            panic!("no completion asked");
+        };
+        assert!(!what.command);
+        e.complete(&what, vec![b"src/".to_vec()], &mut out);
+        e.complete(
+            &Completing {
+                word: b"src/".to_vec(),
+                command: false,
+            },
+            vec![b"src/main.rs".to_vec(), b"src/mod.rs".to_vec()],
+            &mut out,
+        );
+        assert_eq!(e.line.concat(), b"echo x | gr src/m");
+        let mut bell = Vec::new();
+        e.complete(
+            &Completing {
+                word: b"zz".to_vec(),
+                command: true,
+            },
+            Vec::new(),
+            &mut bell,
+        );
+        assert_eq!(bell, b"\x07");
+    }
+
+    #[test]
+    fn ctrl_l_clears_and_redraws_the_prompt_and_line() {
+        let mut e = Editor::default();
+        e.start(b"first\nP> ");
+        let mut out = Vec::new();
+        e.key(text("ls -l"), &mut out);
+        e.key(Key::Left, &mut out);
+        out.clear();
+        e.key(Key::ClearScreen, &mut out);
+        assert!(out.starts_with(b"\x1b[H\x1b[2J\rP> ls -l"), "{out:?}");
+        assert!(out.ends_with(b"\x08"), "the cursor goes back where it was");
+        assert_eq!(screen(&out), "P> ls -l");
+    }
+
+    #[test]
+    fn ctrl_r_finds_older_lines_as_typed_and_ctrl_g_gives_up() {
+        let mut e = Editor::default();
+        for line in ["tea issues list", "echo one", "tea repos", "echo two"] {
+            e.remember(line.as_bytes());
+        }
+        e.start(b"P> ");
+        let mut out = Vec::new();
+        e.key(text("draft"), &mut out);
+        e.key(Key::Search, &mut out);
+        e.key(text("tea"), &mut out);
+        assert_eq!(screen(&out), "(reverse-i-search)`tea': tea repos");
+        e.key(Key::Search, &mut out);
+        assert_eq!(screen(&out), "(reverse-i-search)`tea': tea issues list");
+        e.key(text("x"), &mut out);
+        assert_eq!(screen(&out), "(failed reverse-i-search)`teax':");
+        e.key(Key::Backspace, &mut out);
+        e.key(Key::Cancel, &mut out);
+        assert_eq!(screen(&out), "P> draft");
+        assert_eq!(e.line.concat(), b"draft");
+        e.key(Key::Search, &mut out);
+        e.key(text("one"), &mut out);
+        let step = e.key(Key::Enter, &mut out);
+        assert_eq!(step, Step::Done(Read::Line(b"echo one\n".to_vec())));
+        assert_eq!(screen(&out), "P> echo one");
+        // Another key ends the search with the match as the line, and acts.
+        e.start(b"P> ");
+        let mut out = Vec::new();
+        e.key(Key::Search, &mut out);
+        e.key(text("two"), &mut out);
+        e.key(Key::Home, &mut out);
+        e.key(text("#"), &mut out);
+        assert_eq!(e.line.concat(), b"#echo two");
+        assert_eq!(screen(&out), "P> #echo two");
     }
 }

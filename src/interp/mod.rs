@@ -14,6 +14,7 @@ mod arith;
 pub(crate) mod arrays;
 mod brace;
 mod builtins;
+mod completion;
 mod cond;
 mod exec;
 mod expand;

@@ -107,7 +107,7 @@ impl Shell<'_> {
         if raw.is_none() {
             return self.read_line().map_or(Read::End, Read::Line);
         }
-        editor.start();
+        editor.start(&text);
         let mut out = Vec::new();
         loop {
             let Some(key) = (Keys {
@@ -118,11 +118,18 @@ impl Shell<'_> {
                 return Read::End;
             };
             out.clear();
-            let step = editor.key(key, &mut out);
-            let _ = self.sys.write_all(2, &out);
-            if let Step::Done(read) = step {
-                return read;
+            match editor.key(key, &mut out) {
+                Step::Done(read) => {
+                    let _ = self.sys.write_all(2, &out);
+                    return read;
+                }
+                Step::Complete(what) => {
+                    let candidates = self.completions(&what);
+                    editor.complete(&what, candidates, &mut out);
+                }
+                Step::Editing => {}
             }
+            let _ = self.sys.write_all(2, &out);
         }
     }
 

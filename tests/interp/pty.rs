@@ -436,3 +436,36 @@ fn history_expansion_reruns_lines_and_what_it_builds_is_checked() {
     s.send(b"\x04");
     s.expect("exit");
 }
+
+/// The line editor's Tab, Ctrl-R and Ctrl-L, judged on the screen: Tab
+/// completes a file name and a command name, Ctrl-R finds an earlier line
+/// as it is typed and Enter runs it, Ctrl-L clears the screen and shows
+/// the prompt and the line again.
+#[test]
+fn tab_completes_ctrl_r_searches_and_ctrl_l_clears() {
+    let mut s = Session::start("P> ");
+    std::fs::write(s.work.path().join("notes-alpha.txt"), "alpha-body\n").expect("write");
+    s.expect("P> ");
+    s.send(b"cat notes-a\t");
+    s.expect("lpha.txt ");
+    s.send(b"\r");
+    s.expect("alpha-body");
+    s.expect("P> ");
+    s.send(b"ech\t");
+    s.expect("o ");
+    s.send(b"from-tab\r");
+    s.expect("from-tab\r\n");
+    s.expect("P> ");
+    s.send(b"\x12cat n");
+    s.expect("(reverse-i-search)`cat n': cat notes-alpha.txt");
+    s.send(b"\r");
+    s.expect("alpha-body");
+    s.expect("P> ");
+    s.send(b"echo kept\x0c");
+    s.expect("\x1b[H\x1b[2J\rP> echo kept");
+    s.send(b"\r");
+    s.expect("kept\r\n");
+    s.expect("P> ");
+    s.send(b"\x04");
+    s.expect("exit");
+}
