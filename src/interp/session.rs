@@ -11,8 +11,10 @@ use crate::system::OpenMode;
 /// Where the lines come from.
 pub enum Input {
     /// Standard input, read a byte at a time: what follows a command
-    /// stays for the commands that read it.
-    Stdin,
+    /// stays for the commands that read it. A regular file is read in
+    /// blocks instead: what was read past the last line waits here and is
+    /// given back (`lseek`) before any command runs.
+    Stdin(Vec<u8>),
     /// A script file, read a line at a time (bash reads its script as it
     /// goes: memory stays that of one command), at a descriptor out of the
     /// script's reach (bash keeps it at 255).
@@ -85,9 +87,15 @@ impl Shell<'_> {
     /// `PS2`) when the shell is interactive.
     fn next_line(&mut self, input: &mut Input, prompt: &str) -> Read {
         let got = match input {
-            Input::Stdin => {
+            Input::Stdin(ahead) => {
                 self.prompt(prompt, 1);
-                self.read_line()
+                // Bytes read ahead came from a regular file (given back
+                // before any command, which might change stdin, runs).
+                if !ahead.is_empty() || self.sys.regular_file_at(0) {
+                    self.read_line_ahead(ahead)
+                } else {
+                    self.read_line()
+                }
             }
             Input::File(script) => self.script_line(script),
             Input::Terminal(editor) => return self.edit_line(editor, prompt),
@@ -208,6 +216,39 @@ impl Shell<'_> {
         }
     }
 
+    /// [`Shell::read_line`] from a regular file on stdin: in blocks, the
+    /// bytes read past the line kept in `ahead` until
+    /// [`Shell::give_back_stdin`] returns them before a command runs.
+    fn read_line_ahead(&mut self, ahead: &mut Vec<u8>) -> Option<Vec<u8>> {
+        let mut searched = 0;
+        loop {
+            if let Some(at) = ahead[searched..].iter().position(|&b| b == b'\n') {
+                return Some(ahead.drain(..=searched + at).collect());
+            }
+            searched = ahead.len();
+            let mut block = [0u8; 65536];
+            match self.sys.read(0, &mut block) {
+                Ok(0) => return (!ahead.is_empty()).then(|| std::mem::take(ahead)),
+                Ok(n) => ahead.extend_from_slice(&block[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return (!ahead.is_empty()).then(|| std::mem::take(ahead)),
+            }
+        }
+    }
+
+    /// Before a command runs: what was read ahead of the line on stdin
+    /// goes back to the file, for the commands that read it.
+    fn give_back_stdin(&mut self, input: &mut Input) {
+        if let Input::Stdin(ahead) = input
+            && !ahead.is_empty()
+        {
+            if self.sys.rewind_by(0, ahead.len()).is_err() {
+                self.error("standard input could not be rewound: the lines read ahead are lost to the commands");
+            }
+            ahead.clear();
+        }
+    }
+
     /// Show the prompt `name` (interactive shells only); `history_number`
     /// is what `\!` shows.
     fn prompt(&mut self, name: &str, history_number: usize) {
@@ -224,7 +265,7 @@ impl Shell<'_> {
         let input = if self.interactive && self.sys.isatty(0) && self.sys.isatty(2) {
             Input::Terminal(Box::default())
         } else {
-            Input::Stdin
+            Input::Stdin(Vec::new())
         };
         self.run_input(input, origin)
     }
@@ -244,6 +285,7 @@ impl Shell<'_> {
         loop {
             let prompt = if chunker.is_pending() { "PS2" } else { "PS1" };
             if prompt == "PS1" && self.interactive {
+                self.give_back_stdin(&mut input);
                 self.show_job_notices();
                 if let Some(status) = self.run_prompt_command() {
                     return status;
@@ -278,6 +320,7 @@ impl Shell<'_> {
                     let _ = self.sys.write_all(2, &chunk.text);
                 }
                 self.commands_read += 1;
+                self.give_back_stdin(&mut input);
                 if let Outcome::Exit(s) = self.run_text(&chunk.text, origin) {
                     return s;
                 }

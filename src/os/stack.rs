@@ -110,15 +110,20 @@ mod tests {
         let handle = std::thread::Builder::new()
             .stack_size(1024 * 1024)
             .spawn(|| {
+                // At least what was asked for: the C library may hand a
+                // thread a larger stack it kept from an earlier one.
                 let start = remaining().expect("a spawned thread's stack is known");
-                assert!(start <= 1024 * 1024, "{start} bytes left of a 1 MiB stack");
                 assert!(start > 900 * 1024, "{start} bytes left at the start");
-                // 4 KiB frames from ~1 MiB down to 256 KiB: more than a
-                // hundred levels, and it stops (no overflow).
-                depth_until(256 * 1024, 0)
+                // 4 KiB frames down to 256 KiB: it stops (no overflow),
+                // after about one frame per 4 KiB of what was left.
+                (start, depth_until(256 * 1024, 0))
             })
             .expect("spawn");
-        let depth = handle.join().expect("no overflow");
-        assert!((100..=200).contains(&depth), "depth {depth}");
+        let (start, depth) = handle.join().expect("no overflow");
+        let frames = (start - 256 * 1024) / 4096;
+        assert!(
+            depth >= frames / 2 && depth <= frames + 8,
+            "depth {depth} for {start} bytes"
+        );
     }
 }

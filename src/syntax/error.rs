@@ -11,7 +11,12 @@ pub enum SyntaxError {
     #[error("unterminated {what}")]
     Unterminated { what: &'static str, open: Span },
     #[error("here-document delimited by end of input (wanted `{delimiter}`)")]
-    UnterminatedHereDoc { delimiter: String, open: Span },
+    UnterminatedHereDoc {
+        delimiter: String,
+        /// `<<-`: the delimiter line may start with tabs.
+        strip_tabs: bool,
+        open: Span,
+    },
     #[error("unexpected {found}")]
     Unexpected { found: String, at: Span },
     #[error("expected {expected}, found {found}")]

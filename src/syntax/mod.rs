@@ -75,7 +75,9 @@ pub fn parse_complete(source: &[u8]) -> Result<(ast::List, Vec<HereDocAtEnd>), S
     loop {
         match parse(&text) {
             Ok(list) => return Ok((list, closed)),
-            Err(SyntaxError::UnterminatedHereDoc { delimiter, open }) if closed.len() < 64 => {
+            Err(SyntaxError::UnterminatedHereDoc {
+                delimiter, open, ..
+            }) if closed.len() < 64 => {
                 let line = 1 + source[..open.start().min(source.len())]
                     .iter()
                     .filter(|&&b| b == b'\n')
@@ -112,6 +114,14 @@ pub struct Chunker {
     closer: Option<&'static [u8]>,
     /// Whether to look for [`Chunker::closer`] ([`Chunker::batch`]).
     skip_to_closer: bool,
+    /// The line that can end the here-document the last parse found open
+    /// (its delimiter, and whether leading tabs are stripped, `<<-`): no
+    /// other line can complete the text, so only that one is parsed, in
+    /// any mode (a here-document sent on standard input was quadratic).
+    heredoc_end: Option<(Vec<u8>, bool)>,
+    /// How many times the pending text was parsed (the cost a reader of
+    /// many lines pays, counted for the tests).
+    parses: usize,
 }
 
 /// One complete command (or a chunk that fails to parse), with the number
@@ -153,9 +163,34 @@ impl Chunker {
                 return None;
             }
         }
+        if let Some((delimiter, strip_tabs)) = &self.heredoc_end {
+            let body_line = line.strip_suffix(b"\n").unwrap_or(line);
+            let tabs = if *strip_tabs {
+                body_line.iter().take_while(|&&b| b == b'\t').count()
+            } else {
+                0
+            };
+            let body_line = &body_line[tabs..];
+            if body_line != delimiter.as_slice() {
+                return None;
+            }
+        }
+        self.parses += 1;
         let list = match parse(&self.pending) {
             Ok(list) => Some(list),
             Err(e) if e.needs_more_input(&self.pending) => {
+                self.heredoc_end = match &e {
+                    SyntaxError::UnterminatedHereDoc {
+                        delimiter,
+                        strip_tabs,
+                        ..
+                    // A delimiter that is not UTF-8 was named lossily:
+                    // every line is parsed then.
+                    } if !delimiter.contains('\u{FFFD}') => {
+                        Some((delimiter.as_bytes().to_vec(), *strip_tabs))
+                    }
+                    _ => None,
+                };
                 self.closer = match e {
                     SyntaxError::Unterminated { open, .. } if self.skip_to_closer => {
                         closer_of(&self.pending[open.start()..])
@@ -177,6 +212,11 @@ impl Chunker {
         self.take(None)
     }
 
+    /// How many times the text was parsed so far.
+    pub fn parses(&self) -> usize {
+        self.parses
+    }
+
     /// Is a command open (a continuation prompt's cue)?
     pub fn is_pending(&self) -> bool {
         !self.pending.is_empty()
@@ -184,6 +224,7 @@ impl Chunker {
 
     fn take(&mut self, list: Option<ast::List>) -> Option<Chunk> {
         self.closer = None;
+        self.heredoc_end = None;
         let text = std::mem::take(&mut self.pending);
         let lines_before = self.lines_before;
         self.lines_before += std::mem::take(&mut self.lines_pending);
@@ -284,6 +325,35 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(input)
             );
+        }
+    }
+
+    /// A here-document read a line at a time is parsed at its first line
+    /// and at its delimiter, however long it is, in both modes (it was
+    /// parsed again at every line: quadratic), `<<-` with tabs too; a line
+    /// that only looks like the delimiter inside the body does not end it.
+    #[test]
+    fn a_long_here_document_is_parsed_twice_not_once_a_line() {
+        for interactive in [false, true] {
+            for (open, close) in [("cat <<'EOF'\n", "EOF\n"), ("cat <<-END\n", "\t\tEND\n")] {
+                let mut chunker = if interactive {
+                    Chunker::default()
+                } else {
+                    Chunker::batch()
+                };
+                assert_eq!(chunker.push_line(open.as_bytes()), None);
+                for n in 0..10_000 {
+                    let line = format!("line {n} EOF END not the end\n");
+                    assert_eq!(chunker.push_line(line.as_bytes()), None);
+                }
+                let chunk = chunker.push_line(close.as_bytes()).expect("complete");
+                assert!(chunk.list.is_some());
+                assert_eq!(chunker.parses(), 2, "{open:?}, interactive {interactive}");
+                assert_eq!(
+                    chunker.push_line(b"echo next\n").map(|c| c.text),
+                    Some(b"echo next\n".to_vec())
+                );
+            }
         }
     }
 }

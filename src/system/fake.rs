@@ -421,6 +421,14 @@ impl System for FakeSystem {
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ECHILD))
     }
 
+    fn regular_file_at(&self, _fd: Fd) -> bool {
+        false
+    }
+
+    fn rewind_by(&mut self, _fd: Fd, _bytes: usize) -> io::Result<()> {
+        Err(io::Error::from_raw_os_error(libc::ESPIPE))
+    }
+
     fn pipe(&mut self) -> io::Result<(Fd, Fd)> {
         let n = self.next_pipe;
         self.next_pipe += 1;

@@ -159,6 +159,12 @@ pub trait System {
     /// Has `pid` ended? Reaps it if so, without blocking.
     fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>>;
     fn pipe(&mut self) -> io::Result<(Fd, Fd)>;
+    /// Whether `fd` is open on a regular file (which can be read in
+    /// blocks and then rewound, as bash reads a script on its stdin).
+    fn regular_file_at(&self, fd: Fd) -> bool;
+    /// Move `fd`'s offset back by `bytes` (what a block read took past a
+    /// line goes back for the commands that read the same input).
+    fn rewind_by(&mut self, fd: Fd, bytes: usize) -> io::Result<()>;
     /// Open `path`; [`OpenMode::Write`] creates the file but leaves its
     /// bytes: the caller judges the file reached, then [`System::truncate`]s.
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<Fd>;

@@ -946,6 +946,24 @@ impl System for RealSystem {
         Ok(())
     }
 
+    fn regular_file_at(&self, fd: Fd) -> bool {
+        // SAFETY: fstat into a zeroed stat we own.
+        unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            libc::fstat(fd, &mut st) == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFREG
+        }
+    }
+
+    fn rewind_by(&mut self, fd: Fd, bytes: usize) -> io::Result<()> {
+        let back = -libc::off_t::try_from(bytes)
+            .map_err(|_| io::Error::from_raw_os_error(libc::EOVERFLOW))?;
+        // SAFETY: lseek on a descriptor number.
+        if unsafe { libc::lseek(fd, back, libc::SEEK_CUR) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
     fn read(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             // SAFETY: reading into a valid mutable slice.

@@ -287,9 +287,10 @@ fn audit_redacts_the_token_by_hash_and_logs_outside_writable_roots() {
     assert_eq!(
         p.audit.redact_sha256,
         vec![format!(
-            "{}:{}",
+            "{}:{}:{:08x}",
             TOKEN.len(),
-            guard_sh::policy::load::sha256_hex(TOKEN.as_bytes())
+            guard_sh::policy::load::sha256_hex(TOKEN.as_bytes()),
+            guard_sh::audit::redact::fingerprint(TOKEN.as_bytes())
         )]
     );
     assert!(p.audit.redact.is_empty());

@@ -152,8 +152,9 @@ fn full_tmpfs_makes_record_fail_with_reason() {
         .status()
         .is_ok_and(|s| s.success());
     if !mounted {
-        eprintln!(
-            "SKIPPED full_tmpfs_makes_record_fail_with_reason: mount -t tmpfs not permitted here"
+        crate::audit_support::skipped(
+            "full_tmpfs_makes_record_fail_with_reason",
+            "mount -t tmpfs not permitted here",
         );
         return;
     }

@@ -174,3 +174,51 @@ fn scripts_on_standard_input_agree_with_bash() {
         assert_eq!(outputs[0], outputs[1], "script:\n{script}");
     }
 }
+
+/// A script on standard input as a regular file (`guard-sh < script`):
+/// the shell reads it in blocks and gives back what it read ahead before
+/// each command, so a command that reads standard input gets the lines
+/// after its own, as under bash (which reads such a file in blocks too).
+#[test]
+fn a_script_file_on_standard_input_leaves_its_later_lines_to_the_commands() {
+    let bash = common::system_program("bash").expect("bash is required");
+    let arm = common::test_arm(&[], None);
+    let body: String = (0..3000).map(|n| format!("body line {n}\n")).collect();
+    let scripts = [
+        "read x\nfirst data line\necho \"read: $x\"\nhead -n 2\nsecond\nthird\necho after\ncat\nrest one\nrest two\n".to_string(),
+        format!("cat > big.txt <<'EOF'\n{body}EOF\nwc -l < big.txt\nread y\nafter the document\necho \"$y\"\n"),
+        format!("echo start\n{body}"),
+    ];
+    for script in scripts {
+        let work = tempfile::tempdir().expect("work");
+        let file = work.path().join("script.sh");
+        std::fs::write(&file, &script).expect("write script");
+        let mut outputs = Vec::new();
+        for shell in ["bash", "guard-sh"] {
+            let mut cmd = if shell == "bash" {
+                let mut c = Command::new(&bash);
+                c.args(["--norc", "--noprofile"])
+                    .env_clear()
+                    .env("PATH", "/usr/bin:/bin")
+                    .env("LC_ALL", "C")
+                    .current_dir(work.path());
+                c
+            } else {
+                common::guard_cmd(&arm, work.path())
+            };
+            let out = cmd
+                .stdin(std::fs::File::open(&file).expect("open script"))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .output()
+                .expect("run shell");
+            outputs.push((common::text(&out.stdout), out.status.code()));
+        }
+        assert_eq!(
+            outputs[0],
+            outputs[1],
+            "script:\n{}",
+            &script[..script.len().min(300)]
+        );
+    }
+}

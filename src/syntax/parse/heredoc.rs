@@ -22,6 +22,7 @@ impl PendingHereDoc {
     pub fn unterminated(&self) -> SyntaxError {
         SyntaxError::UnterminatedHereDoc {
             delimiter: String::from_utf8_lossy(&self.delimiter).into_owned(),
+            strip_tabs: self.strip_tabs,
             open: self.open,
         }
     }
