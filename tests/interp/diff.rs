@@ -131,6 +131,22 @@ fn guard_sh_agrees_with_bash_on_every_differential_case() {
 /// command at a time); what depends on the chunks (`$LINENO` across them,
 /// a function defined in one and called in another, a here-document the
 /// end of input closes) must still agree with `bash < script`.
+/// bash (no start-up files) or guard-sh (the test arm) reading commands
+/// from standard input in `work`.
+fn shell_on_stdin(shell: &str, bash: &Path, arm: &common::TestArm, work: &Path) -> Command {
+    if shell == "bash" {
+        let mut c = Command::new(bash);
+        c.args(["--norc", "--noprofile"])
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("LC_ALL", "C")
+            .current_dir(work);
+        c
+    } else {
+        common::guard_cmd(arm, work)
+    }
+}
+
 #[test]
 fn scripts_on_standard_input_agree_with_bash() {
     use std::io::Write;
@@ -145,17 +161,7 @@ fn scripts_on_standard_input_agree_with_bash() {
         let work = tempfile::tempdir().expect("work");
         let mut outputs = Vec::new();
         for shell in ["bash", "guard-sh"] {
-            let mut cmd = if shell == "bash" {
-                let mut c = Command::new(&bash);
-                c.args(["--norc", "--noprofile"])
-                    .env_clear()
-                    .env("PATH", "/usr/bin:/bin")
-                    .env("LC_ALL", "C")
-                    .current_dir(work.path());
-                c
-            } else {
-                common::guard_cmd(&arm, work.path())
-            };
+            let mut cmd = shell_on_stdin(shell, &bash, &arm, work.path());
             let mut child = cmd
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
@@ -195,17 +201,7 @@ fn a_script_file_on_standard_input_leaves_its_later_lines_to_the_commands() {
         std::fs::write(&file, &script).expect("write script");
         let mut outputs = Vec::new();
         for shell in ["bash", "guard-sh"] {
-            let mut cmd = if shell == "bash" {
-                let mut c = Command::new(&bash);
-                c.args(["--norc", "--noprofile"])
-                    .env_clear()
-                    .env("PATH", "/usr/bin:/bin")
-                    .env("LC_ALL", "C")
-                    .current_dir(work.path());
-                c
-            } else {
-                common::guard_cmd(&arm, work.path())
-            };
+            let mut cmd = shell_on_stdin(shell, &bash, &arm, work.path());
             let out = cmd
                 .stdin(std::fs::File::open(&file).expect("open script"))
                 .stdout(Stdio::piped())
