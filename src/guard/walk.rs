@@ -411,7 +411,9 @@ impl<'p> Walker<'p> {
                 if query {
                     return self.push_builtin(name, span);
                 }
-                self.wrapped_command(name, skip_options(args, &[], b""), span)
+                // `-p` searches bash's default PATH; here names resolve in
+                // the bin folder either way.
+                self.wrapped_command(name, skip_options(args, &[], b"p"), span)
             }
             Builtin::Builtin => match args.first().map(|w| (w, static_value(w))) {
                 None => self.push_builtin(name, span),

@@ -31,6 +31,12 @@ fn status_arg(a: &[u8]) -> Option<i32> {
         .map(|n| (n & 0xff) as i32)
 }
 
+/// The words bash reserves, which `type` names as keywords.
+const SHELL_KEYWORDS: [&str; 22] = [
+    "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
+    "done", "in", "function", "time", "{", "}", "!", "[[", "]]", "coproc",
+];
+
 impl Shell<'_> {
     /// Run builtin `argv[0]`.
     pub(super) fn run_builtin(&mut self, argv: &[Vec<u8>]) -> Status {
@@ -620,15 +626,20 @@ impl Shell<'_> {
 
     /// `type [-a] [-t] NAME…`: what each name runs. `-t` prints only the
     /// kind and nothing for a name that is none (bash); `-a` every match.
+    /// `type NAME…` with `-t` (the kind alone), `-a` (every kind, not the
+    /// first), `-p` (the file's path, if a file is what would run) and
+    /// `-P` (the file's path, whatever else the name is).
     fn type_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         let mut status = 0;
-        let (mut short, mut all) = (false, false);
+        let (mut short, mut all, mut path_only, mut path_forced) = (false, false, false, false);
         let mut names = Vec::new();
         for arg in args {
             match arg.as_slice() {
                 [b'-', flags @ ..] if !flags.is_empty() && names.is_empty() => {
                     short |= flags.contains(&b't');
                     all |= flags.contains(&b'a');
+                    path_only |= flags.contains(&b'p');
+                    path_forced |= flags.contains(&b'P');
                 }
                 _ => names.push(arg.clone()),
             }
@@ -636,20 +647,26 @@ impl Shell<'_> {
         for name in names {
             let text = lossy(&name);
             let mut found: Vec<(&str, String)> = Vec::new();
-            if let Some(alias) = self.aliases.get(&text) {
-                found.push(("alias", format!("{text} is aliased to `{}'", lossy(alias))));
+            if !path_forced {
+                if let Some(alias) = self.aliases.get(&text) {
+                    found.push(("alias", format!("{text} is aliased to `{}'", lossy(alias))));
+                }
+                if SHELL_KEYWORDS.contains(&text.as_str()) {
+                    found.push(("keyword", format!("{text} is a shell keyword")));
+                }
+                if self.functions.contains_key(&text) {
+                    found.push(("function", format!("{text} is a function")));
+                }
+                if crate::guard::builtins::is_builtin(&name) {
+                    found.push(("builtin", format!("{text} is a shell builtin")));
+                }
             }
-            if self.functions.contains_key(&text) {
-                found.push(("function", format!("{text} is a function")));
-            }
-            if crate::guard::builtins::is_builtin(&name) {
-                found.push(("builtin", format!("{text} is a shell builtin")));
-            }
-            if let Some(path) = self.in_bin(&name) {
+            let file = self.in_bin(&name);
+            if let Some(path) = &file {
                 found.push(("file", format!("{text} is {}", path.display())));
             }
             if found.is_empty() {
-                if !short {
+                if !short && !path_only && !path_forced {
                     self.error(&format!("type: {text}: not found"));
                 }
                 status = 1;
@@ -659,7 +676,13 @@ impl Shell<'_> {
                 found.truncate(1);
             }
             for (kind, line) in found {
-                let out = if short { kind.to_string() } else { line };
+                let out = match (&file, kind) {
+                    // `-p`/`-P`: only the file that would run, as a path.
+                    (Some(path), "file") if path_only || path_forced => path.display().to_string(),
+                    _ if path_only || path_forced => continue,
+                    _ if short => kind.to_string(),
+                    _ => line,
+                };
                 self.write_out(format!("{out}\n").as_bytes(), "type");
             }
         }
