@@ -351,6 +351,7 @@ impl Shell<'_> {
             "UID" => return Some(self.sys.real_user_id().to_string().into_bytes()),
             "EUID" => return Some(self.sys.effective_ids().0.to_string().into_bytes()),
             "BASHPID" => return Some(self.sys.getpid().to_string().into_bytes()),
+            "BASH_SUBSHELL" => return Some(self.copies_deep.to_string().into_bytes()),
             _ => {}
         }
         self.vars.get(name).map(<[u8]>::to_vec)
@@ -924,7 +925,7 @@ impl Shell<'_> {
     /// bash's status for `${x?}` and `set -u` errors: 127 at the top of a
     /// `-c` string, else 1.
     fn expansion_error_status(&self) -> i32 {
-        if self.command_mode && !self.in_child {
+        if self.command_mode && !self.in_child() {
             127
         } else {
             1

@@ -167,7 +167,7 @@ impl Shell<'_> {
     /// The job `fg`/`bg` name (`args[0]`, else the current one), said
     /// when there is none or no job control.
     fn job_operand(&mut self, builtin: &str, args: &[Vec<u8>]) -> Option<usize> {
-        if !self.interactive || self.in_child {
+        if !self.interactive || self.in_child() {
             self.error(&format!("{builtin}: no job control"));
             return None;
         }

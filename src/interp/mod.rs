@@ -139,8 +139,9 @@ pub struct Shell<'a> {
     /// The same for a background job that is one pipeline: once its
     /// members are started, the job's copy only waits for them.
     pub(crate) drop_descriptors_after_pipeline: bool,
-    /// This process is a forked copy of the shell.
-    in_child: bool,
+    /// How many copies of the shell deep this process is: 0 for the shell
+    /// itself (`$BASH_SUBSHELL`).
+    copies_deep: u32,
     loop_depth: u32,
     func_depth: u32,
     /// Names of the functions being run, innermost last (`$FUNCNAME`).
@@ -260,7 +261,7 @@ impl<'a> Shell<'a> {
             interactive: false,
             drop_descriptors_after_spawn: false,
             drop_descriptors_after_pipeline: false,
-            in_child: false,
+            copies_deep: 0,
             loop_depth: 0,
             func_depth: 0,
             func_names: Vec::new(),
@@ -337,7 +338,7 @@ impl<'a> Shell<'a> {
             interactive: self.interactive,
             drop_descriptors_after_spawn: false,
             drop_descriptors_after_pipeline: false,
-            in_child: self.in_child,
+            copies_deep: self.copies_deep,
             loop_depth: self.loop_depth,
             func_depth: self.func_depth,
             func_names: self.func_names.clone(),
@@ -417,6 +418,25 @@ impl<'a> Shell<'a> {
         );
         self.vars
             .set_internal("BASH_VERSION", b"5.2.0(1)-guard-sh".to_vec());
+        let machine = machine_type();
+        let versinfo = [
+            b"5".as_slice(),
+            b"2",
+            b"0",
+            b"1",
+            b"guard-sh",
+            machine.as_bytes(),
+        ];
+        self.vars.set_value(
+            "BASH_VERSINFO",
+            Value::Indexed((0..).zip(versinfo.map(<[u8]>::to_vec)).collect()),
+        );
+        self.vars.set_default("MACHTYPE", machine.into_bytes());
+    }
+
+    /// Whether this process is a forked copy of the shell.
+    fn in_child(&self) -> bool {
+        self.copies_deep > 0
     }
 
     /// Write `guard-sh: MESSAGE` to stderr.
@@ -486,7 +506,7 @@ impl<'a> Shell<'a> {
 
     /// Tell the top-level shell (if this is a forked copy) to abort its line.
     fn signal_abort(&mut self) {
-        if self.in_child {
+        if self.in_child() {
             if let Some((_, w)) = self.abort_pipe {
                 let _ = self.sys.write_all(w, b"!");
             }
@@ -536,4 +556,11 @@ impl AuditSink for RefusingSink {
 /// Bytes as text for a message, invalid UTF-8 replaced.
 pub(crate) fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// bash's `$MACHTYPE` for this machine (`x86_64-pc-linux-gnu`).
+fn machine_type() -> String {
+    let arch = std::env::consts::ARCH;
+    let vendor = if arch == "x86_64" { "pc" } else { "unknown" };
+    format!("{arch}-{vendor}-linux-gnu")
 }

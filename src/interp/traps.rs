@@ -193,7 +193,7 @@ impl Shell<'_> {
     /// recorded once, by the shell that read the line, and the line ends
     /// with 124 (as `timeout`'s). A copy of the shell only ends.
     fn out_of_time(&mut self) -> Flow {
-        if !self.in_child {
+        if !self.in_child() {
             let limit = self.policy.bounds.line_seconds;
             // Said once: the rest of the line unwinds without the bound.
             self.sys.bound_line(None);

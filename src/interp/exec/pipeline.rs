@@ -25,7 +25,7 @@ impl Shell<'_> {
     }
 
     fn run_pipeline_untimed(&mut self, p: &Pipeline) -> Status {
-        if self.interactive && !self.in_child {
+        if self.interactive && !self.in_child() {
             // The job's text if it stops.
             self.job_table.foreground = lossy(&crate::syntax::pipeline_to_source(p));
         }
@@ -52,7 +52,7 @@ impl Shell<'_> {
 
     /// The process group for a new job's member (job control only when interactive).
     pub(super) fn job_group(&self, leader: Option<Pid>) -> ProcessGroup {
-        if !self.interactive || self.in_child {
+        if !self.interactive || self.in_child() {
             return ProcessGroup::Inherit;
         }
         match leader {
@@ -252,7 +252,15 @@ impl Shell<'_> {
             if let Some(fd) = close_in_child {
                 let _ = sh.sys.close(fd);
             }
-            sh.run_command(command)
+            match command {
+                // The member's copy is the subshell (as in bash: one
+                // process, `$BASH_SUBSHELL` one deeper, not two).
+                Command::Compound(c) if c.redirects.is_empty() => match &c.kind {
+                    CompoundKind::Subshell(list) => sh.run_list(list),
+                    _ => sh.run_command(command),
+                },
+                _ => sh.run_command(command),
+            }
         })?;
         Ok(Started::Running(pid, t0, false))
     }
@@ -301,7 +309,7 @@ impl Shell<'_> {
     /// does not inherit, run `f`, then the EXIT trap; the copy's status.
     fn run_as_copy(&mut self, f: impl FnOnce(&mut Self) -> Status) -> i32 {
         self.sys.copy_signal_defaults(self.interactive);
-        self.in_child = true;
+        self.copies_deep += 1;
         self.interactive = false;
         self.jobs.clear();
         self.done_jobs.clear();
@@ -339,7 +347,7 @@ impl Shell<'_> {
         t0: Instant,
         external: bool,
     ) -> Status {
-        let job_control = self.interactive && !self.in_child;
+        let job_control = self.interactive && !self.in_child();
         let (sys, audit) = self.sys_and_sink();
         let waited = if job_control {
             sys.wait_or_stop(pid, audit)
@@ -376,13 +384,13 @@ impl Shell<'_> {
     }
 
     pub(in crate::interp) fn give_terminal(&mut self, pgid: Pid) {
-        if self.interactive && !self.in_child && self.sys.isatty(0) {
+        if self.interactive && !self.in_child() && self.sys.isatty(0) {
             let _ = self.sys.tcsetpgrp(0, pgid);
         }
     }
 
     pub(in crate::interp) fn take_terminal(&mut self) {
-        if self.interactive && !self.in_child && self.sys.isatty(0) {
+        if self.interactive && !self.in_child() && self.sys.isatty(0) {
             let pgid = self.shell_pgid;
             let _ = self.sys.tcsetpgrp(0, pgid);
         }
