@@ -383,6 +383,10 @@ impl Shell<'_> {
         s.push('h');
         if self.interactive {
             s.push('i');
+            // Job control needs the terminal.
+            if self.sys.isatty(0) {
+                s.push('m');
+            }
         }
         if self.opts.nounset {
             s.push('u');
@@ -394,8 +398,13 @@ impl Shell<'_> {
         if self.opts.noclobber {
             s.push('C');
         }
+        if self.interactive {
+            s.push('H');
+        }
         if self.command_mode {
             s.push('c');
+        } else if !self.running_script {
+            s.push('s');
         }
         s
     }

@@ -156,6 +156,7 @@ fn scripts_on_standard_input_agree_with_bash() {
         "echo $LINENO\n\necho $LINENO\nf() {\n  echo \"f $LINENO\"\n}\nf\nif true; then\n  echo $LINENO\nfi\necho a; echo $LINENO\n",
         "g() { echo \"g $LINENO\"; }\n\n\ng\necho end $LINENO\n",
         "echo before\ncat <<EOF\nbody $LINENO\n",
+        "echo \"$-\"\nset -x 2>/dev/null; echo \"$-\"\n",
     ];
     for script in scripts {
         let work = tempfile::tempdir().expect("work");

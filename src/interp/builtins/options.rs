@@ -32,35 +32,36 @@ const SHOPTS: &[&str] = &[
     "lithist",
 ];
 
-/// `set -o` names and their letters.
+/// `set -o` names and their letters, in bash's order (by name: `set -o`
+/// and `set +o` list them so).
 const SET_OPTIONS: &[(&str, Option<char>)] = &[
     ("allexport", Some('a')),
-    ("errexit", Some('e')),
-    ("noclobber", Some('C')),
-    ("noglob", Some('f')),
-    ("nounset", Some('u')),
-    ("pipefail", None),
-    ("verbose", Some('v')),
-    ("xtrace", Some('x')),
     ("braceexpand", Some('B')),
-    ("hashall", Some('h')),
-    ("interactive-comments", None),
-    ("monitor", Some('m')),
-    ("posix", None),
     ("emacs", None),
-    ("vi", None),
+    ("errexit", Some('e')),
+    ("errtrace", Some('E')),
+    ("functrace", Some('T')),
+    ("hashall", Some('h')),
+    ("histexpand", Some('H')),
     ("history", None),
     ("ignoreeof", None),
-    ("noexec", Some('n')),
-    ("notify", Some('b')),
-    ("physical", Some('P')),
-    ("privileged", Some('p')),
-    ("functrace", Some('T')),
-    ("errtrace", Some('E')),
-    ("histexpand", Some('H')),
+    ("interactive-comments", None),
     ("keyword", Some('k')),
-    ("onecmd", Some('t')),
+    ("monitor", Some('m')),
+    ("noclobber", Some('C')),
+    ("noexec", Some('n')),
+    ("noglob", Some('f')),
     ("nolog", None),
+    ("notify", Some('b')),
+    ("nounset", Some('u')),
+    ("onecmd", Some('t')),
+    ("physical", Some('P')),
+    ("pipefail", None),
+    ("posix", None),
+    ("privileged", Some('p')),
+    ("verbose", Some('v')),
+    ("vi", None),
+    ("xtrace", Some('x')),
 ];
 
 impl Shell<'_> {
@@ -90,7 +91,7 @@ impl Shell<'_> {
             "verbose" => self.opts.verbose,
             "xtrace" => self.opts.xtrace,
             "braceexpand" | "hashall" | "interactive-comments" => true,
-            "emacs" | "history" | "monitor" => self.interactive,
+            "emacs" | "histexpand" | "history" | "monitor" => self.interactive,
             _ => false,
         }
     }
