@@ -161,12 +161,34 @@ pub struct Var {
     pub exported: bool,
     pub readonly: bool,
     pub integer: bool,
+    /// `declare -l` / `-u`: every value assigned is lowered / raised.
+    pub case: Option<LetterCase>,
     /// Unchanged since it was imported from guard-sh's own environment: such
     /// variables reach children only through the policy's `env.pass`.
     pub inherited: bool,
     /// Declared as an array (`declare -a x`) but never assigned:
     /// `declare -p` shows no value, as bash's.
     pub invisible: bool,
+}
+
+/// The case `declare -l` (lower) or `-u` (upper) puts values in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LetterCase {
+    Lower,
+    Upper,
+}
+
+impl LetterCase {
+    /// `value` in this case (UTF-8 text by its letters, other bytes as
+    /// ASCII).
+    pub fn apply(self, value: &[u8]) -> Vec<u8> {
+        match (std::str::from_utf8(value), self) {
+            (Ok(text), LetterCase::Lower) => text.to_lowercase().into_bytes(),
+            (Ok(text), LetterCase::Upper) => text.to_uppercase().into_bytes(),
+            (Err(_), LetterCase::Lower) => value.to_ascii_lowercase(),
+            (Err(_), LetterCase::Upper) => value.to_ascii_uppercase(),
+        }
+    }
 }
 
 /// All variables, plus the save stack of `local`.

@@ -31,6 +31,8 @@ struct DeclareFlags {
     function_names: bool,
     global: bool,
     kind: Option<ArrayKind>,
+    /// `-l`/`-u` (`Some(Some(case))`), or `+l`/`+u` (`Some(None)`).
+    case: Option<Option<crate::interp::vars::LetterCase>>,
 }
 
 impl DeclareFlags {
@@ -192,6 +194,11 @@ impl Shell<'_> {
         if v.exported {
             f.push('x');
         }
+        match v.case {
+            Some(crate::interp::vars::LetterCase::Lower) => f.push('l'),
+            Some(crate::interp::vars::LetterCase::Upper) => f.push('u'),
+            None => {}
+        }
         if f == "-" { "--".into() } else { f }
     }
 
@@ -336,6 +343,19 @@ impl Shell<'_> {
                     b'x' => flags.export = Some(on),
                     b'r' => flags.readonly = on,
                     b'i' => flags.integer = on,
+                    b'l' | b'u' if on => {
+                        let case = if f == b'l' {
+                            crate::interp::vars::LetterCase::Lower
+                        } else {
+                            crate::interp::vars::LetterCase::Upper
+                        };
+                        // Both at once cancel, as in bash.
+                        flags.case = match flags.case {
+                            Some(Some(other)) if other != case => Some(None),
+                            _ => Some(Some(case)),
+                        };
+                    }
+                    b'l' | b'u' => flags.case = Some(None),
                     b'p' => flags.print = true,
                     b'f' => flags.functions = true,
                     b'F' => flags.function_names = true,
@@ -471,6 +491,12 @@ impl Shell<'_> {
                 var.integer = true;
             }
         }
+        if let Some(case) = flags.case {
+            self.vars.set_default(&name, Vec::new());
+            if let Some(var) = self.vars.get_var_mut(&name) {
+                var.case = case;
+            }
+        }
         if let Some(kind) = flags.kind {
             if !self.make_array(builtin, &name, kind)? {
                 return Ok(Some(1));
@@ -501,6 +527,7 @@ impl Shell<'_> {
                     self.vars.set_default(&name, Vec::new());
                     if self.vars.get(&name) == Some(b"")
                         && !flags.integer
+                        && flags.case.is_none()
                         && flags.export.is_none()
                         && !flags.readonly
                         && self

@@ -333,10 +333,18 @@ impl Shell<'_> {
             self.error(&format!("{name}: readonly variable"));
             return Err(Flow::Abort(1));
         }
-        let value = if self.vars.get_var(name).is_some_and(|v| v.integer) {
+        let (integer, case) = self
+            .vars
+            .get_var(name)
+            .map_or((false, None), |v| (v.integer, v.case));
+        let value = if integer {
             self.arith(&value)?.to_string().into_bytes()
         } else {
             value
+        };
+        let value = match case {
+            Some(case) => case.apply(&value),
+            None => value,
         };
         self.vars.set(name, value);
         if self.opts.allexport {
@@ -352,9 +360,14 @@ impl Shell<'_> {
         append: bool,
     ) -> Result<(), Flow> {
         if append {
-            let mut old = self.vars.get(name).unwrap_or_default().to_vec();
-            old.append(&mut value);
-            value = old;
+            let old = self.vars.get(name).unwrap_or_default().to_vec();
+            value = if self.vars.get_var(name).is_some_and(|v| v.integer) {
+                // `n+=3` on an integer adds, as in bash.
+                let old = if old.is_empty() { b"0".to_vec() } else { old };
+                [old.as_slice(), b"+(", &value, b")"].concat()
+            } else {
+                [old, value].concat()
+            };
         }
         self.assign(name, value)
     }
