@@ -352,7 +352,13 @@ impl Shell<'_> {
                     return Ok(1);
                 }
             },
-            Some(dir) => dir.to_vec(),
+            Some(dir) => match self.in_cdpath(dir) {
+                Some(found) => {
+                    print = true;
+                    found
+                }
+                None => dir.to_vec(),
+            },
         };
         if rest.len() > 1 {
             self.error("cd: too many arguments");
@@ -367,6 +373,35 @@ impl Shell<'_> {
             self.write_out(&out, "cd");
         }
         Ok(0)
+    }
+
+    /// `cd DIR` with `$CDPATH`: the first of its folders that holds DIR
+    /// (a relative DIR not starting with `.`), when that is not the
+    /// working folder itself (bash then prints where it went).
+    fn in_cdpath(&self, dir: &[u8]) -> Option<Vec<u8>> {
+        if dir.starts_with(b"/") || dir.starts_with(b".") || dir.is_empty() {
+            return None;
+        }
+        let cdpath = self.vars.get("CDPATH")?.to_vec();
+        let is_dir = |path: &[u8]| {
+            self.sys
+                .file_info(&self.cwd.join(OsStr::from_bytes(path)), true)
+                .is_ok_and(|info| info.kind == crate::system::FileKind::Dir)
+        };
+        for base in cdpath.split(|b| *b == b':') {
+            if base.is_empty() || base == b"." {
+                // The working folder: found there, nothing to print.
+                if is_dir(dir) {
+                    return None;
+                }
+                continue;
+            }
+            let candidate = [base, b"/", dir].concat();
+            if is_dir(&candidate) {
+                return Some(candidate);
+            }
+        }
+        None
     }
 
     /// Go to `target` (relative to the working folder) as `cd` does, with
