@@ -986,7 +986,8 @@ impl Shell<'_> {
                 replacement,
             } => {
                 let pat = self.expand_pattern(pattern)?;
-                let rep = self.expand_string(replacement)?;
+                // With its quoting: an unquoted `&` stands for the match.
+                let rep = self.expand_pattern(replacement)?;
                 replace(&v, &pat, &rep, *mode)
             }
             ParamOp::Substring { offset, length } => {
@@ -1193,7 +1194,28 @@ fn char_bounds(v: &[u8]) -> Vec<usize> {
     }
 }
 
-fn replace(v: &[u8], pat: &[PatByte], rep: &[u8], mode: ReplaceMode) -> Vec<u8> {
+/// `rep` for the match `matched`: an unquoted `&` is the match (bash 5.2's
+/// `patsub_replacement`, on by default); everything else as written.
+/// A backslash left before `&` (inside double quotes) makes it literal.
+fn replacement(rep: &[PatByte], matched: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(rep.len());
+    let mut i = 0;
+    while i < rep.len() {
+        match (rep[i], rep.get(i + 1)) {
+            ((b'\\', false), Some(&(b'&', _))) => {
+                out.push(b'&');
+                i += 2;
+                continue;
+            }
+            ((b'&', false), _) => out.extend_from_slice(matched),
+            ((b, _), _) => out.push(b),
+        }
+        i += 1;
+    }
+    out
+}
+
+fn replace(v: &[u8], pat: &[PatByte], rep: &[PatByte], mode: ReplaceMode) -> Vec<u8> {
     if pat.is_empty() {
         return v.to_vec();
     }
@@ -1201,7 +1223,7 @@ fn replace(v: &[u8], pat: &[PatByte], rep: &[u8], mode: ReplaceMode) -> Vec<u8> 
         ReplaceMode::Prefix => {
             for n in (0..=v.len()).rev() {
                 if pattern::matches(pat, &v[..n]) {
-                    let mut out = rep.to_vec();
+                    let mut out = replacement(rep, &v[..n]);
                     out.extend_from_slice(&v[n..]);
                     return out;
                 }
@@ -1212,7 +1234,7 @@ fn replace(v: &[u8], pat: &[PatByte], rep: &[u8], mode: ReplaceMode) -> Vec<u8> 
             for n in 0..=v.len() {
                 if pattern::matches(pat, &v[n..]) {
                     let mut out = v[..n].to_vec();
-                    out.extend_from_slice(rep);
+                    out.extend_from_slice(&replacement(rep, &v[n..]));
                     return out;
                 }
             }
@@ -1232,7 +1254,7 @@ fn replace(v: &[u8], pat: &[PatByte], rep: &[u8], mode: ReplaceMode) -> Vec<u8> 
                     .find(|&end| pattern::matches(pat, &v[i..end]));
                 match found {
                     Some(end) => {
-                        out.extend_from_slice(rep);
+                        out.extend_from_slice(&replacement(rep, &v[i..end]));
                         i = end;
                         replaced = true;
                     }
