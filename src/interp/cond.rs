@@ -45,10 +45,7 @@ impl Shell<'_> {
                 let value = self.expand_string(operand)?;
                 match op.as_str() {
                     "-v" => Ok(self.reference_is_set(&value)?),
-                    "-o" => {
-                        self.error("[[: -o: shell option tests are not supported by guard-sh");
-                        Err(Failed::Status(2))
-                    }
+                    "-o" => Ok(self.option_value(&String::from_utf8_lossy(&value))),
                     _ => self.judged(test::unary(&*self.sys, op.as_bytes(), &value)),
                 }
             }

@@ -80,7 +80,9 @@ impl Shell<'_> {
         true
     }
 
-    fn option_value(&self, name: &str) -> bool {
+    /// Whether `set -o NAME` is on (an unknown name is off, as `[[ -o ]]`
+    /// finds it in bash).
+    pub(in crate::interp) fn option_value(&self, name: &str) -> bool {
         match name {
             "allexport" => self.opts.allexport,
             "errexit" => self.opts.errexit,
