@@ -323,11 +323,23 @@ impl Shell<'_> {
         let mut rest = args;
         match rest.first().map(|a| lossy(a)) {
             Some(flag) if flag == "-l" || flag == "-L" => {
-                let mut out = String::new();
-                for s in signals::NAMED {
-                    out.push_str(&format!("{:2}) SIG{}\n", s.number, s.name));
+                if rest.len() == 1 {
+                    return Ok(self.write_out(signals::table().as_bytes(), "kill"));
                 }
-                return Ok(self.write_out(out.as_bytes(), "kill"));
+                let mut status = 0;
+                for spec in &rest[1..] {
+                    let spec = lossy(spec);
+                    match signals::look_up(&spec) {
+                        Some(answer) => {
+                            self.write_out(format!("{answer}\n").as_bytes(), "kill");
+                        }
+                        None => {
+                            self.error(&format!("kill: {spec}: invalid signal specification"));
+                            status = 1;
+                        }
+                    }
+                }
+                return Ok(status);
             }
             Some(flag) if flag == "-s" || flag == "-n" => {
                 let spec = rest.get(1).map(|a| lossy(a)).unwrap_or_default();

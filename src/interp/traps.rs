@@ -80,11 +80,7 @@ impl Shell<'_> {
             _ => args,
         };
         if args.first().map(Vec::as_slice) == Some(b"-l") {
-            let mut out = String::new();
-            for (name, n) in signals::trappable() {
-                out.push_str(&format!("{n:2}) SIG{name}\n"));
-            }
-            return Ok(self.write_out(out.as_bytes(), "trap"));
+            return Ok(self.write_out(signals::table().as_bytes(), "trap"));
         }
         if args.is_empty() || args[0] == b"-p" {
             let wanted: Vec<String> = args

@@ -54,6 +54,100 @@ const fn signal(name: &'static str, number: i32, trappable: bool) -> NamedSignal
     }
 }
 
+/// Every signal of this system by number, as `kill -l` and `trap -l` list
+/// them in bash: five to a line, `N) SIGNAME`, the real-time ones as
+/// `SIGRTMIN+K` / `SIGRTMAX-K` (the numbers glibc keeps for itself are
+/// left out).
+pub fn table() -> String {
+    let entries = every_signal();
+    let mut out = String::new();
+    for (k, (n, name)) in entries.iter().enumerate() {
+        out.push_str(&format!("{n:2}) {name}"));
+        out.push(if (k + 1) % 5 == 0 { '\n' } else { '\t' });
+    }
+    if entries.len() % 5 != 0 {
+        out.push('\n');
+    }
+    out
+}
+
+/// `kill -l SPEC`: a signal's name (without `SIG`) for its number or an
+/// exit status of 128+N, its number for its name; `None` for neither.
+pub fn look_up(spec: &str) -> Option<String> {
+    let entries = every_signal();
+    if let Ok(n) = spec.parse::<libc::c_int>() {
+        let n = if n > 128 { n - 128 } else { n };
+        return entries
+            .iter()
+            .find(|(m, _)| *m == n)
+            .map(|(_, name)| name.trim_start_matches("SIG").to_string());
+    }
+    let upper = spec.to_uppercase();
+    let bare = upper.trim_start_matches("SIG");
+    entries
+        .iter()
+        .find(|(_, name)| name.trim_start_matches("SIG") == bare)
+        .map(|(n, _)| n.to_string())
+}
+
+/// Every signal of this system as (number, `SIGNAME`), by number.
+fn every_signal() -> Vec<(libc::c_int, String)> {
+    const STANDARD: [(&str, libc::c_int); 31] = [
+        ("HUP", libc::SIGHUP),
+        ("INT", libc::SIGINT),
+        ("QUIT", libc::SIGQUIT),
+        ("ILL", libc::SIGILL),
+        ("TRAP", libc::SIGTRAP),
+        ("ABRT", libc::SIGABRT),
+        ("BUS", libc::SIGBUS),
+        ("FPE", libc::SIGFPE),
+        ("KILL", libc::SIGKILL),
+        ("USR1", libc::SIGUSR1),
+        ("SEGV", libc::SIGSEGV),
+        ("USR2", libc::SIGUSR2),
+        ("PIPE", libc::SIGPIPE),
+        ("ALRM", libc::SIGALRM),
+        ("TERM", libc::SIGTERM),
+        ("STKFLT", libc::SIGSTKFLT),
+        ("CHLD", libc::SIGCHLD),
+        ("CONT", libc::SIGCONT),
+        ("STOP", libc::SIGSTOP),
+        ("TSTP", libc::SIGTSTP),
+        ("TTIN", libc::SIGTTIN),
+        ("TTOU", libc::SIGTTOU),
+        ("URG", libc::SIGURG),
+        ("XCPU", libc::SIGXCPU),
+        ("XFSZ", libc::SIGXFSZ),
+        ("VTALRM", libc::SIGVTALRM),
+        ("PROF", libc::SIGPROF),
+        ("WINCH", libc::SIGWINCH),
+        ("IO", libc::SIGIO),
+        ("PWR", libc::SIGPWR),
+        ("SYS", libc::SIGSYS),
+    ];
+    let (rt_min, rt_max) = (libc::SIGRTMIN(), libc::SIGRTMAX());
+    let mut entries: Vec<(libc::c_int, String)> = STANDARD
+        .iter()
+        .map(|(name, n)| (*n, format!("SIG{name}")))
+        .collect();
+    entries.sort();
+    for n in rt_min..=rt_max {
+        let name = if n - rt_min <= (rt_max - rt_min) / 2 {
+            match n - rt_min {
+                0 => "SIGRTMIN".to_string(),
+                k => format!("SIGRTMIN+{k}"),
+            }
+        } else {
+            match rt_max - n {
+                0 => "SIGRTMAX".to_string(),
+                k => format!("SIGRTMAX-{k}"),
+            }
+        };
+        entries.push((n, name));
+    }
+    entries
+}
+
 /// The signals whose `trap` action guard-sh runs, as (name, number). It
 /// allocates nothing, so a forked child may call it.
 pub fn trappable() -> impl Iterator<Item = (&'static str, i32)> {
