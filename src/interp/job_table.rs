@@ -172,13 +172,19 @@ impl JobTable {
     /// `pid` was reaped with `status`: drop it from its job; a job with no
     /// process left ends, with a notice (`Done`, `Exit N`, `Killed`, …).
     pub fn reaped(&mut self, pid: Pid, status: ExitStatus) {
-        let Some(at) = self.jobs.iter().position(|j| j.pids.contains(&pid)) else {
+        // Marked as it was before it left the table.
+        let Some(number) = self
+            .jobs
+            .iter()
+            .find(|j| j.pids.contains(&pid))
+            .map(|j| j.number)
+        else {
             return;
         };
-        self.jobs[at].pids.retain(|p| *p != pid);
-        if !self.jobs[at].pids.is_empty() {
+        let mark = self.mark(number);
+        let Some(job) = self.drop_process(pid) else {
             return;
-        }
+        };
         let state = match status {
             ExitStatus::Exited(0) => "Done".to_string(),
             ExitStatus::Exited(code) => format!("Exit {code}"),
@@ -186,29 +192,24 @@ impl JobTable {
             ExitStatus::Signaled(libc::SIGTERM) => "Terminated".to_string(),
             ExitStatus::Signaled(signal) => format!("Signal {signal}"),
         };
-        let job = &self.jobs[at];
-        let mut line = job.line(self.mark(job.number), &state);
-        line.push('\n');
-        let number = job.number;
-        self.notices.push(line);
-        self.jobs.remove(at);
-        self.recent.retain(|n| *n != number);
+        self.notices.push(job.line(mark, &state) + "\n");
     }
 
     /// `pid` was waited for by `wait`: drop it, and its job once empty,
     /// with no notice (the status went to `wait`).
     pub fn forget(&mut self, pid: Pid) {
-        for job in &mut self.jobs {
-            job.pids.retain(|p| *p != pid);
+        self.drop_process(pid);
+    }
+
+    /// Drop `pid` from its job; the job, taken out of the table, when that
+    /// was its last process.
+    fn drop_process(&mut self, pid: Pid) -> Option<Job> {
+        let at = self.jobs.iter().position(|j| j.pids.contains(&pid))?;
+        self.jobs[at].pids.retain(|p| *p != pid);
+        if !self.jobs[at].pids.is_empty() {
+            return None;
         }
-        let ended: Vec<usize> = self
-            .jobs
-            .iter()
-            .filter(|j| j.pids.is_empty())
-            .map(|j| j.number)
-            .collect();
-        self.jobs.retain(|j| !j.pids.is_empty());
-        self.recent.retain(|n| !ended.contains(n));
+        self.take(self.jobs[at].number)
     }
 
     /// The notices not yet shown.

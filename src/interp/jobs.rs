@@ -127,23 +127,22 @@ impl Shell<'_> {
         }
         self.continue_job(&job);
         self.job_table.foreground = job.text.clone();
-        let mut status = 0;
-        let mut stopped = None;
-        for (i, pid) in job.pids.iter().enumerate() {
-            self.jobs.retain(|p| p != pid);
-            if let Some(number) = stopped {
-                self.job_table.join(number, *pid);
-                self.jobs.push(*pid);
-                continue;
-            }
-            self.job_table.resumed = Some(job.number);
-            self.job_table.stopped_now = None;
-            status = self.wait_child(*pid, std::time::Instant::now(), i == 0)?;
-            self.job_table.resumed = None;
-            stopped = self.job_table.stopped_now;
-        }
+        // Waited for as a pipeline is: if it stops again it keeps its number.
+        self.jobs.retain(|p| !job.pids.contains(p));
+        let members = job
+            .pids
+            .iter()
+            .enumerate()
+            .map(|(i, pid)| super::exec::Started::Running(*pid, std::time::Instant::now(), i == 0))
+            .collect();
+        self.job_table.resumed = Some(job.number);
+        let (statuses, aborted) = self.wait_members(members);
+        self.job_table.resumed = None;
         self.take_terminal();
-        Ok(status)
+        if aborted {
+            return Err(super::Flow::Abort(126));
+        }
+        Ok(statuses.last().copied().unwrap_or(0))
     }
 
     /// `bg [JOB]`: a stopped job continues in the background.

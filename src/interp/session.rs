@@ -52,34 +52,50 @@ impl Shell<'_> {
     /// The script's next line, newline included (`None` at its end); a
     /// read error ends it too, reported.
     fn script_line(&mut self, script: &mut Script) -> Option<Vec<u8>> {
-        // What is pending before `searched` holds no newline: only bytes
-        // read since are searched (a long line is scanned once, not once
-        // per chunk).
-        let mut searched = 0;
-        loop {
-            if let Some(at) = script.pending[searched..].iter().position(|&b| b == b'\n') {
-                return Some(script.pending.drain(..=searched + at).collect());
-            }
-            searched = script.pending.len();
-            if script.ended {
-                return (!script.pending.is_empty()).then(|| std::mem::take(&mut script.pending));
-            }
-            let mut chunk = [0u8; 4096];
-            match self.sys.read(script.fd, &mut chunk) {
-                Ok(0) => {
-                    script.ended = true;
-                    let _ = self.sys.close(script.fd);
-                }
-                Ok(n) => script.pending.extend_from_slice(&chunk[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.error(&format!("reading the script: {e}"));
+        if !script.ended {
+            match self.buffered_line(script.fd, &mut script.pending) {
+                Buffered::Line(line) => return Some(line),
+                Buffered::End(error) => {
+                    if let Some(e) = error {
+                        self.error(&format!("reading the script: {e}"));
+                    }
                     script.ended = true;
                     let _ = self.sys.close(script.fd);
                 }
             }
         }
+        (!script.pending.is_empty()).then(|| std::mem::take(&mut script.pending))
     }
+
+    /// The next line of `fd`, read in blocks into `pending`, which keeps
+    /// what was read past it; at the end of the input (or a read error,
+    /// given) `pending` holds what is left.
+    fn buffered_line(&mut self, fd: crate::os::Fd, pending: &mut Vec<u8>) -> Buffered {
+        // What is pending before `searched` holds no newline: only bytes
+        // read since are searched (a long line is scanned once, not once
+        // per block).
+        let mut searched = 0;
+        loop {
+            if let Some(at) = pending[searched..].iter().position(|&b| b == b'\n') {
+                return Buffered::Line(pending.drain(..=searched + at).collect());
+            }
+            searched = pending.len();
+            let mut block = [0u8; 65536];
+            match self.sys.read(fd, &mut block) {
+                Ok(0) => return Buffered::End(None),
+                Ok(n) => pending.extend_from_slice(&block[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Buffered::End(Some(e)),
+            }
+        }
+    }
+}
+
+/// What [`Shell::buffered_line`] read.
+enum Buffered {
+    Line(Vec<u8>),
+    /// The end of the input, or the read error that ended it.
+    End(Option<std::io::Error>),
 }
 
 impl Shell<'_> {
@@ -220,19 +236,9 @@ impl Shell<'_> {
     /// bytes read past the line kept in `ahead` until
     /// [`Shell::give_back_stdin`] returns them before a command runs.
     fn read_line_ahead(&mut self, ahead: &mut Vec<u8>) -> Option<Vec<u8>> {
-        let mut searched = 0;
-        loop {
-            if let Some(at) = ahead[searched..].iter().position(|&b| b == b'\n') {
-                return Some(ahead.drain(..=searched + at).collect());
-            }
-            searched = ahead.len();
-            let mut block = [0u8; 65536];
-            match self.sys.read(0, &mut block) {
-                Ok(0) => return (!ahead.is_empty()).then(|| std::mem::take(ahead)),
-                Ok(n) => ahead.extend_from_slice(&block[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return (!ahead.is_empty()).then(|| std::mem::take(ahead)),
-            }
+        match self.buffered_line(0, ahead) {
+            Buffered::Line(line) => Some(line),
+            Buffered::End(_) => (!ahead.is_empty()).then(|| std::mem::take(ahead)),
         }
     }
 

@@ -167,27 +167,28 @@ impl Shell<'_> {
     /// Wait for the members of a pipeline in order: their statuses, and
     /// whether a copy reported a denial. Once one stops (Ctrl-Z), the
     /// members after it join its job instead of being waited for.
-    fn wait_members(&mut self, started: Vec<Started>) -> (Vec<i32>, bool) {
+    pub(in crate::interp) fn wait_members(&mut self, started: Vec<Started>) -> (Vec<i32>, bool) {
         let mut statuses = Vec::new();
         let mut aborted = false;
         self.job_table.stopped_now = None;
         for s in started {
             statuses.push(match s {
                 Started::Done(code) => code,
-                // A member after one that stopped (Ctrl-Z): the rest of the
-                // pipeline is part of its job, stopped with it.
-                Started::Running(pid, _, _) if self.job_table.stopped_now.is_some() => {
-                    let number = self.job_table.stopped_now.unwrap_or_default();
-                    self.job_table.join(number, pid);
-                    self.jobs.push(pid);
-                    128 + libc::SIGTSTP
-                }
-                Started::Running(pid, t0, external) => match self.wait_child(pid, t0, external) {
-                    Ok(code) => code,
-                    Err(_) => {
-                        aborted = true;
-                        126
+                Started::Running(pid, t0, external) => match self.job_table.stopped_now {
+                    // A member after one that stopped (Ctrl-Z): the rest of
+                    // the pipeline is part of its job, stopped with it.
+                    Some(number) => {
+                        self.job_table.join(number, pid);
+                        self.jobs.push(pid);
+                        128 + libc::SIGTSTP
                     }
+                    None => match self.wait_child(pid, t0, external) {
+                        Ok(code) => code,
+                        Err(_) => {
+                            aborted = true;
+                            126
+                        }
+                    },
                 },
             });
         }
