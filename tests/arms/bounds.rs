@@ -398,36 +398,48 @@ fn a_runaway_file_stops_at_the_trials_file_bound() {
     assert_eq!(harness["bounds"]["file_mib"], 1, "{harness}");
 }
 
+/// Launch `line` in an arm built with `bound_option` (a bound the
+/// launcher's watch counts) inside a containment of its own, and check
+/// that the watch ended the whole trial: within 20 s, by `SIGKILL`, with
+/// `said` on stderr, `bound` in `harness-end` and nothing left running.
+/// The trial's folder, for more checks; `None` when no cgroup can be made.
+fn ended_by_the_watch(
+    test: &str,
+    bound_option: [&str; 2],
+    line: &str,
+    said: &str,
+    bound: &str,
+) -> Option<tempfile::TempDir> {
+    let (_turn, containment) = containment(test)?;
+    let root = tempfile::tempdir().expect("tempdir");
+    let definition = arm_with(root.path(), &bound_option);
+    let started = Instant::now();
+    let out = launch_line(&definition, root.path(), line, &containment)
+        .output()
+        .expect("launch");
+    let stderr = text(&out.stderr);
+    assert!(started.elapsed() < Duration::from_secs(20), "{stderr}");
+    assert_eq!(out.status.code(), Some(128 + libc::SIGKILL), "{stderr}");
+    assert!(stderr.contains(said), "{stderr}");
+    let end = harness_end(root.path());
+    assert_eq!(end["bounds_hit"], serde_json::json!([bound]), "{end}");
+    assert!(end["ended"].as_u64().is_some_and(|n| n >= 1), "{end}");
+    assert!(containment.empties_within(Duration::from_secs(2)));
+    Some(root)
+}
+
 /// An endless loop in a line (in the shell itself, no program) stops at
 /// the trial's CPU time bound: the launcher ends the whole trial, says so,
 /// and records it. Judged by the time it took and the records.
 #[test]
 fn an_endless_loop_stops_at_the_trials_cpu_time_bound() {
-    let Some((_turn, containment)) = containment("cpu bound") else {
-        return;
-    };
-    let root = tempfile::tempdir().expect("tempdir");
-    let definition = arm_with(root.path(), &["--max-cpu-seconds", "2"]);
-    let started = Instant::now();
-    let out = launch_line(
-        &definition,
-        root.path(),
+    ended_by_the_watch(
+        "cpu bound",
+        ["--max-cpu-seconds", "2"],
         "while :; do :; done",
-        &containment,
-    )
-    .output()
-    .expect("launch");
-    let stderr = text(&out.stderr);
-    assert!(started.elapsed() < Duration::from_secs(20), "{stderr}");
-    assert_eq!(out.status.code(), Some(128 + libc::SIGKILL), "{stderr}");
-    assert!(
-        stderr.contains("ran past its CPU time bound (2 s)"),
-        "{stderr}"
+        "ran past its CPU time bound (2 s)",
+        "cpu",
     );
-    let end = harness_end(root.path());
-    assert_eq!(end["bounds_hit"], serde_json::json!(["cpu"]), "{end}");
-    assert!(end["ended"].as_u64().is_some_and(|n| n >= 1), "{end}");
-    assert!(containment.empties_within(Duration::from_secs(2)));
 }
 
 /// `timeout 60 guard-sh -c LINE` alone (no launcher, no cgroup), with the
@@ -571,34 +583,19 @@ fn a_served_line_past_its_wall_time_bound_ends_with_124() {
 
 /// Many files, each far below the file bound, fill the trial's disk
 /// bound: the launcher counts the bytes under `work/` and `tmp/`, ends the
-/// whole trial past it, says so and records it. Judged by the time taken,
-/// the bytes left and the records.
+/// whole trial past it, says so and records it. Judged by the time taken
+/// and the records.
 #[test]
 fn files_past_the_trials_disk_bound_end_the_trial() {
-    let Some((_turn, containment)) = containment("disk bound") else {
+    let Some(root) = ended_by_the_watch(
+        "disk bound",
+        ["--max-disk-mib", "2"],
+        "for i in 1 2 3 4 5 6 7 8; do seq 1 200000 > f$i; done; sleep 30; echo after",
+        "passed their bound (2 MiB): ending it",
+        "disk",
+    ) else {
         return;
     };
-    let root = tempfile::tempdir().expect("tempdir");
-    let definition = arm_with(root.path(), &["--max-disk-mib", "2"]);
-    let started = Instant::now();
-    let out = launch_line(
-        &definition,
-        root.path(),
-        "for i in 1 2 3 4 5 6 7 8; do seq 1 200000 > f$i; done; sleep 30; echo after",
-        &containment,
-    )
-    .output()
-    .expect("launch");
-    let stderr = text(&out.stderr);
-    assert!(started.elapsed() < Duration::from_secs(20), "{stderr}");
-    assert_eq!(out.status.code(), Some(128 + libc::SIGKILL), "{stderr}");
-    assert!(
-        stderr.contains("passed their bound (2 MiB): ending it"),
-        "{stderr}"
-    );
-    let end = harness_end(root.path());
-    assert_eq!(end["bounds_hit"], serde_json::json!(["disk"]), "{end}");
-    assert!(containment.empties_within(Duration::from_secs(2)));
     let report = verify(root.path());
     assert!(
         finding_kinds(&report).contains(&"bound-hit".to_string()),
