@@ -42,7 +42,13 @@ impl Shell<'_> {
         let dir = self
             .cwd
             .join(Path::new(std::ffi::OsStr::from_bytes(relative)));
-        let Ok(names) = self.sys.dir_names(&dir) else {
+        let Some(names) = self
+            .sys
+            .dir_names(&dir)
+            .ok()
+            .filter(|listing| self.may_list(&listing.real))
+            .map(|listing| listing.names)
+        else {
             return Vec::new();
         };
         names

@@ -1119,7 +1119,9 @@ impl Shell<'_> {
             out.push(field.bytes);
             return Ok(());
         }
-        let matches = pattern::glob(&*self.sys, &pat, self.opts.dotglob);
+        let matches = pattern::glob(&*self.sys, &pat, self.opts.dotglob, &|real| {
+            self.may_list(real)
+        });
         if matches.is_empty() {
             if self.opts.failglob {
                 self.error(&format!(

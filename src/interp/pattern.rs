@@ -221,8 +221,15 @@ pub fn literal(pat: &[PatByte]) -> Vec<u8> {
 }
 
 /// Pathname expansion of `pat` relative to the working folder, reading
-/// folders through `sys`. Sorted bytewise; empty when nothing matches.
-pub fn glob(sys: &dyn System, pat: &[PatByte], dotglob: bool) -> Vec<Vec<u8>> {
+/// folders through `sys`; a folder whose real path `may_list` refuses is
+/// read as an unreadable one is (no names). Sorted bytewise; empty when
+/// nothing matches.
+pub fn glob(
+    sys: &dyn System,
+    pat: &[PatByte],
+    dotglob: bool,
+    may_list: &dyn Fn(&Path) -> bool,
+) -> Vec<Vec<u8>> {
     use std::os::unix::ffi::OsStrExt;
     let components: Vec<&[PatByte]> = pat.split(|p| p.0 == b'/').collect();
     let absolute = pat.first().is_some_and(|p| p.0 == b'/');
@@ -257,7 +264,8 @@ pub fn glob(sys: &dyn System, pat: &[PatByte], dotglob: bool) -> Vec<Vec<u8>> {
                 continue;
             }
             let dir: &[u8] = if base.is_empty() { b"." } else { base };
-            let Ok(entries) = sys.dir_names(Path::new(std::ffi::OsStr::from_bytes(dir))) else {
+            let listing = sys.dir_names(Path::new(std::ffi::OsStr::from_bytes(dir)));
+            let Some(entries) = listing.ok().filter(|l| may_list(&l.real)).map(|l| l.names) else {
                 continue;
             };
             let tokens = compile(comp);
@@ -266,8 +274,6 @@ pub fn glob(sys: &dyn System, pat: &[PatByte], dotglob: bool) -> Vec<Vec<u8>> {
                 .into_iter()
                 .filter(|name| {
                     (!name.starts_with(b".") || leading_dot || dotglob)
-                        && name != b"."
-                        && name != b".."
                         && match_tokens(&tokens, name)
                 })
                 .collect();
@@ -345,7 +351,7 @@ mod tests {
             ("a.txt/*", false, &[]),
         ];
         for (pattern, dotglob, want) in cases {
-            let got = glob(&sys, &unquoted(pattern.as_bytes()), *dotglob);
+            let got = glob(&sys, &unquoted(pattern.as_bytes()), *dotglob, &|_| true);
             let got: Vec<String> = got
                 .iter()
                 .map(|p| String::from_utf8_lossy(p).into())

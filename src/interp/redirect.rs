@@ -192,6 +192,17 @@ impl Shell<'_> {
         }
     }
 
+    /// Whether the shell may give a line the names in the folder it read
+    /// (`real`, as the kernel named the descriptor), for globbing and Tab
+    /// completion: not part of the guard, and where every command of the
+    /// arm may read. The shell process can read its own audit folder;
+    /// a line must not learn more through the shell than its commands
+    /// could (`echo ../au*/*`).
+    pub(super) fn may_list(&self, real: &std::path::Path) -> bool {
+        crate::guard::check_opened(&self.policy, real).is_ok()
+            && crate::sandbox::landlock::every_command_may_read(&self.policy, &self.cwd, real)
+    }
+
     /// The guard's check of the file a line's open reached, by the name
     /// the kernel gives its descriptor: not part of the guard
     /// ([`crate::guard::check_opened`]), and when the line `reads` it,

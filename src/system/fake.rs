@@ -16,8 +16,8 @@
 //! after it sees nothing).
 
 use super::{
-    Access, Disposition, ExitStatus, Fd, FileInfo, FileKind, Forked, OpenMode, Pid, ProcessGroup,
-    SpawnError, SpawnRequest, System,
+    Access, Disposition, ExitStatus, Fd, FileInfo, FileKind, Forked, Listing, OpenMode, Pid,
+    ProcessGroup, SpawnError, SpawnRequest, System,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
@@ -750,7 +750,7 @@ impl System for FakeSystem {
 
     /// The files of the table directly inside `dir` (a relative `dir`
     /// is taken from `cwd`).
-    fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>> {
+    fn dir_names(&self, dir: &Path) -> io::Result<Listing> {
         use std::os::unix::ffi::OsStrExt;
         let dir = self.resolve(dir);
         match self.files.get(&dir) {
@@ -758,12 +758,13 @@ impl System for FakeSystem {
             Some(_) => return Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
             None => return Err(io::Error::from_raw_os_error(libc::ENOENT)),
         }
-        Ok(self
+        let names = self
             .files
             .keys()
             .filter(|p| p.parent() == Some(dir.as_path()))
             .filter_map(|p| p.file_name())
             .map(|n| n.as_bytes().to_vec())
-            .collect())
+            .collect();
+        Ok(Listing { names, real: dir })
     }
 }

@@ -207,7 +207,7 @@ pub trait System {
     /// The effective user and group ids.
     fn effective_ids(&self) -> (u32, u32);
     /// The names in folder `dir` (without `.` and `..`), in no order.
-    fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>>;
+    fn dir_names(&self, dir: &Path) -> io::Result<Listing>;
     /// `path` with every link resolved (`realpath`).
     fn real_path(&self, path: &Path) -> io::Result<PathBuf>;
     /// The path of the file open at `fd`, as the kernel names it
@@ -273,6 +273,17 @@ pub trait System {
     /// at a time, Ctrl-C a key) until the returned guard is dropped; `None`
     /// when `fd` is no terminal whose mode can be set.
     fn raw_terminal(&mut self, fd: Fd) -> Option<Box<dyn std::any::Any>>;
+}
+
+/// The names in a folder, and the folder they were read from as the
+/// kernel names the descriptor read (every link resolved), so the shell
+/// judges the folder it really listed, not a name a race could swap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// The entries' names (without `.` and `..`), unsorted.
+    pub names: Vec<Vec<u8>>,
+    /// The folder read.
+    pub real: PathBuf,
 }
 
 /// The file facts the `test` builtin and `[[ ]]` ask about.

@@ -10,8 +10,8 @@
 
 use super::served::{Served, StartSupervisor};
 use super::{
-    Access, ExitStatus, Fd, FileInfo, FileKind, Forked, OpenMode, Pid, ProcessGroup, SpawnError,
-    SpawnRequest, System,
+    Access, ExitStatus, Fd, FileInfo, FileKind, Forked, Listing, OpenMode, Pid, ProcessGroup,
+    SpawnError, SpawnRequest, System,
 };
 use crate::audit::AuditSink;
 use crate::os::{private_fd, procfs, signals};
@@ -1075,12 +1075,22 @@ impl System for RealSystem {
         std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()
     }
 
-    fn dir_names(&self, dir: &Path) -> io::Result<Vec<Vec<u8>>> {
-        use std::os::unix::ffi::OsStringExt;
-        Ok(std::fs::read_dir(dir)?
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().into_vec())
-            .collect())
+    fn dir_names(&self, dir: &Path) -> io::Result<Listing> {
+        use nix::fcntl::OFlag;
+        use std::os::fd::AsRawFd;
+        let mut folder = nix::dir::Dir::open(
+            dir,
+            OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+            nix::sys::stat::Mode::empty(),
+        )?;
+        let real = std::fs::read_link(format!("/proc/self/fd/{}", folder.as_raw_fd()))?;
+        let names = folder
+            .iter()
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name().to_bytes().to_vec())
+            .filter(|name| name != b"." && name != b"..")
+            .collect();
+        Ok(Listing { names, real })
     }
 
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
