@@ -566,7 +566,6 @@ fn agent_cannot_write_policy_bin_folder_or_audit_log_and_next_session_loads_the_
         format!("mkdir {}/evil", b.display()),
         format!("cd {} && echo x > curl", b.display()),
         "echo '{}' > ../arm/policy.json".to_string(),
-        "echo '{}' | tee ../arm/pol*.json".to_string(),
         "cd ../arm && mkdir bin/evil".to_string(),
     ];
     for line in &attempts {
@@ -577,6 +576,15 @@ fn agent_cannot_write_policy_bin_folder_or_audit_log_and_next_session_loads_the_
             "{line}: must fail; stderr: {}",
             stderr(&out)
         );
+    }
+    // A glob cannot name the policy: the shell lists no folder the
+    // commands may not read, so the pattern stays as written (without
+    // Landlock tee writes a file of that name beside it; the policy is
+    // judged below).
+    let out = run(&arm, "echo '{}' | tee ../arm/pol*.json", kernel);
+    assert_eq!(stdout(&out), "{}\n", "stderr: {}", stderr(&out));
+    if kernel == Kernel::Landlock {
+        assert_ne!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     }
 
     assert_eq!(
