@@ -85,9 +85,11 @@ fn push_static(part: &WordPart, in_double_quotes: bool, out: &mut Vec<u8>) -> Op
 }
 
 /// Unquoted bytes whose meaning depends on run time: pattern characters
-/// (pathname expansion; `[` is judged per word) and braces (brace expansion).
+/// (pathname expansion; `[` is judged per word; an unquoted `(` in a word
+/// opens an extended glob group such as `@(a|b)`) and braces (brace
+/// expansion).
 fn is_unquoted_special(b: u8) -> bool {
-    matches!(b, b'*' | b'?' | b'{' | b'}')
+    matches!(b, b'*' | b'?' | b'{' | b'}' | b'(')
 }
 
 /// Source-like text of a word for messages (quotes dropped, expansions shown

@@ -58,7 +58,8 @@ impl Shell<'_> {
         match op {
             "==" | "=" | "!=" => {
                 let pattern = self.expand_pattern(right)?;
-                Ok(super::pattern::matches(&pattern, &value) == (op != "!="))
+                // bash reads extended globs inside `[[ ]]` whatever `extglob` says.
+                Ok(super::pattern::matches(&pattern, &value, true) == (op != "!="))
             }
             "=~" => self.regex_match(&value, right),
             "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" => {

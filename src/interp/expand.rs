@@ -956,26 +956,23 @@ impl Shell<'_> {
     fn transform(&mut self, op: &ParamOp, v: Vec<u8>) -> Result<Vec<u8>, Flow> {
         Ok(match op {
             ParamOp::RemovePrefix { longest, pattern } => {
-                let pat = self.expand_pattern(pattern)?;
+                let pat = pattern::Compiled::new(&self.expand_pattern(pattern)?, self.opts.extglob);
                 let mut cuts: Vec<usize> = (0..=v.len()).collect();
                 if *longest {
                     cuts.reverse();
                 }
-                match cuts.into_iter().find(|&n| pattern::matches(&pat, &v[..n])) {
+                match cuts.into_iter().find(|&n| pat.matches(&v[..n])) {
                     Some(n) => v[n..].to_vec(),
                     None => v,
                 }
             }
             ParamOp::RemoveSuffix { longest, pattern } => {
-                let pat = self.expand_pattern(pattern)?;
+                let pat = pattern::Compiled::new(&self.expand_pattern(pattern)?, self.opts.extglob);
                 let mut starts: Vec<usize> = (0..=v.len()).collect();
                 if !*longest {
                     starts.reverse();
                 }
-                match starts
-                    .into_iter()
-                    .find(|&n| pattern::matches(&pat, &v[n..]))
-                {
+                match starts.into_iter().find(|&n| pat.matches(&v[n..])) {
                     Some(n) => v[..n].to_vec(),
                     None => v,
                 }
@@ -988,7 +985,7 @@ impl Shell<'_> {
                 let pat = self.expand_pattern(pattern)?;
                 // With its quoting: an unquoted `&` stands for the match.
                 let rep = self.expand_pattern(replacement)?;
-                replace(&v, &pat, &rep, *mode)
+                replace(&v, &pat, &rep, *mode, self.opts.extglob)
             }
             ParamOp::Substring { offset, length } => {
                 let chars = char_bounds(&v);
@@ -1115,13 +1112,15 @@ impl Shell<'_> {
             .zip(field.q.iter())
             .map(|(&b, &q)| (b, q == Q::Quoted))
             .collect();
-        if self.opts.noglob || !pattern::has_magic(&pat) {
+        if self.opts.noglob || !pattern::has_magic(&pat, self.opts.extglob) {
             out.push(field.bytes);
             return Ok(());
         }
-        let matches = pattern::glob(&*self.sys, &pat, self.opts.dotglob, &|real| {
-            self.may_list(real)
-        });
+        let options = pattern::GlobOptions {
+            dotglob: self.opts.dotglob,
+            extglob: self.opts.extglob,
+        };
+        let matches = pattern::glob(&*self.sys, &pat, options, &|real| self.may_list(real));
         if matches.is_empty() {
             if self.opts.failglob {
                 self.error(&format!(
@@ -1217,14 +1216,21 @@ fn replacement(rep: &[PatByte], matched: &[u8]) -> Vec<u8> {
     out
 }
 
-fn replace(v: &[u8], pat: &[PatByte], rep: &[PatByte], mode: ReplaceMode) -> Vec<u8> {
+fn replace(
+    v: &[u8],
+    pat: &[PatByte],
+    rep: &[PatByte],
+    mode: ReplaceMode,
+    extglob: bool,
+) -> Vec<u8> {
     if pat.is_empty() {
         return v.to_vec();
     }
+    let compiled = pattern::Compiled::new(pat, extglob);
     match mode {
         ReplaceMode::Prefix => {
             for n in (0..=v.len()).rev() {
-                if pattern::matches(pat, &v[..n]) {
+                if compiled.matches(&v[..n]) {
                     let mut out = replacement(rep, &v[..n]);
                     out.extend_from_slice(&v[n..]);
                     return out;
@@ -1234,7 +1240,7 @@ fn replace(v: &[u8], pat: &[PatByte], rep: &[PatByte], mode: ReplaceMode) -> Vec
         }
         ReplaceMode::Suffix => {
             for n in 0..=v.len() {
-                if pattern::matches(pat, &v[n..]) {
+                if compiled.matches(&v[n..]) {
                     let mut out = v[..n].to_vec();
                     out.extend_from_slice(&replacement(rep, &v[n..]));
                     return out;
@@ -1253,7 +1259,7 @@ fn replace(v: &[u8], pat: &[PatByte], rep: &[PatByte], mode: ReplaceMode) -> Vec
                 // Longest match starting at i.
                 let found = (i + 1..=v.len())
                     .rev()
-                    .find(|&end| pattern::matches(pat, &v[i..end]));
+                    .find(|&end| compiled.matches(&v[i..end]));
                 match found {
                     Some(end) => {
                         out.extend_from_slice(&replacement(rep, &v[i..end]));

@@ -1,6 +1,8 @@
 //! Shell patterns (XCU 2.13): `*`, `?`, bracket expressions with ranges,
 //! negation and character classes; quoted characters match themselves.
-//! Used by `case`, `${x#p}`-style operators and pathname expansion.
+//! With `extglob` (bash; always inside `[[ ]]`) also the groups `@(a|b)`,
+//! `?(…)`, `*(…)`, `+(…)` and `!(…)`. Used by `case`, `[[ == ]]`,
+//! `${x#p}`-style operators and pathname expansion.
 
 use crate::system::{FileKind, System};
 use std::path::Path;
@@ -17,6 +19,12 @@ enum Token {
         negated: bool,
         items: Vec<ClassItem>,
     },
+    /// An extended glob group: its operator (`@ ? * + !`) and each
+    /// `|`-separated alternative.
+    Group {
+        op: u8,
+        alternatives: Vec<Vec<Token>>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,13 +34,52 @@ enum ClassItem {
     Named(String),
 }
 
-/// Does the pattern contain an unquoted special character?
-pub fn has_magic(pat: &[PatByte]) -> bool {
-    pat.iter()
-        .any(|&(b, quoted)| !quoted && matches!(b, b'*' | b'?' | b'['))
+/// Does the pattern contain an unquoted special character (with
+/// `extglob`, also a group such as `@(`)?
+pub fn has_magic(pat: &[PatByte], extglob: bool) -> bool {
+    pat.iter().enumerate().any(|(i, &(b, quoted))| {
+        !quoted && (matches!(b, b'*' | b'?' | b'[') || extglob && group_opens(pat, i))
+    })
 }
 
-fn compile(pat: &[PatByte]) -> Vec<Token> {
+/// Whether an extended glob group opens at `pat[i]`: an unquoted
+/// `@ ? * + !` then an unquoted `(`.
+fn group_opens(pat: &[PatByte], i: usize) -> bool {
+    matches!(pat[i], (b'@' | b'?' | b'*' | b'+' | b'!', false))
+        && pat.get(i + 1) == Some(&(b'(', false))
+}
+
+/// The end of the group whose `(` is at `open` (the index after its `)`)
+/// and its alternatives' spans; `None` when unbalanced (then the text is
+/// literal, as in bash).
+fn group_at(pat: &[PatByte], open: usize) -> Option<(usize, Vec<(usize, usize)>)> {
+    let mut depth = 0usize;
+    let mut start = open + 1;
+    let mut alternatives = Vec::new();
+    let mut i = open;
+    while i < pat.len() {
+        match pat[i] {
+            (b'\\', false) => i += 1,
+            (b'(', false) => depth += 1,
+            (b')', false) => {
+                depth -= 1;
+                if depth == 0 {
+                    alternatives.push((start, i));
+                    return Some((i + 1, alternatives));
+                }
+            }
+            (b'|', false) if depth == 1 => {
+                alternatives.push((start, i));
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn compile(pat: &[PatByte], extglob: bool) -> Vec<Token> {
     let mut tokens = Vec::new();
     let mut i = 0;
     while i < pat.len() {
@@ -41,6 +88,20 @@ fn compile(pat: &[PatByte]) -> Vec<Token> {
             tokens.push(Token::Byte(b));
             i += 1;
             continue;
+        }
+        if extglob && group_opens(pat, i) {
+            if let Some((next, spans)) = group_at(pat, i + 1) {
+                let alternatives = spans
+                    .into_iter()
+                    .map(|(from, to)| compile(&pat[from..to], true))
+                    .collect();
+                tokens.push(Token::Group {
+                    op: b,
+                    alternatives,
+                });
+                i = next;
+                continue;
+            }
         }
         match b {
             b'*' => {
@@ -170,11 +231,59 @@ fn single(token: &Token, s: &[u8]) -> Option<usize> {
             });
             (hit != *negated).then_some(if first >= 0x80 { char_len(s) } else { 1 })
         }
-        Token::Star => None,
+        Token::Star | Token::Group { .. } => None,
     }
 }
 
+/// The matcher for patterns with groups: backtracking over every way to
+/// split the text (groups are short in practice; `*` steps by character).
+fn match_groups(tokens: &[Token], s: &[u8]) -> bool {
+    let Some((first, rest)) = tokens.split_first() else {
+        return s.is_empty();
+    };
+    match first {
+        Token::Star => char_ends(s, 0).any(|k| match_groups(rest, &s[k..])),
+        Token::Group { op, alternatives } => char_ends(s, 0)
+            .any(|k| group_matches(*op, alternatives, &s[..k]) && match_groups(rest, &s[k..])),
+        token => single(token, s).is_some_and(|n| match_groups(rest, &s[n..])),
+    }
+}
+
+/// Every index from `from` to the end of `s` that ends a character.
+fn char_ends(s: &[u8], from: usize) -> impl Iterator<Item = usize> + '_ {
+    let mut at = Some(from);
+    std::iter::from_fn(move || {
+        let here = at?;
+        at = (here < s.len()).then(|| here + char_len(&s[here..]));
+        Some(here)
+    })
+}
+
+/// Whether the whole of `s` is what the group `op(alternatives)` matches.
+fn group_matches(op: u8, alternatives: &[Vec<Token>], s: &[u8]) -> bool {
+    let one = |t: &[u8]| alternatives.iter().any(|a| match_groups(a, t));
+    match op {
+        b'@' => one(s),
+        b'?' => s.is_empty() || one(s),
+        b'!' => !one(s),
+        b'*' => s.is_empty() || repeated(alternatives, s),
+        _ => repeated(alternatives, s),
+    }
+}
+
+/// `s` is one or more matches of the alternatives, one after another.
+fn repeated(alternatives: &[Vec<Token>], s: &[u8]) -> bool {
+    let one = |t: &[u8]| alternatives.iter().any(|a| match_groups(a, t));
+    one(s)
+        || char_ends(s, 0)
+            .skip(1)
+            .any(|k| k < s.len() && one(&s[..k]) && repeated(alternatives, &s[k..]))
+}
+
 fn match_tokens(tokens: &[Token], s: &[u8]) -> bool {
+    if tokens.iter().any(|t| matches!(t, Token::Group { .. })) {
+        return match_groups(tokens, s);
+    }
     let (mut t, mut i) = (0usize, 0usize);
     let mut backtrack: Option<(usize, usize)> = None;
     loop {
@@ -204,9 +313,24 @@ fn match_tokens(tokens: &[Token], s: &[u8]) -> bool {
     }
 }
 
-/// Does the whole of `s` match the pattern?
-pub fn matches(pat: &[PatByte], s: &[u8]) -> bool {
-    match_tokens(&compile(pat), s)
+/// Does the whole of `s` match the pattern (groups read when `extglob`)?
+pub fn matches(pat: &[PatByte], s: &[u8], extglob: bool) -> bool {
+    match_tokens(&compile(pat, extglob), s)
+}
+
+/// A pattern compiled once, for the operators that try it against many
+/// parts of one value (`${x#p}`, `${x/p/r}`).
+pub struct Compiled(Vec<Token>);
+
+impl Compiled {
+    pub fn new(pat: &[PatByte], extglob: bool) -> Compiled {
+        Compiled(compile(pat, extglob))
+    }
+
+    /// Does the whole of `s` match?
+    pub fn matches(&self, s: &[u8]) -> bool {
+        match_tokens(&self.0, s)
+    }
 }
 
 /// Treat plain bytes as an unquoted pattern.
@@ -220,6 +344,15 @@ pub fn literal(pat: &[PatByte]) -> Vec<u8> {
     pat.iter().map(|p| p.0).collect()
 }
 
+/// The shell options pathname expansion reads.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GlobOptions {
+    /// Names starting with `.` match without a leading `.` in the pattern.
+    pub dotglob: bool,
+    /// Groups such as `@(a|b)` are patterns.
+    pub extglob: bool,
+}
+
 /// Pathname expansion of `pat` relative to the working folder, reading
 /// folders through `sys`; a folder whose real path `may_list` refuses is
 /// read as an unreadable one is (no names). Sorted bytewise; empty when
@@ -227,9 +360,10 @@ pub fn literal(pat: &[PatByte]) -> Vec<u8> {
 pub fn glob(
     sys: &dyn System,
     pat: &[PatByte],
-    dotglob: bool,
+    options: GlobOptions,
     may_list: &dyn Fn(&Path) -> bool,
 ) -> Vec<Vec<u8>> {
+    let GlobOptions { dotglob, extglob } = options;
     use std::os::unix::ffi::OsStrExt;
     let components: Vec<&[PatByte]> = pat.split(|p| p.0 == b'/').collect();
     let absolute = pat.first().is_some_and(|p| p.0 == b'/');
@@ -259,7 +393,7 @@ pub fn glob(
                 p.extend_from_slice(name);
                 p
             };
-            if !has_magic(comp) {
+            if !has_magic(comp, extglob) {
                 next.push(join(&literal(comp)));
                 continue;
             }
@@ -268,7 +402,7 @@ pub fn glob(
             let Some(entries) = listing.ok().filter(|l| may_list(&l.real)).map(|l| l.names) else {
                 continue;
             };
-            let tokens = compile(comp);
+            let tokens = compile(comp, extglob);
             let leading_dot = comp.first().is_some_and(|p| p.0 == b'.');
             let mut names: Vec<Vec<u8>> = entries
                 .into_iter()
@@ -295,7 +429,7 @@ pub fn glob(
                 .file_info(Path::new(std::ffi::OsStr::from_bytes(p)), false)
                 .is_ok()
     });
-    if !has_magic(pat) {
+    if !has_magic(pat, extglob) {
         return paths;
     }
     paths.sort();
@@ -351,7 +485,11 @@ mod tests {
             ("a.txt/*", false, &[]),
         ];
         for (pattern, dotglob, want) in cases {
-            let got = glob(&sys, &unquoted(pattern.as_bytes()), *dotglob, &|_| true);
+            let options = GlobOptions {
+                dotglob: *dotglob,
+                extglob: false,
+            };
+            let got = glob(&sys, &unquoted(pattern.as_bytes()), options, &|_| true);
             let got: Vec<String> = got
                 .iter()
                 .map(|p| String::from_utf8_lossy(p).into())
@@ -363,7 +501,47 @@ mod tests {
     use super::*;
 
     fn m(p: &str, s: &str) -> bool {
-        matches(&unquoted(p.as_bytes()), s.as_bytes())
+        matches(&unquoted(p.as_bytes()), s.as_bytes(), false)
+    }
+
+    fn ext(p: &str, s: &str) -> bool {
+        matches(&unquoted(p.as_bytes()), s.as_bytes(), true)
+    }
+
+    #[test]
+    fn extended_groups_match_like_bash() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("@(ab|cd)", "ab", true),
+            ("@(ab|cd)", "abcd", false),
+            ("?(ab)x", "x", true),
+            ("?(ab)x", "abx", true),
+            ("?(ab)x", "ababx", false),
+            ("*(ab)", "", true),
+            ("*(ab)", "ababab", true),
+            ("*(ab)", "aba", false),
+            ("+(ab)", "", false),
+            ("+(a|bc)", "abca", true),
+            ("!(*.txt)", "a.rs", true),
+            ("!(*.txt)", "a.txt", false),
+            ("!(foo)bar", "foobar", false),
+            ("!(foo)bar", "xbar", true),
+            ("*.@(c|h)", "x.h", true),
+            ("@(a|@(b|c))d", "cd", true),
+            ("+([0-9])", "2024", true),
+            ("+([0-9])", "20x4", false),
+            ("@(a", "@(a", true),
+            ("+(é)", "éé", true),
+        ];
+        for (p, s, want) in cases {
+            assert_eq!(ext(p, s), *want, "{p} against {s}");
+        }
+        // Without extglob a group is text.
+        assert!(!m("@(ab|cd)", "ab"));
+        assert!(m("@(ab|cd)", "@(ab|cd)"));
+        // A quoted group character is literal.
+        let quoted = vec![(b'@', false), (b'(', true), (b'a', false), (b')', true)];
+        assert!(!matches(&quoted, b"a", true));
+        assert!(matches(&quoted, b"@(a)", true));
     }
 
     #[test]
@@ -382,7 +560,7 @@ mod tests {
     #[test]
     fn quoted_pattern_characters_are_literal() {
         let pat = vec![(b'*', true), (b'x', false)];
-        assert!(matches(&pat, b"*x"));
-        assert!(!matches(&pat, b"ax"));
+        assert!(matches(&pat, b"*x", false));
+        assert!(!matches(&pat, b"ax", false));
     }
 }

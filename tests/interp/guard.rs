@@ -112,6 +112,35 @@ fn foreign_name_assembled_in_a_variable_is_denied_at_run_time() {
     assert_eq!(ran(&s), "");
 }
 
+/// An extended glob group can pick a command's name at run time (from the
+/// files in the folder, or by cutting a value): the name it yields is
+/// judged as it runs, and a line that names a foreign program through a
+/// group is refused before anything of it runs.
+#[test]
+fn a_name_picked_by_an_extended_glob_is_denied() {
+    let s = setup();
+    std::fs::write(s.work.path().join("evil"), "").expect("plant a file named evil");
+    let lines = [
+        "shopt -s extglob; @(evil|nothing-else); tool after",
+        "shopt -s extglob; +(e)vil; tool after",
+        "shopt -s extglob; x=evXil; ${x//@(X|Y)/}; tool after",
+        "shopt -s extglob; x=evil.sh; ${x%.@(sh|py)}; tool after",
+        // A command substitution inside a group is found before the line runs.
+        "tool before; [[ x == @(a|$(evil)) ]]; tool after",
+    ];
+    for line in lines {
+        let (status, out, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(err.contains("denied: \"evil\""), "{line}: {err}");
+        assert_eq!(out, "", "{line}");
+        assert_eq!(ran(&s), "", "{line}");
+    }
+    // The group reaches the run: allowed when what it picks is the tool.
+    let (status, _, err) = run(&s, "shopt -s extglob; x=toolXX; ${x%%+(X)} picked");
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(ran(&s), "tool|picked\n");
+}
+
 #[test]
 fn foreign_name_in_a_pipeline_member_assembled_at_run_time_is_denied() {
     let s = setup();

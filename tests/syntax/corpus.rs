@@ -6,8 +6,9 @@
 //!
 //! Every accepted input is also checked to print back (`to_source`) to
 //! text that parses to the same tree, and to be accepted by `bash -n`
-//! (a missing bash fails the test), so guard-sh never accepts what bash would
-//! reject. All failures are collected and reported together.
+//! with `extglob` on (guard-sh reads extended glob groups whatever the
+//! option says; a missing bash fails the test), so guard-sh never accepts
+//! what bash would reject. All failures are collected and reported together.
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 

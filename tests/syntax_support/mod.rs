@@ -91,7 +91,8 @@ pub fn bash_accepts(src: &[u8]) -> Result<(), String> {
         panic!("{BASH} is missing; install bash (tests/run.sh does)");
     }
     let mut child = Command::new(BASH)
-        .args(["--norc", "--noprofile", "-n"])
+        // With extglob, as guard-sh reads groups whatever the option says.
+        .args(["--norc", "--noprofile", "-O", "extglob", "-n"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -207,7 +207,7 @@ impl Shell<'_> {
             if !hit {
                 for p in &arm.patterns {
                     let pat = self.expand_pattern(p)?;
-                    if crate::interp::pattern::matches(&pat, &value) {
+                    if crate::interp::pattern::matches(&pat, &value, self.opts.extglob) {
                         hit = true;
                         break;
                     }

@@ -98,10 +98,12 @@ impl<'a> Parser<'a> {
             }
         }
         let mut negated = false;
+        // `!(…)` in a command's place is `!` and a subshell, as bash
+        // reads it, not an extended glob group.
         if rest.first() == Some(&b'!')
             && rest
                 .get(1)
-                .is_none_or(|&b| matches!(b, b' ' | b'\t' | b'\n'))
+                .is_none_or(|&b| matches!(b, b' ' | b'\t' | b'\n' | b'('))
         {
             negated = true;
             rest = blanks(&rest[1..]);

@@ -126,10 +126,7 @@ impl<'a> Parser<'a> {
                     rest = r;
                 }
                 b'@' | b'!' | b'+' | b'*' | b'?' if rest.get(1) == Some(&b'(') => {
-                    return Err(SyntaxError::Unsupported {
-                        feature: "extended glob patterns like `@(…)`",
-                        at: self.span_at(rest, 2),
-                    });
+                    rest = self.extglob_group_into(rest, &mut p)?;
                 }
                 b'=' if !assign_like && p.is_assignment_prefix() => {
                     assign_like = true;
@@ -159,6 +156,71 @@ impl<'a> Parser<'a> {
                 span,
             }),
         ))
+    }
+
+    /// An extended glob group (`@(…)`, `!(…)`, `+(…)`, `*(…)`, `?(…)`) at
+    /// `i`, read into `p` as unquoted text up to its matching `)`: blanks,
+    /// `|` and inner groups are the pattern's own, quotes and expansions
+    /// are read as in any word. Read whether or not `extglob` is set, so a
+    /// line parses one way whatever an earlier line set (bash's parse
+    /// depends on it); it matches as a pattern only with `extglob` on, or
+    /// inside `[[ ]]`.
+    fn extglob_group_into(&mut self, i: &'a [u8], p: &mut Parts) -> Result<&'a [u8], SyntaxError> {
+        p.lit(&i[..2]);
+        let mut rest = &i[2..];
+        let mut depth = 1usize;
+        loop {
+            let Some(&c) = rest.first() else {
+                return Err(SyntaxError::Unterminated {
+                    what: "extended glob pattern",
+                    open: self.span_at(i, 2),
+                });
+            };
+            match c {
+                b'\\' => match rest.get(1) {
+                    Some(b'\n') => rest = &rest[2..],
+                    Some(_) => {
+                        let n = char_len(&rest[1..]);
+                        p.push(WordPart::Escaped(rest[1..1 + n].to_vec()));
+                        rest = &rest[1 + n..];
+                    }
+                    None => {
+                        return Err(SyntaxError::Unterminated {
+                            what: "line (ends with `\\`)",
+                            open: self.span_at(rest, 1),
+                        });
+                    }
+                },
+                b'\'' => {
+                    let (r, text) = self.single_quoted(rest)?;
+                    p.push(WordPart::SingleQuoted(text));
+                    rest = r;
+                }
+                b'"' => {
+                    let (r, inner) = self.double_quoted(rest)?;
+                    p.push(WordPart::DoubleQuoted(inner));
+                    rest = r;
+                }
+                b'$' => rest = self.dollar_into(rest, Quoting::Unquoted, p)?,
+                b'`' => {
+                    let (r, part) = self.backtick(rest, false)?;
+                    p.push(part);
+                    rest = r;
+                }
+                _ => {
+                    depth = match c {
+                        b'(' => depth + 1,
+                        b')' => depth - 1,
+                        _ => depth,
+                    };
+                    p.lit(&rest[..1]);
+                    rest = &rest[1..];
+                    if depth == 0 {
+                        return Ok(rest);
+                    }
+                }
+            }
+        }
     }
 
     /// `'…'` at `i`: the bytes between the quotes.
