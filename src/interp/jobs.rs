@@ -37,7 +37,11 @@ impl Shell<'_> {
                 Ok(Some(status)) => {
                     self.jobs.remove(i);
                     self.job_table.reaped(pid, status);
-                    self.done_jobs.insert(pid, status.code());
+                    let ended = super::EndedJob {
+                        status: status.code(),
+                        told: false,
+                    };
+                    self.done_jobs.insert(pid, ended);
                     if self.done_jobs.len() > KEPT_STATUSES {
                         self.done_jobs.pop_first();
                     }
@@ -235,22 +239,117 @@ impl Shell<'_> {
             .unwrap_or_default())
     }
 
-    /// `wait [PID…]`: no operand waits for every job and returns 0; with
-    /// operands, the status of the last. A trapped signal ends the wait at
-    /// once with `128+N`.
+    /// `wait [-fn] [-p VAR] [ID…]`: no operand waits for every job and
+    /// returns 0; with operands, the status of the last; `-n` the status
+    /// of the next job to end (of the operands, if any), 127 when none is
+    /// running; `-p VAR` gets the process ID that status is of (assigned
+    /// as any assignment, through the policy check). A trapped signal
+    /// ends the wait at once with `128+N`.
     pub(super) fn wait_builtin(&mut self, args: &[Vec<u8>]) -> Status {
-        let args = match args.first().map(Vec::as_slice) {
-            Some(b"--") => &args[1..],
-            Some(a) if a.starts_with(b"-") => {
-                self.error(&format!("wait: {}: invalid option", lossy(a)));
-                return Ok(2);
+        let mut next = false;
+        let mut report = None;
+        let mut rest = args;
+        while let Some(flag) = rest.first().filter(|a| a.starts_with(b"-") && a.len() > 1) {
+            rest = &rest[1..];
+            if flag == b"--" {
+                break;
             }
-            _ => args,
+            for &letter in &flag[1..] {
+                match letter {
+                    b'n' => next = true,
+                    b'f' => {}
+                    b'p' if !rest.is_empty() => {
+                        report = Some(lossy(&rest[0]));
+                        rest = &rest[1..];
+                    }
+                    b'p' => {
+                        self.error("wait: -p: option requires an argument");
+                        return Ok(2);
+                    }
+                    _ => {
+                        self.error(&format!("wait: -{}: invalid option", letter as char));
+                        self.error("wait: usage: wait [-fn] [-p var] [id ...]");
+                        return Ok(2);
+                    }
+                }
+            }
+        }
+        if next {
+            return self.wait_next(rest, report.as_deref());
+        }
+        let (status, last) = self.wait_for(rest)?;
+        if let (Some(name), Some(pid)) = (report, last) {
+            self.assign(&name, pid.to_string().into_bytes())?;
+        }
+        Ok(status)
+    }
+
+    /// `wait -n [ID…]`: the status of the first of the jobs named (every
+    /// job when none is) to end; 127 when there is nothing to wait for.
+    /// A job that ended before is taken first in a script or on standard
+    /// input, and not at all under `-c`, as bash (it marks ended jobs as
+    /// told of there).
+    fn wait_next(&mut self, args: &[Vec<u8>], report: Option<&str>) -> Status {
+        self.reap_jobs();
+        let ended = |pid: &Pid| args.is_empty() || args.iter().any(|a| lossy(a) == pid.to_string());
+        let first_ended = match self.command_mode {
+            true => None,
+            false => self
+                .done_jobs
+                .iter_mut()
+                .find(|(pid, job)| !job.told && ended(pid)),
         };
+        if let Some((&pid, job)) = first_ended {
+            job.told = true;
+            let status = job.status;
+            if let Some(name) = report {
+                self.assign(name, pid.to_string().into_bytes())?;
+            }
+            return Ok(status);
+        }
+        let mut candidates = Vec::new();
+        for arg in args {
+            let text = lossy(arg);
+            let named = if text.starts_with('%') {
+                self.job_processes("wait", &text)
+            } else {
+                match text.parse::<Pid>() {
+                    Ok(pid) if self.jobs.contains(&pid) => Ok(vec![pid]),
+                    Ok(_) => Err(format!("wait: {text}: no such job")),
+                    Err(_) => Err(format!("wait: `{text}': not a pid or valid job spec")),
+                }
+            };
+            match named {
+                Ok(pids) => candidates.extend(pids.into_iter().filter(|p| self.jobs.contains(p))),
+                Err(why) => self.error(&why),
+            }
+        }
+        if args.is_empty() {
+            candidates = self.jobs.clone();
+        }
+        if candidates.is_empty() {
+            return Ok(127);
+        }
+        let (sys, audit) = self.sys_and_sink();
+        let (pid, status) = match sys.wait_unless_trapped(&candidates, audit) {
+            Ok(Some(ended)) => ended,
+            Ok(None) => return Ok(self.interrupted_wait()),
+            Err(_) => return Ok(127),
+        };
+        self.jobs.retain(|p| *p != pid);
+        self.job_table.forget(pid);
+        if let Some(name) = report {
+            self.assign(name, pid.to_string().into_bytes())?;
+        }
+        Ok(status.code())
+    }
+
+    /// `wait [ID…]`: its status, and the last process waited for.
+    fn wait_for(&mut self, args: &[Vec<u8>]) -> Result<(i32, Option<Pid>), super::Flow> {
         if args.is_empty() {
             while let Some(&pid) = self.jobs.first() {
                 match self.wait_serving(pid) {
-                    Ok(None) => return Ok(self.interrupted_wait()),
+                    Ok(None) => return Ok((self.interrupted_wait(), None)),
                     Ok(Some(_)) | Err(_) => {
                         self.jobs.remove(0);
                         self.job_table.forget(pid);
@@ -261,7 +360,7 @@ impl Shell<'_> {
             if !self.interactive {
                 self.job_table.take_notices();
             }
-            return Ok(0);
+            return Ok((0, None));
         }
         let mut status = 0;
         let mut pids: Vec<Pid> = Vec::new();
@@ -279,14 +378,15 @@ impl Shell<'_> {
             }
             let Ok(pid) = text.parse::<Pid>() else {
                 self.error(&format!("wait: `{text}': not a pid or valid job spec"));
-                status = 2;
+                status = 1;
                 continue;
             };
             pids.push(pid);
         }
+        let last = pids.last().copied();
         for pid in pids {
-            if let Some(code) = self.done_jobs.remove(&pid) {
-                status = code;
+            if let Some(ended) = self.done_jobs.remove(&pid) {
+                status = ended.status;
                 continue;
             }
             if !self.jobs.contains(&pid) {
@@ -295,21 +395,23 @@ impl Shell<'_> {
                 continue;
             }
             status = match self.wait_serving(pid) {
-                Ok(None) => return Ok(self.interrupted_wait()),
+                Ok(None) => return Ok((self.interrupted_wait(), None)),
                 Ok(Some(s)) => s.code(),
                 Err(_) => 127,
             };
             self.jobs.retain(|p| *p != pid);
             self.job_table.forget(pid);
         }
-        Ok(status)
+        Ok((status, last))
     }
 
     /// Wait for job `pid` unless a trapped signal comes first, answering
     /// supervised calls meanwhile.
     fn wait_serving(&mut self, pid: Pid) -> std::io::Result<Option<crate::system::ExitStatus>> {
         let (sys, audit) = self.sys_and_sink();
-        sys.wait_unless_trapped(pid, audit)
+        Ok(sys
+            .wait_unless_trapped(&[pid], audit)?
+            .map(|(_, status)| status))
     }
 
     fn interrupted_wait(&self) -> i32 {

@@ -121,7 +121,7 @@ pub struct Shell<'a> {
     /// Background jobs and process substitutions not yet reaped.
     jobs: Vec<Pid>,
     /// Statuses of background jobs that ended before `wait` asked for them.
-    done_jobs: BTreeMap<Pid, i32>,
+    done_jobs: BTreeMap<Pid, EndedJob>,
     /// Job control: the jobs `jobs`, `fg`, `bg` and `%N` name.
     job_table: job_table::JobTable,
     /// The lines an interactive shell read, expanded (`history`, `!!`).
@@ -554,6 +554,14 @@ impl AuditSink for RefusingSink {
 }
 
 /// Bytes as text for a message, invalid UTF-8 replaced.
+/// A background job that ended before `wait` asked for it.
+#[derive(Debug, Clone, Copy)]
+struct EndedJob {
+    status: i32,
+    /// `wait -n` returned it already (`wait PID` still can).
+    told: bool,
+}
+
 pub(crate) fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }

@@ -398,12 +398,16 @@ impl System for FakeSystem {
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ECHILD))
     }
 
+    /// The first of `pids` ends first: the table's processes end in order.
     fn wait_unless_trapped(
         &mut self,
-        pid: Pid,
+        pids: &[Pid],
         audit: &mut dyn crate::audit::AuditSink,
-    ) -> io::Result<Option<ExitStatus>> {
-        self.wait(pid, audit).map(Some)
+    ) -> io::Result<Option<(Pid, ExitStatus)>> {
+        let pid = *pids
+            .first()
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ECHILD))?;
+        self.wait(pid, audit).map(|status| Some((pid, status)))
     }
 
     fn wait_or_stop(

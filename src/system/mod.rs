@@ -132,13 +132,14 @@ pub trait System {
     /// Wait for `pid` to end, answering the supervised calls of what this
     /// process spawned meanwhile (recorded in `audit`).
     fn wait(&mut self, pid: Pid, audit: &mut dyn AuditSink) -> io::Result<ExitStatus>;
-    /// [`System::wait`], or `None` as soon as a signal with a `trap` action
-    /// arrives (the `wait` builtin).
+    /// [`System::wait`] for whichever of `pids` ends first (non-empty),
+    /// or `None` as soon as a signal with a `trap` action arrives (the
+    /// `wait` builtin, `wait -n`).
     fn wait_unless_trapped(
         &mut self,
-        pid: Pid,
+        pids: &[Pid],
         audit: &mut dyn AuditSink,
-    ) -> io::Result<Option<ExitStatus>>;
+    ) -> io::Result<Option<(Pid, ExitStatus)>>;
     /// [`System::wait`] for a job of an interactive shell: also returns
     /// when `pid` stops (Ctrl-Z), with the signal that stopped it.
     fn wait_or_stop(

@@ -339,7 +339,7 @@ fn decode(status: libc::c_int) -> Option<ExitStatus> {
 /// sleep still wakes it (SIGCHLD wakes it when a child ends). Meanwhile
 /// the supervised trees of `served` are answered, recorded in `audit`.
 fn wait_loop(
-    pid: Pid,
+    pids: &[Pid],
     stop_on_trap: bool,
     report_stops: bool,
     mut served: Option<&mut Served>,
@@ -351,15 +351,17 @@ fn wait_loop(
     let mut out_of_time = false;
     let result = loop {
         if !out_of_time && crate::os::deadline::passed() {
-            end_out_of_time(pid);
+            pids.iter().for_each(|&pid| end_out_of_time(pid));
             out_of_time = true;
         }
         if !forwarded {
             if let Some(signal) = signals::pending_termination() {
-                // Forward a termination request to the job we wait for.
-                // SAFETY: signalling our own child.
-                unsafe {
-                    libc::kill(pid, signal);
+                // Forward a termination request to the jobs we wait for.
+                for &pid in pids {
+                    // SAFETY: signalling our own child.
+                    unsafe {
+                        libc::kill(pid, signal);
+                    }
                 }
                 forwarded = true;
             }
@@ -367,31 +369,17 @@ fn wait_loop(
         if stop_on_trap && signals::trap_pending() {
             break Ok(Waited::Trapped);
         }
-        let mut status = 0;
-        let flags = if report_stops {
-            libc::WNOHANG | libc::WUNTRACED
-        } else {
-            libc::WNOHANG
-        };
-        // SAFETY: waitpid on a child pid with a valid status pointer.
-        let r = unsafe { libc::waitpid(pid, &mut status, flags) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            break Err(e);
-        }
-        if r == pid {
-            if let Some(ended) = decode(status) {
+        match first_change(pids, report_stops) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => break Err(e),
+            Ok(Some(Waited::Ended(pid, ended))) => {
                 if let Some(served) = served.as_deref_mut() {
                     served.command_ended(pid);
                 }
-                break Ok(Waited::Ended(ended));
+                break Ok(Waited::Ended(pid, ended));
             }
-            if libc::WIFSTOPPED(status) {
-                break Ok(Waited::Stopped(libc::WSTOPSIG(status)));
-            }
+            Ok(Some(waited)) => break Ok(waited),
+            Ok(None) => {}
         }
         let mut polled = served.as_deref().map(Served::poll_set).unwrap_or_default();
         // Until the line's bound, if it has one still to come.
@@ -416,16 +404,45 @@ fn wait_loop(
         if n > 0
             && let Some(served) = served.as_deref_mut()
         {
-            served.serve(&polled, pid, audit);
+            // A watch handed over now is the first child's to end.
+            served.serve(&polled, pids[0], audit);
         }
     };
     restore_mask(&old);
     result
 }
 
+/// The first of `pids` that ended (or stopped, when `report_stops`), if
+/// any has, without sleeping.
+fn first_change(pids: &[Pid], report_stops: bool) -> io::Result<Option<Waited>> {
+    let flags = if report_stops {
+        libc::WNOHANG | libc::WUNTRACED
+    } else {
+        libc::WNOHANG
+    };
+    for &pid in pids {
+        let mut status = 0;
+        // SAFETY: waitpid on a child pid with a valid status pointer.
+        let r = unsafe { libc::waitpid(pid, &mut status, flags) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if r == pid {
+            if let Some(ended) = decode(status) {
+                return Ok(Some(Waited::Ended(pid, ended)));
+            }
+            if libc::WIFSTOPPED(status) {
+                return Ok(Some(Waited::Stopped(libc::WSTOPSIG(status))));
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// How a wait of [`wait_loop`] ended.
 enum Waited {
-    Ended(ExitStatus),
+    /// Which child ended, and how.
+    Ended(Pid, ExitStatus),
     /// The child stopped (only when stops are asked for).
     Stopped(i32),
     /// A signal with a `trap` action arrived (only when asked for).
@@ -809,8 +826,8 @@ impl System for RealSystem {
 
     fn wait(&mut self, pid: Pid, audit: &mut dyn AuditSink) -> io::Result<ExitStatus> {
         loop {
-            if let Waited::Ended(status) =
-                wait_loop(pid, false, false, self.served.as_mut(), audit)?
+            if let Waited::Ended(_, status) =
+                wait_loop(&[pid], false, false, self.served.as_mut(), audit)?
             {
                 return Ok(status);
             }
@@ -819,11 +836,11 @@ impl System for RealSystem {
 
     fn wait_unless_trapped(
         &mut self,
-        pid: Pid,
+        pids: &[Pid],
         audit: &mut dyn AuditSink,
-    ) -> io::Result<Option<ExitStatus>> {
-        match wait_loop(pid, true, false, self.served.as_mut(), audit)? {
-            Waited::Ended(status) => Ok(Some(status)),
+    ) -> io::Result<Option<(Pid, ExitStatus)>> {
+        match wait_loop(pids, true, false, self.served.as_mut(), audit)? {
+            Waited::Ended(pid, status) => Ok(Some((pid, status))),
             Waited::Stopped(_) | Waited::Trapped => Ok(None),
         }
     }
@@ -834,8 +851,8 @@ impl System for RealSystem {
         audit: &mut dyn AuditSink,
     ) -> io::Result<Result<ExitStatus, i32>> {
         loop {
-            match wait_loop(pid, false, true, self.served.as_mut(), audit)? {
-                Waited::Ended(status) => return Ok(Ok(status)),
+            match wait_loop(&[pid], false, true, self.served.as_mut(), audit)? {
+                Waited::Ended(_, status) => return Ok(Ok(status)),
                 Waited::Stopped(signal) => return Ok(Err(signal)),
                 Waited::Trapped => {}
             }

@@ -141,6 +141,29 @@ fn a_name_picked_by_an_extended_glob_is_denied() {
     assert_eq!(ran(&s), "tool|picked\n");
 }
 
+/// `wait -p NAME` assigns a variable: a name the policy forbids is
+/// refused like any assignment, whether written or assembled, and the line
+/// ends before the tool runs.
+#[test]
+fn wait_reports_into_no_forbidden_variable() {
+    let s = setup();
+    for line in [
+        "sleep 0.01 & wait -n -p NODE_OPTIONS; tool after",
+        "sleep 0.01 & n=NODE_OPTIONS; wait -p $n $!; tool after",
+    ] {
+        let (status, out, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(
+            err.contains("assigning NODE_OPTIONS is not permitted"),
+            "{line}: {err}"
+        );
+        assert_eq!(out, "", "{line}");
+        assert_eq!(ran(&s), "", "{line}");
+    }
+    let (status, out, err) = run(&s, "sleep 0.01 & wait -n -p v; echo \"$? ${v:+set}\"");
+    assert_eq!((status, out.as_str()), (0, "0 set\n"), "{err}");
+}
+
 #[test]
 fn foreign_name_in_a_pipeline_member_assembled_at_run_time_is_denied() {
     let s = setup();
