@@ -1015,7 +1015,9 @@ impl Shell<'_> {
             }
             ParamOp::Transform(c) => match c {
                 b'Q' | b'K' => single_quote(&v),
-                b'E' => up_to_nul(super::builtins::backslash_escapes(&v, false).0),
+                b'E' => up_to_nul(
+                    super::builtins::backslash_escapes(&v, super::builtins::Escapes::Echo).0,
+                ),
                 b'U' | b'u' | b'L' => {
                     let text = String::from_utf8_lossy(&v).into_owned();
                     match c {

@@ -56,9 +56,20 @@ pub fn quote_q(s: &[u8]) -> String {
     out
 }
 
-/// Decode `echo -e` / `%b` escapes. Returns the bytes and whether `\c`
-/// asked to stop all output.
-pub fn backslash_escapes(s: &[u8], printf_b: bool) -> (Vec<u8>, bool) {
+/// Where backslash escapes are decoded: each reads octal its own way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escapes {
+    /// `echo -e`: `\0NNN` only.
+    Echo,
+    /// `printf %b`: `\0NNN` or `\NNN`.
+    PrintfB,
+    /// `printf`'s format: `\NNN` (a leading 0 is one of the three).
+    Format,
+}
+
+/// Decode `echo -e` / `%b` / format escapes. Returns the bytes and whether
+/// `\c` asked to stop all output.
+pub fn backslash_escapes(s: &[u8], mode: Escapes) -> (Vec<u8>, bool) {
     let mut out = Vec::new();
     let mut i = 0;
     while i < s.len() {
@@ -81,12 +92,13 @@ pub fn backslash_escapes(s: &[u8], printf_b: bool) -> (Vec<u8>, bool) {
             b'v' => out.push(11),
             b'\\' => out.push(b'\\'),
             b'0'..=b'7' => {
-                // echo: \0NNN (up to 3 after the 0); %b: \0NNN or \NNN.
+                // echo: \0NNN (up to 3 after the 0); %b: \0NNN or \NNN;
+                // a format: \NNN, its 0 one of the three.
                 let (mut n, mut digits) = (0u32, 0);
                 let mut j = i - 1;
-                if c == b'0' {
+                if c == b'0' && mode != Escapes::Format {
                     j = i;
-                } else if !printf_b {
+                } else if mode == Escapes::Echo {
                     out.push(b'\\');
                     out.push(c);
                     continue;
@@ -165,7 +177,7 @@ pub fn echo(args: &[Vec<u8>]) -> Vec<u8> {
             out.push(b' ');
         }
         if escapes {
-            let (bytes, stop) = backslash_escapes(a, false);
+            let (bytes, stop) = backslash_escapes(a, Escapes::Echo);
             out.extend_from_slice(&bytes);
             if stop {
                 return out;
@@ -289,7 +301,7 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], now: i64, next: &mut usize, p: &mut
         let c = format[i];
         if c == b'\\' {
             let j = escape_end(format, i);
-            let (bytes, stop) = backslash_escapes(&format[i..j], true);
+            let (bytes, stop) = backslash_escapes(&format[i..j], Escapes::Format);
             p.out.extend_from_slice(&bytes);
             if stop {
                 return true;
@@ -463,7 +475,7 @@ fn convert(conv: u8, spec: &Spec, args: &[Vec<u8>], next: &mut usize, p: &mut Pr
                 b's' => arg.to_vec(),
                 b'q' => quote_q(arg).into_bytes(),
                 _ => {
-                    let (bytes, stop) = backslash_escapes(arg, true);
+                    let (bytes, stop) = backslash_escapes(arg, Escapes::PrintfB);
                     if stop {
                         p.out.extend(pad(bytes, spec.width, spec.left, false));
                         return true;

@@ -12,7 +12,7 @@ pub(super) mod test;
 mod vars;
 
 pub(super) use format::strftime_local;
-pub use format::{backslash_escapes, quote, quote_q};
+pub use format::{Escapes, backslash_escapes, quote, quote_q};
 pub(super) use vars::{array_text, dq_quote, quote_key};
 
 use super::lossy;

@@ -126,10 +126,19 @@ impl Shell<'_> {
                 return Ok(0);
             }
             if a == b"-" {
+                // `set -` turns off -x and -v; the parameters change only
+                // when words follow it.
                 self.opts.xtrace = false;
                 self.opts.verbose = false;
-                self.positional = args[i + 1..].to_vec();
+                if i + 1 < args.len() {
+                    self.positional = args[i + 1..].to_vec();
+                }
                 return Ok(0);
+            }
+            if a == b"+" {
+                // A lone `+` is an ignored flag, as in bash.
+                i += 1;
+                continue;
             }
             let on = a.first() == Some(&b'-');
             if !(on || a.first() == Some(&b'+')) || a.len() < 2 {

@@ -20,6 +20,16 @@ enum LoopStep {
 impl Shell<'_> {
     pub(in crate::interp) fn run_compound(&mut self, cc: &CompoundCommand) -> Status {
         self.check_stack()?;
+        if matches!(
+            cc.kind,
+            CompoundKind::Conditional(_)
+                | CompoundKind::Arithmetic(_)
+                | CompoundKind::Case { .. }
+                | CompoundKind::For { .. }
+                | CompoundKind::ArithFor(_)
+        ) {
+            self.set_lineno(cc.span.start());
+        }
         self.with_redirects(&cc.redirects, |sh| sh.run_compound_body(&cc.kind))
     }
 
@@ -138,6 +148,8 @@ impl Shell<'_> {
             let go_on = if condition.parts.is_empty() {
                 Some(1)
             } else {
+                // bash counts the condition's line anew each time round.
+                self.set_lineno(condition.span.start());
                 self.arith_test(condition)?
             };
             match go_on {

@@ -149,6 +149,16 @@ impl Shell<'_> {
         r
     }
 
+    /// `$LINENO` becomes the line of the command starting at `offset` (a
+    /// simple command, and the compound commands whose head bash counts:
+    /// `[[ ]]`, `(( ))`, `case`, `for`).
+    pub(in crate::interp) fn set_lineno(&mut self, offset: usize) {
+        if self.lineno_frozen == 0 {
+            let before = self.line_starts.partition_point(|&s| s <= offset);
+            self.lineno = self.line_base + 1 + before;
+        }
+    }
+
     fn trace_assignment(&mut self, name: &str, shown: &str) {
         if self.opts.xtrace {
             let line = format!("{}{name}={shown}\n", self.ps4());
@@ -157,10 +167,7 @@ impl Shell<'_> {
     }
 
     pub(in crate::interp) fn run_simple(&mut self, sc: &SimpleCommand) -> Status {
-        if self.lineno_frozen == 0 {
-            let before = self.line_starts.partition_point(|&s| s <= sc.span.start());
-            self.lineno = self.line_base + 1 + before;
-        }
+        self.set_lineno(sc.span.start());
         self.run_debug_trap(|| command_text(&Command::Simple(sc.clone())))?;
         let mark = self.pending_close.len();
         let r = self.run_simple_inner(sc);
