@@ -210,6 +210,7 @@ impl Shell<'_> {
             && self.opts.errexit
             && self.errexit_off == 0
             && !final_pipeline.negated
+            && errexit_judges(final_pipeline)
         {
             return Err(Flow::Exit(status));
         }
@@ -288,4 +289,24 @@ pub(super) fn command_text(command: &Command) -> Vec<u8> {
         text.extend(crate::syntax::command_to_source(&Command::Simple(alone)));
     }
     text
+}
+
+/// Whether `set -e` acts on this pipeline's own status: a brace group,
+/// `if`, a loop or `case` fails only through a command inside it, which
+/// `set -e` judged already (`{ test a = b && x; }` is 1 and goes on, as in
+/// bash); a simple command, a subshell, `[[ ]]`, `(( ))` and a pipeline of
+/// several are judged by their status.
+fn errexit_judges(p: &Pipeline) -> bool {
+    match &p.elements[..] {
+        [only] => match &only.command {
+            Command::Compound(c) => matches!(
+                c.kind,
+                CompoundKind::Subshell(_)
+                    | CompoundKind::Conditional(_)
+                    | CompoundKind::Arithmetic(_)
+            ),
+            _ => true,
+        },
+        _ => true,
+    }
 }
