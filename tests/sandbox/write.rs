@@ -195,20 +195,42 @@ fn writable_root_inside_a_protected_folder_is_refused_at_prepare_time() {
     );
 }
 
+/// `/dev/null` and a terminal under `/dev/pts` (one this test opens: the
+/// confined command writes to its follower, the test reads it from the
+/// leader) stay writable; another device (`/dev/zero`) does not.
 #[test]
 fn dev_null_and_the_terminal_folder_stay_writable() {
+    use std::io::Read;
+    let pty = nix::pty::openpty(None, None).expect("openpty");
+    let follower = std::fs::read_link(format!("/proc/self/fd/{}", {
+        use std::os::fd::AsRawFd;
+        pty.slave.as_raw_fd()
+    }))
+    .expect("the follower's name");
+    assert!(follower.starts_with("/dev/pts"), "{}", follower.display());
     let arm = Arm::new();
     let (_, out) = sh_tool(
         &arm,
-        "echo x > /dev/null && echo null=ok; echo x > /dev/zero; echo \"zero=$?\"",
+        &format!(
+            "echo x > /dev/null && echo null=ok; echo x > /dev/zero; echo \"zero=$?\"; echo on-the-terminal > '{}' && echo pts=ok",
+            follower.display()
+        ),
         &[],
     );
 
     assert_eq!(
         stdout(&out),
-        "null=ok\nzero=2\n",
+        "null=ok\nzero=2\npts=ok\n",
         "stderr: {}",
         stderr(&out)
+    );
+    let mut leader = std::fs::File::from(pty.master);
+    let mut seen = [0u8; 64];
+    let n = leader.read(&mut seen).expect("read the terminal");
+    assert!(
+        String::from_utf8_lossy(&seen[..n]).contains("on-the-terminal"),
+        "{:?}",
+        &seen[..n]
     );
 }
 
