@@ -9,7 +9,7 @@
 
 #![allow(clippy::panic)] // test code reports failures by panicking
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Bottom first. A module's layer is its index.
@@ -213,4 +213,181 @@ fn a_long_function_is_reported() {
     );
     assert_eq!(long_functions(&text, 6), vec![("long".to_string(), 6, 7)]);
     assert!(long_functions(&text, 7).is_empty());
+}
+
+/// The parts of a module: each file `M/X.rs` and folder `M/X/` directly
+/// in `src/M/`, with every Rust file of that part.
+fn parts_of(module: &Path) -> BTreeMap<String, Vec<PathBuf>> {
+    let mut parts = BTreeMap::new();
+    for entry in std::fs::read_dir(module).unwrap_or_else(|e| panic!("{}: {e}", module.display())) {
+        let path = entry.unwrap_or_else(|e| panic!("{e}")).path();
+        let name = path
+            .file_stem()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if path.is_dir() {
+            let mut files = Vec::new();
+            rust_files(&path, &mut files);
+            parts.insert(name, files);
+        } else if path.extension().is_some_and(|e| e == "rs") && name != "mod" {
+            parts.insert(name, vec![path]);
+        }
+    }
+    parts
+}
+
+/// The sibling parts the code of `text` names, for a file `depth` folders
+/// below its module (`M/X.rs` and `M/X/mod.rs`: 0; `M/X/Y.rs`: 1): through
+/// `crate::M::NAME` and `super::NAME` (as many `super::` as reach `M`),
+/// a `{…}` group's first names included.
+fn sibling_uses(text: &str, module: &str, depth: usize) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let up = "super::".repeat(depth + 1);
+    let from_crate = format!("crate::{module}::");
+    for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for prefix in [from_crate.as_str(), up.as_str()] {
+            let mut rest = line;
+            while let Some(at) = rest.find(prefix) {
+                // `super::super::x` seen from one `super::` deeper is not ours.
+                let deeper = prefix == up && rest[..at].ends_with("super::");
+                rest = &rest[at + prefix.len()..];
+                if deeper || rest.starts_with("super::") {
+                    // Above the module: not one of its parts.
+                    rest = rest.trim_start_matches("super::");
+                    continue;
+                }
+                let group = match rest.strip_prefix('{') {
+                    Some(inner) => inner.split('}').next().unwrap_or_default(),
+                    None => rest,
+                };
+                for item in group.split(',') {
+                    let name: String = item
+                        .trim()
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    names.insert(name);
+                }
+                if !rest.starts_with('{') {
+                    // Only the first name of a plain path.
+                    continue;
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The uses between the parts of `module` (its folder), as edges.
+fn part_edges(module_dir: &Path, module: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let parts = parts_of(module_dir);
+    let mut edges = BTreeMap::new();
+    for (part, files) in &parts {
+        let mut used = BTreeSet::new();
+        for file in files {
+            let relative = file.strip_prefix(module_dir).unwrap_or(file);
+            let mut depth = relative.components().count() - 1;
+            if file.file_name().is_some_and(|n| n == "mod.rs") {
+                depth = depth.saturating_sub(1);
+            }
+            let text =
+                std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            used.extend(sibling_uses(&text, module, depth));
+        }
+        used.retain(|u| u != part && parts.contains_key(u));
+        edges.insert(part.clone(), used);
+    }
+    edges
+}
+
+/// A circle in `edges`, as the parts along it, if there is one.
+fn a_circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == node) {
+            let mut circle = path[at..].to_vec();
+            circle.push(node.to_string());
+            return Some(circle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in edges.get(node).into_iter().flatten() {
+            if let Some(circle) = visit(next, edges, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    edges
+        .keys()
+        .find_map(|start| visit(start, edges, &mut Vec::new(), &mut done))
+}
+
+/// Inside each module the files use each other one way: no circle between
+/// its parts (`cli::shell` and `cli::serve`, `interp::builtins` and
+/// `interp::expand`, `audit::record` and `audit::trial` each used the
+/// other; the quoting helpers now sit below both).
+#[test]
+fn the_parts_of_a_module_use_each_other_one_way() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut circles = Vec::new();
+    let mut edges_seen = 0;
+    for module in LAYERS.iter().flat_map(|layer| layer.iter()) {
+        let dir = src.join(module);
+        if !dir.is_dir() {
+            continue;
+        }
+        let edges = part_edges(&dir, module);
+        edges_seen += edges.values().map(BTreeSet::len).sum::<usize>();
+        if let Some(circle) = a_circle(&edges) {
+            circles.push(format!("{module}: {}", circle.join(" -> ")));
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "circles inside modules:\n{}",
+        circles.join("\n")
+    );
+    // The scan sees the uses that exist (a scan finding nothing would pass).
+    assert!(
+        edges_seen > 20,
+        "only {edges_seen} uses between parts found"
+    );
+}
+
+#[test]
+fn a_circle_between_parts_is_reported() {
+    let uses = sibling_uses(
+        "use super::{expand, quote::quote};\nlet x = crate::interp::builtins::f();\n// super::vars\nsuper::super::jobs::x();",
+        "interp",
+        0,
+    );
+    assert_eq!(
+        uses.into_iter().collect::<Vec<_>>(),
+        vec!["builtins", "expand", "quote"]
+    );
+    let deeper = sibling_uses("use super::super::jobs;\nuse super::local;", "interp", 1);
+    assert_eq!(deeper.into_iter().collect::<Vec<_>>(), vec!["jobs"]);
+    let edges: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec![]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
+    .collect();
+    assert_eq!(
+        a_circle(&edges),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
 }

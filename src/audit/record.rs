@@ -53,21 +53,10 @@ pub fn encode_record(
     Ok(line)
 }
 
-/// What ends a sealed record: `,"mac":"` + 64 hex digits + `"}`.
-const MAC_OPEN: &[u8] = b",\"mac\":\"";
+/// What ends a sealed record: `,"mac":"` + 64 hex digits + `"}`
+/// ([`super::trial::TrialKey::seal`] writes it).
+pub(super) const MAC_OPEN: &[u8] = b",\"mac\":\"";
 const MAC_LEN: usize = MAC_OPEN.len() + 64 + 2;
-
-/// Append the trial's MAC to a record line (without its newline): the MAC
-/// covers the record as it was, `{…}`, and goes in as its last field.
-pub fn seal(line: &mut Vec<u8>, key: &super::trial::TrialKey) {
-    let mac = hex::encode(key.mac(line));
-    if line.last() == Some(&b'}') {
-        line.pop();
-        line.extend_from_slice(MAC_OPEN);
-        line.extend_from_slice(mac.as_bytes());
-        line.extend_from_slice(b"\"}");
-    }
-}
 
 /// A sealed record line split into the bytes its MAC covers and the MAC
 /// (raw), or `None` if the line does not end in a `mac` field.

@@ -68,6 +68,19 @@ impl TrialKey {
         hex::encode(self.0)
     }
 
+    /// Append this key's MAC to a record line (without its newline): the
+    /// MAC covers the record as it was, `{…}`, and goes in as its last
+    /// field.
+    pub fn seal(&self, line: &mut Vec<u8>) {
+        let mac = hex::encode(self.mac(line));
+        if line.last() == Some(&b'}') {
+            line.pop();
+            line.extend_from_slice(super::record::MAC_OPEN);
+            line.extend_from_slice(mac.as_bytes());
+            line.extend_from_slice(b"\"}");
+        }
+    }
+
     /// The commitment the `harness` record carries.
     pub fn sha256_hex(&self) -> String {
         hex::encode(Sha256::digest(self.0))

@@ -25,7 +25,7 @@
 //! - Records are not `fsync`ed: they survive guard-sh crashing, not the
 //!   machine losing power.
 
-use super::record::{self, ZERO_HASH, encode_record, line_hash, now_rfc3339};
+use super::record::{ZERO_HASH, encode_record, line_hash, now_rfc3339};
 use super::trial::TrialKey;
 use super::{AuditError, AuditSink, Event, Redactor};
 use crate::os::private_fd;
@@ -262,7 +262,7 @@ impl FileSink {
         let mut line = encode_record(&self.session, self.next_seq, &ts, &self.prev, &event)
             .map_err(AuditError::Encode)?;
         if let Some(key) = &self.seal {
-            record::seal(&mut line, key);
+            key.seal(&mut line);
         }
         line.push(b'\n');
         Ok(line)

@@ -41,6 +41,26 @@ impl Exit {
     }
 }
 
+/// guard-sh's entry: the marker a line server leaves behind, else the
+/// shell, which may hand over to the line server (`--serve`). Here, above
+/// both, so the shell never calls the server built on it.
+pub fn guard_sh() -> Result<u8, Exit> {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.len() == 3 && argv[1] == serve::MARKER_ARG {
+        serve::hold_token(&argv[2]);
+    }
+    // The server's name and token are the harness's: no line learns them.
+    crate::audit::trial::forget_variable(serve::SERVER_ENV);
+    match shell::run(argv)? {
+        shell::Ran::Status(status) => Ok(status),
+        shell::Ran::Serve {
+            policy,
+            policy_sha256,
+            invocation,
+        } => serve::serve(policy, policy_sha256, &invocation),
+    }
+}
+
 /// The process's exit code for `result`; an [`Exit`]'s message goes to
 /// stderr as `program: message`.
 pub fn finish(program: &str, result: Result<ExitCode, Exit>) -> ExitCode {
@@ -104,7 +124,7 @@ macro_rules! shell_main {
             _argc: ::std::ffi::c_int,
             _argv: *const *const ::std::ffi::c_char,
         ) -> ::std::ffi::c_int {
-            $crate::cli::run_without_runtime_setup("guard-sh", $crate::cli::shell::run)
+            $crate::cli::run_without_runtime_setup("guard-sh", $crate::cli::guard_sh)
         }
     };
 }

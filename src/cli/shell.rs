@@ -165,13 +165,25 @@ fn say(message: &str) {
 }
 
 /// Run guard-sh with the process's arguments.
-pub fn run() -> Result<u8, Exit> {
-    run_with(std::env::args_os().collect())
+pub fn run(argv: Vec<OsString>) -> Result<Ran, Exit> {
+    run_shell(argv, None)
 }
 
-/// Run guard-sh with `argv` (its first element names the program in help).
-pub fn run_with(argv: Vec<OsString>) -> Result<u8, Exit> {
-    run_shell(argv, None)
+/// How a run of guard-sh ended: its status, or a request to become the
+/// line server (`--serve`), which `cli::guard_sh` carries out (the server
+/// is built on this module, so this module does not call it).
+pub enum Ran {
+    /// The shell ran; its exit status.
+    Status(u8),
+    /// `--serve`: the policy loaded and pinned, its hash, and the options.
+    Serve {
+        /// The arm's policy.
+        policy: Rc<Policy>,
+        /// Its SHA-256, as the session records it.
+        policy_sha256: String,
+        /// The rest of the command line.
+        invocation: Box<Invocation>,
+    },
 }
 
 /// What a server loaded for the worker it forked (see `cli::serve`): the
@@ -191,15 +203,13 @@ pub(crate) struct Served<'a> {
 /// Run guard-sh with `argv` in a worker of a server, which checked that
 /// `argv` and the environment ask for the policy and log it loaded.
 pub(crate) fn run_served(argv: Vec<OsString>, served: &Served<'_>) -> Result<u8, Exit> {
-    run_shell(argv, Some(served))
+    match run_shell(argv, Some(served))? {
+        Ran::Status(status) => Ok(status),
+        Ran::Serve { .. } => Err(Exit::new(2, "--serve: a served line cannot serve")),
+    }
 }
 
-fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<u8, Exit> {
-    if served.is_none() && argv.len() == 3 && argv[1] == crate::cli::serve::MARKER_ARG {
-        crate::cli::serve::hold_token(&argv[2]);
-    }
-    // The server's name and token are the harness's: no line learns them.
-    audit::trial::forget_variable(crate::cli::serve::SERVER_ENV);
+fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<Ran, Exit> {
     // Writing to a closed pipe ends guard-sh as it ends bash.
     // SAFETY: restoring the default disposition of SIGPIPE.
     unsafe {
@@ -223,14 +233,14 @@ fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<u8, Exi
     })?;
     if inv.help {
         print!("{usage}");
-        return Ok(0);
+        return Ok(Ran::Status(0));
     }
     if inv.version {
         match program.as_str() {
             "guard-sh" => println!("guard-sh {}", env!("CARGO_PKG_VERSION")),
             other => println!("{other} (guard-sh {})", env!("CARGO_PKG_VERSION")),
         }
-        return Ok(0);
+        return Ok(Ran::Status(0));
     }
     if let Some(arm) = &inv.arm {
         return Err(Exit::new(
@@ -248,10 +258,14 @@ fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<u8, Exi
         if served.is_some() {
             return Err(Exit::new(2, "--serve: a served line cannot serve"));
         }
-        return crate::cli::serve::serve(policy, policy_sha256, &inv);
+        return Ok(Ran::Serve {
+            policy,
+            policy_sha256,
+            invocation: Box::new(inv),
+        });
     }
     if inv.explain {
-        return Ok(exit_code(explain(&policy, &inv)));
+        return Ok(Ran::Status(exit_code(explain(&policy, &inv))));
     }
     let enforcement = enforcement(&policy)?;
     let mut sys = RealSystem::new();
@@ -301,7 +315,7 @@ fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<u8, Exi
     drop(shell);
     // What a command left running is supervised after the shell is gone.
     sys.hand_over_served();
-    Ok(exit_code(status))
+    Ok(Ran::Status(exit_code(status)))
 }
 
 /// A shell status as the process's exit code: its low eight bits, as the

@@ -7,6 +7,7 @@
 use super::arith::{self, ArithEnv};
 use super::brace::{self, Item};
 use super::pattern::{self, PatByte};
+use super::quote::up_to_nul;
 use super::{Flow, Shell};
 use crate::syntax::ast::*;
 use crate::system::System;
@@ -727,12 +728,11 @@ impl Shell<'_> {
                         out.push(v);
                     } else {
                         let key = if assoc {
-                            super::builtins::quote_key(&k)
+                            super::quote::quote_key(&k)
                         } else {
                             String::from_utf8_lossy(&k).into_owned()
                         };
-                        let mut pair =
-                            format!("{key} {}", super::builtins::dq_quote(&v)).into_bytes();
+                        let mut pair = format!("{key} {}", super::quote::dq_quote(&v)).into_bytes();
                         if assoc {
                             pair.push(b' ');
                         }
@@ -889,7 +889,7 @@ impl Shell<'_> {
             }
             array => format!(
                 "declare -{flags} {name}={}",
-                super::builtins::array_text(array)
+                super::quote::array_text(array)
             )
             .into_bytes(),
         }
@@ -1015,9 +1015,9 @@ impl Shell<'_> {
             }
             ParamOp::Transform(c) => match c {
                 b'Q' | b'K' => single_quote(&v),
-                b'E' => up_to_nul(
-                    super::builtins::backslash_escapes(&v, super::builtins::Escapes::Echo).0,
-                ),
+                b'E' => {
+                    up_to_nul(super::quote::backslash_escapes(&v, super::quote::Escapes::Echo).0)
+                }
                 b'U' | b'u' | b'L' => {
                     let text = String::from_utf8_lossy(&v).into_owned();
                     match c {
@@ -1287,7 +1287,7 @@ fn param_text(p: &Parameter) -> String {
 /// bash's `@Q`: single quotes, or `$'…'` for a value with control bytes.
 fn single_quote(v: &[u8]) -> Vec<u8> {
     if v.iter().any(u8::is_ascii_control) {
-        return super::builtins::quote_q(v).into_bytes();
+        return super::quote::quote_q(v).into_bytes();
     }
     format!("'{}'", String::from_utf8_lossy(v).replace('\'', "'\\''")).into_bytes()
 }
@@ -1327,14 +1327,4 @@ fn substring_start(off: i64, count: i64) -> Option<i64> {
     } else {
         Some(off.min(count))
     }
-}
-
-/// `bytes` up to its first NUL: what a shell string keeps of bytes that
-/// hold one (bash's strings are C strings: `printf -v`, `${x@E}`,
-/// `mapfile`).
-pub(crate) fn up_to_nul(mut bytes: Vec<u8>) -> Vec<u8> {
-    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
-        bytes.truncate(nul);
-    }
-    bytes
 }

@@ -25,6 +25,7 @@ mod line_editor;
 mod pattern;
 mod prompt;
 mod pure;
+mod quote;
 mod redirect;
 mod session;
 pub use session::Input;

@@ -596,7 +596,7 @@ fn a_record_injected_into_a_sealed_trial_is_reported_as_forged() {
     )
     .into_bytes();
     let own = TrialKey::generate().expect("key");
-    guard_sh::audit::record::seal(&mut record, &own);
+    own.seal(&mut record);
     inject(&log2, &String::from_utf8(record).expect("utf-8"));
     assert_eq!(audit(&[&log2]).0, 3);
     // A whole session injected under the trial's name.
@@ -640,7 +640,7 @@ fn inject_sealed_exit(log: &Path, session: &str, key: &TrialKey, duration_ms: u6
         serde_json::json!({"type": "exit", "pid": 1, "status": 0, "signal": null, "duration_ms": duration_ms}),
     )
     .into_bytes();
-    guard_sh::audit::record::seal(&mut record, key);
+    key.seal(&mut record);
     inject(log, &String::from_utf8(record).expect("utf-8"));
 }
 
@@ -748,7 +748,7 @@ fn a_trial_that_cannot_be_proven_is_not_clean() {
         serde_json::json!({"type": "harness-end", "status": 0, "signal": null, "key": wrong.to_hex()}),
     )
     .into_bytes();
-    guard_sh::audit::record::seal(&mut end, &wrong);
+    wrong.seal(&mut end);
     inject(&log3, &String::from_utf8(end).expect("utf-8"));
     let (code, out) = audit(&[&log3]);
     assert_eq!(code, 3, "{out}");

@@ -12,10 +12,9 @@ pub(super) mod test;
 mod vars;
 
 pub(super) use format::strftime_local;
-pub use format::{Escapes, backslash_escapes, quote, quote_q};
-pub(super) use vars::{array_text, dq_quote, quote_key};
 
 use super::lossy;
+use super::quote::quote;
 use super::{Flow, Shell, Status};
 use crate::guard::builtins::Builtin;
 use std::ffi::OsStr;
@@ -258,7 +257,7 @@ impl Shell<'_> {
                     self.error(&format!("printf: `{var}': not a valid identifier"));
                     return Ok(2);
                 }
-                let value = crate::interp::expand::up_to_nul(printed.out);
+                let value = crate::interp::quote::up_to_nul(printed.out);
                 self.assign_reference(var.as_bytes(), value)?;
                 Ok(status)
             }

@@ -1,8 +1,7 @@
 //! `set` and `shopt`: the shell's options, by letter and by name.
 
-use super::format::quote;
 use super::lossy;
-use super::vars::array_text;
+use crate::interp::quote::{array_text, quote};
 use crate::interp::{Shell, Status};
 
 /// `shopt` options guard-sh accepts.

@@ -484,7 +484,7 @@ impl Shell<'_> {
             }
             seen += 1;
             // bash keeps a line up to its first NUL (a C string).
-            let done = crate::interp::expand::up_to_nul(std::mem::take(&mut line));
+            let done = crate::interp::quote::up_to_nul(std::mem::take(&mut line));
             if seen > skip {
                 lines.push(done);
             }

@@ -2,9 +2,9 @@
 //! `local`, `unset`, and how variables are printed back as source. Every
 //! assignment they make goes through the policy check.
 
-use super::format::quote;
 use super::lossy;
 use crate::interp::arrays::split_reference;
+use crate::interp::quote::{array_text, escape_dq, quote};
 use crate::interp::vars::is_name;
 use crate::interp::{Flow, Shell, Status};
 
@@ -73,69 +73,6 @@ fn function_as_list(def: &crate::syntax::ast::FunctionDef) -> crate::syntax::ast
 
 fn value_is_none_and_inherited(var: &crate::interp::Var) -> bool {
     var.inherited
-}
-
-/// Escape for `declare -p` double quotes.
-/// `"…"` as bash's `declare -p` and `@K` write a value.
-pub(in crate::interp) fn dq_quote(v: &[u8]) -> String {
-    format!("\"{}\"", escape_dq(v))
-}
-
-/// An associative array's key as `declare -p` and `@K` write it: bare when
-/// safe, else double-quoted.
-pub(in crate::interp) fn quote_key(k: &[u8]) -> String {
-    let plain = !k.is_empty()
-        && k.iter().all(|&b| {
-            b.is_ascii_alphanumeric()
-                || matches!(
-                    b,
-                    b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'@' | b'%' | b'='
-                )
-        });
-    if plain { lossy(k) } else { dq_quote(k) }
-}
-
-fn escape_dq(v: &[u8]) -> String {
-    let mut out = String::new();
-    for c in lossy(v).chars() {
-        if matches!(c, '"' | '\\' | '$' | '`') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// An array as `declare -p` and `set` print it: `([0]="x" [1]="y")`, an
-/// associative one `([k]="v" )` (bash's trailing blank).
-pub(in crate::interp) fn array_text(value: &crate::interp::Value) -> String {
-    use crate::interp::Value;
-    let element = |v: &[u8]| {
-        if v.iter().any(|b| b.is_ascii_control()) {
-            super::format::quote_q(v)
-        } else {
-            dq_quote(v)
-        }
-    };
-    let mut out = String::from("(");
-    match value {
-        Value::Scalar(v) => out.push_str(&format!("[0]={}", element(v))),
-        Value::Indexed(map) => {
-            let items: Vec<String> = map
-                .iter()
-                .map(|(k, v)| format!("[{k}]={}", element(v)))
-                .collect();
-            out.push_str(&items.join(" "));
-        }
-        Value::Assoc(map) => {
-            for (k, v) in map.iter() {
-                let key = quote_key(k);
-                out.push_str(&format!("[{key}]={} ", element(v)));
-            }
-        }
-    }
-    out.push(')');
-    out
 }
 
 impl Shell<'_> {

@@ -111,7 +111,7 @@ impl Shell<'_> {
             match (&a.value, &a.index) {
                 (AssignValue::Scalar(word), None) => {
                     let value = self.expand_string(word)?;
-                    self.trace_assignment(&a.name, &crate::interp::builtins::quote(&value));
+                    self.trace_assignment(&a.name, &crate::interp::quote::quote(&value));
                     self.assign_maybe_append(&a.name, value, a.append)?;
                 }
                 (AssignValue::Scalar(word), Some(index)) => {
@@ -129,7 +129,7 @@ impl Shell<'_> {
                     };
                     self.trace_assignment(
                         &format!("{}[{shown}]", a.name),
-                        &crate::interp::builtins::quote(&value),
+                        &crate::interp::quote::quote(&value),
                     );
                     self.assign_element(&a.name, key, value, a.append)?;
                 }
@@ -213,9 +213,9 @@ impl Shell<'_> {
         let mut line = self.ps4();
         let mut words: Vec<String> = assigns
             .iter()
-            .map(|(n, v)| format!("{n}={}", crate::interp::builtins::quote(v)))
+            .map(|(n, v)| format!("{n}={}", crate::interp::quote::quote(v)))
             .collect();
-        words.extend(argv.iter().map(|a| crate::interp::builtins::quote(a)));
+        words.extend(argv.iter().map(|a| crate::interp::quote::quote(a)));
         line.push_str(&words.join(" "));
         line.push('\n');
         self.out(2, line.as_bytes());
