@@ -30,7 +30,18 @@ impl Shell<'_> {
         ) {
             self.set_lineno(cc.span.start());
         }
-        self.with_redirects(&cc.redirects, |sh| sh.run_compound_body(&cc.kind))
+        let mut body_ran = false;
+        let status = self.with_redirects(&cc.redirects, |sh| {
+            body_ran = true;
+            sh.run_compound_body(&cc.kind)
+        })?;
+        // A redirection of the command itself that failed is judged by
+        // `set -e` like a command that failed (bash 5.2), though the
+        // group's own status is not (see `errexit_judges`).
+        if !body_ran && status != 0 && self.opts.errexit && self.errexit_off == 0 {
+            return Err(Flow::Exit(status));
+        }
+        Ok(status)
     }
 
     fn run_compound_body(&mut self, kind: &CompoundKind) -> Status {
