@@ -268,10 +268,15 @@ impl Shell<'_> {
     ) -> Option<(DeclareFlags, Vec<Operand>)> {
         let mut flags = DeclareFlags::default();
         let mut operands = Vec::new();
+        let mut options_ended = false;
         for (pos, a) in args.iter().enumerate() {
             let option = (a.starts_with(b"-") || a.starts_with(b"+")) && a.len() > 1;
-            if !option || !operands.is_empty() {
+            if !option || options_ended || !operands.is_empty() {
                 operands.push((pos + 1, a.clone()));
+                continue;
+            }
+            if a == b"--" {
+                options_ended = true;
                 continue;
             }
             let on = a[0] == b'-';
