@@ -8,9 +8,10 @@ runner feeds it; a case matches when stdout and exit status agree. A case
 guard-sh refused (its stderr says `denied`) is counted apart from one it got
 wrong. The spec helpers (argv.py and its kind) are one native program both
 shells run (bench/oils_helpers.c), added to the arm as utilities with the
-utilities the cases use (`od`, `touch`, `rm`, `sed`, …; the shipped arms
-leave them out): the figure is the shell's, not the arm's. What stays
-refused is the policy's: `HOME=`/`PATH=` assignments, `$SH -c`, `env`.
+utilities the cases use (`od`, `touch`, `rm`, …; the shipped arms leave
+them out): the figure is the shell's, not the arm's. What stays
+refused is the policy's: `HOME=`/`PATH=` assignments, `sed`, `env`,
+path-qualified names.
 
     python3 bench/oils.py --oils OILS_CHECKOUT [--files a.test.sh ...]
                           [--show-failures] [--cases REGEX]
@@ -49,10 +50,9 @@ NOT_BASH = re.compile(r"^(ysh-|hay|zsh-|ble-|toysh|osh-|errexit-osh|interactive|
 
 HELPERS = ["argv.py", "printenv.py", "stdout_stderr.py", "read_from_fd.py"]
 # Utilities the cases use that the shipped arms leave out: the figure is
-# the shell's, so the measuring arm adds them (`sed` can start programs
-# with its `e` command, which is why the arms leave it out; the cases only
-# filter text with it).
-FILE_UTILITIES = ["od", "touch", "chmod", "rm", "ln", "mkfifo", "hostname", "whoami", "sed", "which"]
+# the shell's, so the measuring arm adds them (none starts a program;
+# `sed` can, with its `e` command, and stays refused whatever the arm says).
+FILE_UTILITIES = ["od", "touch", "chmod", "rm", "ln", "mkfifo", "hostname", "whoami", "which"]
 TIMEOUT = 10
 
 
