@@ -5,6 +5,7 @@
 //! interpreter, which prepares it before fork, to the process layer, which
 //! enters it in the child between fork and exec.
 
+pub mod bpf;
 pub mod cgroup;
 pub mod env;
 pub mod exec_chain;

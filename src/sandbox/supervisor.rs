@@ -37,6 +37,7 @@
 //! holds the plan, so what such a race could reach is the loader, which the
 //! programs of the harmless set and the tools' helpers do not race.
 
+use super::bpf::{AssembleError, Place, Step, Target, assemble};
 use super::landlock::CommandFiles;
 use crate::audit::{AuditSink, Event, FileSink};
 use crate::os::{Fd, Pid};
@@ -280,14 +281,20 @@ impl Attach {
             let command;
             let harness;
             let (program, len) = if self.harness {
-                harness = harness_filter();
+                let Ok(assembled) = harness_filter() else {
+                    return Err(libc::EINVAL);
+                };
+                harness = assembled;
                 (harness.as_ptr(), HARNESS_FILTER_LEN)
             } else {
-                command = filter(
+                let Ok(assembled) = filter(
                     self.socket as u32,
                     &msg as *const libc::msghdr as u64,
                     self.first_allowed.then_some(first),
-                );
+                ) else {
+                    return Err(libc::EINVAL);
+                };
+                command = assembled;
                 (command.as_ptr(), FILTER_LEN)
             };
             let prog = libc::sock_fprog {
@@ -348,45 +355,6 @@ mod arch {
     pub const IO_URING_SETUP: u32 = 425;
 }
 
-const fn stmt(code: u32, k: u32) -> libc::sock_filter {
-    libc::sock_filter {
-        code: code as u16,
-        jt: 0,
-        jf: 0,
-        k,
-    }
-}
-
-const fn jump(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
-    libc::sock_filter {
-        code: code as u16,
-        jt,
-        jf,
-        k,
-    }
-}
-
-/// Load the word at offset `k` of `seccomp_data` into the accumulator.
-const fn ld(k: u32) -> libc::sock_filter {
-    stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, k)
-}
-
-/// Return `k` (the verdict).
-const fn ret(k: u32) -> libc::sock_filter {
-    stmt(libc::BPF_RET | libc::BPF_K, k)
-}
-
-/// A jump at instruction `at`: to `yes` when the accumulator equals `k`,
-/// else to `no` (both after `at`).
-const fn jeq(at: usize, k: u32, yes: usize, no: usize) -> libc::sock_filter {
-    jump(
-        libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-        k,
-        (yes - at - 1) as u8,
-        (no - at - 1) as u8,
-    )
-}
-
 /// Offsets of `seccomp_data`: `nr` at 0, `arch` at 4, `args[i]` at 16 + 8i
 /// (low word first on the little-endian machines supported).
 const NR: u32 = 0;
@@ -430,81 +398,82 @@ pub struct FirstExec {
 /// addresses), which the shell has judged and recorded before letting the
 /// child go. The exec replaces the memory those addresses were in: a later
 /// program of the tree would have to pass all three by accident.
-fn filter(socket: u32, message: u64, first: Option<FirstExec>) -> [libc::sock_filter; FILTER_LEN] {
-    const CHECK_FIRST: usize = 13;
-    const CHECK_HANDOVER: usize = 25;
-    const CHECK_SOCKET: usize = 31;
-    const ALLOW: usize = 33;
-    const NOTIFY: usize = 34;
-    const KILL: usize = 35;
-    const ENOSYS: usize = 36;
-    const EACCES: usize = 37;
-    let execve_to = if first.is_some() { CHECK_FIRST } else { NOTIFY };
+fn filter(
+    socket: u32,
+    message: u64,
+    first: Option<FirstExec>,
+) -> Result<[libc::sock_filter; FILTER_LEN], AssembleError> {
+    use Place::*;
+    use Step::*;
+    use Target::*;
+    let execve_to = if first.is_some() {
+        At(CheckFirst)
+    } else {
+        At(Notify)
+    };
     let first = first.unwrap_or_default();
-    // Both words of argument `arg` equal `value`: on to `next`, else notify.
-    let same = |at: usize, arg: u32, value: u64, next: usize| {
+    // Both words of argument `arg` equal `value`: on to `then`, else notify.
+    let same = |arg: u32, value: u64, then: Target| {
         [
-            ld(arg_low(arg)),
-            jeq(at + 1, value as u32, at + 2, NOTIFY),
-            ld(arg_high(arg)),
-            jeq(at + 3, (value >> 32) as u32, next, NOTIFY),
+            Load(arg_low(arg)),
+            IfEqual(value as u32, Next, At(Notify)),
+            Load(arg_high(arg)),
+            IfEqual((value >> 32) as u32, then, At(Notify)),
         ]
     };
-    let [p0, p1, p2, p3] = same(CHECK_FIRST, 0, first.path, CHECK_FIRST + 4);
-    let [a0, a1, a2, a3] = same(CHECK_FIRST + 4, 1, first.argv, CHECK_FIRST + 8);
-    let [e0, e1, e2, e3] = same(CHECK_FIRST + 8, 2, first.envp, ALLOW);
-    // The hand-over: its descriptor (one word), then its message's address.
-    let [m0, m1] = [
-        ld(arg_low(0)),
-        jeq(CHECK_HANDOVER + 1, socket, CHECK_HANDOVER + 2, NOTIFY),
-    ];
-    let [m2, m3, m4, m5] = same(CHECK_HANDOVER + 2, 1, message, ALLOW);
-    [
-        /* 0 */ ld(ARCH),
-        /* 1 */ jeq(1, arch::AUDIT_ARCH, 2, KILL),
-        /* 2 */ ld(NR),
-        /* 3 */
-        jump(
-            libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K,
-            X32_BIT,
-            (ENOSYS - 4) as u8,
-            0,
-        ),
-        /* 4 */ jeq(4, arch::IO_URING_SETUP, ENOSYS, 5),
-        /* 5 */ jeq(5, arch::EXECVE, execve_to, 6),
-        /* 6 */ jeq(6, arch::EXECVEAT, NOTIFY, 7),
-        /* 7 */ jeq(7, arch::CONNECT, NOTIFY, 8),
-        /* 8 */ jeq(8, arch::SENDTO, NOTIFY, 9),
-        /* 9 */ jeq(9, arch::SENDMMSG, NOTIFY, 10),
-        /* 10 */ jeq(10, arch::SENDMSG, CHECK_HANDOVER, 11),
-        /* 11 */ jeq(11, arch::SOCKET, CHECK_SOCKET, 12),
-        /* 12 */ ret(libc::SECCOMP_RET_ALLOW),
-        /* 13 CHECK_FIRST */ p0,
-        /* 14 */ p1,
-        /* 15 */ p2,
-        /* 16 */ p3,
-        /* 17 */ a0,
-        /* 18 */ a1,
-        /* 19 */ a2,
-        /* 20 */ a3,
-        /* 21 */ e0,
-        /* 22 */ e1,
-        /* 23 */ e2,
-        /* 24 */ e3,
-        /* 25 CHECK_HANDOVER */ m0,
-        /* 26 */ m1,
-        /* 27 */ m2,
-        /* 28 */ m3,
-        /* 29 */ m4,
-        /* 30 */ m5,
-        /* 31 CHECK_SOCKET */ ld(arg_low(0)),
-        /* 32 */ jeq(32, libc::AF_UNIX as u32, EACCES, ALLOW),
-        /* 33 ALLOW */ ret(libc::SECCOMP_RET_ALLOW),
-        /* 34 NOTIFY */ ret(libc::SECCOMP_RET_USER_NOTIF),
-        /* 35 KILL */ ret(libc::SECCOMP_RET_KILL_PROCESS),
-        /* 36 ENOSYS */ ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-        /* 37 EACCES */ ret(libc::SECCOMP_RET_ERRNO | libc::EACCES as u32),
-    ]
+    let [p0, p1, p2, p3] = same(0, first.path, Next);
+    let [a0, a1, a2, a3] = same(1, first.argv, Next);
+    let [e0, e1, e2, e3] = same(2, first.envp, At(Allow));
+    // The hand-over's message address, after its descriptor (one word).
+    let [m0, m1, m2, m3] = same(1, message, At(Allow));
+    assemble(&[
+        Load(ARCH),
+        IfEqual(arch::AUDIT_ARCH, Next, At(Kill)),
+        Load(NR),
+        IfAtLeast(X32_BIT, At(NoSuchCall), Next),
+        IfEqual(arch::IO_URING_SETUP, At(NoSuchCall), Next),
+        IfEqual(arch::EXECVE, execve_to, Next),
+        IfEqual(arch::EXECVEAT, At(Notify), Next),
+        IfEqual(arch::CONNECT, At(Notify), Next),
+        IfEqual(arch::SENDTO, At(Notify), Next),
+        IfEqual(arch::SENDMMSG, At(Notify), Next),
+        IfEqual(arch::SENDMSG, At(CheckHandover), Next),
+        IfEqual(arch::SOCKET, At(CheckSocket), Next),
+        Return(libc::SECCOMP_RET_ALLOW),
+        Here(CheckFirst),
+        p0,
+        p1,
+        p2,
+        p3,
+        a0,
+        a1,
+        a2,
+        a3,
+        e0,
+        e1,
+        e2,
+        e3,
+        Here(CheckHandover),
+        Load(arg_low(0)),
+        IfEqual(socket, Next, At(Notify)),
+        m0,
+        m1,
+        m2,
+        m3,
+        Here(CheckSocket),
+        Load(arg_low(0)),
+        IfEqual(libc::AF_UNIX as u32, At(Refused), At(Allow)),
+        Here(Allow),
+        Return(libc::SECCOMP_RET_ALLOW),
+        Here(Notify),
+        Return(libc::SECCOMP_RET_USER_NOTIF),
+        Here(Kill),
+        Return(libc::SECCOMP_RET_KILL_PROCESS),
+        Here(NoSuchCall),
+        Return(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+        Here(Refused),
+        Return(libc::SECCOMP_RET_ERRNO | libc::EACCES as u32),
+    ])
 }
 
 /// Instructions in [`harness_filter`].
@@ -516,28 +485,25 @@ const HARNESS_FILTER_LEN: usize = 10;
 /// The kernel lets one process's chain hold one listener only (a second
 /// is `EBUSY`), so no guard-sh command can be supervised beneath it: the
 /// harness's lines run in the line server, outside this filter.
-fn harness_filter() -> [libc::sock_filter; HARNESS_FILTER_LEN] {
-    const NOTIFY: usize = 7;
-    const KILL: usize = 8;
-    const ENOSYS: usize = 9;
-    [
-        /* 0 */ ld(ARCH),
-        /* 1 */ jeq(1, arch::AUDIT_ARCH, 2, KILL),
-        /* 2 */ ld(NR),
-        /* 3 */
-        jump(
-            libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K,
-            X32_BIT,
-            (ENOSYS - 4) as u8,
-            0,
-        ),
-        /* 4 */ jeq(4, arch::EXECVE, NOTIFY, 5),
-        /* 5 */ jeq(5, arch::EXECVEAT, NOTIFY, 6),
-        /* 6 */ ret(libc::SECCOMP_RET_ALLOW),
-        /* 7 NOTIFY */ ret(libc::SECCOMP_RET_USER_NOTIF),
-        /* 8 KILL */ ret(libc::SECCOMP_RET_KILL_PROCESS),
-        /* 9 ENOSYS */ ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-    ]
+fn harness_filter() -> Result<[libc::sock_filter; HARNESS_FILTER_LEN], AssembleError> {
+    use Place::*;
+    use Step::*;
+    use Target::*;
+    assemble(&[
+        Load(ARCH),
+        IfEqual(arch::AUDIT_ARCH, Next, At(Kill)),
+        Load(NR),
+        IfAtLeast(X32_BIT, At(NoSuchCall), Next),
+        IfEqual(arch::EXECVE, At(Notify), Next),
+        IfEqual(arch::EXECVEAT, At(Notify), Next),
+        Return(libc::SECCOMP_RET_ALLOW),
+        Here(Notify),
+        Return(libc::SECCOMP_RET_USER_NOTIF),
+        Here(Kill),
+        Return(libc::SECCOMP_RET_KILL_PROCESS),
+        Here(NoSuchCall),
+        Return(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+    ])
 }
 
 /// guard-sh's end of the supervisor's socket (a private descriptor, never
@@ -1386,7 +1352,7 @@ mod tests {
         let allow = libc::SECCOMP_RET_ALLOW;
         let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
         for judged in [None, Some(first)] {
-            let program = filter(7, 0x7fff_0000_1234, judged);
+            let program = filter(7, 0x7fff_0000_1234, judged).expect("the filter assembles");
             let call = |nr: u32, args: [u64; 3]| verdict(&program, nr, arch::AUDIT_ARCH, args);
             for nr in [
                 arch::EXECVE,
@@ -1431,7 +1397,7 @@ mod tests {
 
     #[test]
     fn the_harness_filter_asks_about_execs_only() {
-        let program = harness_filter();
+        let program = harness_filter().expect("the harness filter assembles");
         let call = |nr: u32| verdict(&program, nr, arch::AUDIT_ARCH, [0, 0, 0]);
         assert_eq!(call(arch::EXECVE), libc::SECCOMP_RET_USER_NOTIF);
         assert_eq!(call(arch::EXECVEAT), libc::SECCOMP_RET_USER_NOTIF);
