@@ -391,3 +391,35 @@ fn a_circle_between_parts_is_reported() {
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
 }
+
+/// The fields of `pub struct NAME` in `text` that are visible outside
+/// their module (`pub`, `pub(crate)`, `pub(super)`…).
+fn visible_fields(text: &str, name: &str) -> Vec<String> {
+    let open = format!("pub struct {name}");
+    let Some(start) = text.find(&open) else {
+        panic!("no `{open}` found");
+    };
+    text[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| *l != "}")
+        .filter(|l| l.starts_with("    pub"))
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+/// The shell's state is the interpreter's: nothing outside `interp` sets a
+/// field of `Shell` (the command line goes in through `Shell::start`).
+#[test]
+fn no_field_of_the_shell_is_visible_outside_the_interpreter() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/interp/mod.rs");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let visible = visible_fields(&text, "Shell<'a>");
+    assert!(visible.is_empty(), "visible fields of Shell: {visible:?}");
+    // The scan reads fields where there are some.
+    let sample = "pub struct Shell<'a> {\n    policy: P,\n    pub(crate) status: i32,\n}\n";
+    assert_eq!(
+        visible_fields(sample, "Shell<'a>"),
+        vec!["pub(crate) status: i32,"]
+    );
+}

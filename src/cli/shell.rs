@@ -7,7 +7,7 @@
 
 use crate::audit::{self, AuditSink, Event, FileSink, Redactor};
 use crate::cli::Exit;
-use crate::interp::Shell;
+use crate::interp::{AuditReopen, Shell, Startup};
 use crate::os::signals;
 use crate::policy::pin;
 use crate::policy::{Policy, SandboxMode};
@@ -306,12 +306,11 @@ fn run_shell(argv: Vec<OsString>, served: Option<&Served<'_>>) -> Result<Ran, Ex
         supervise(&mut sys, &fork_base, &redactor, &facts);
     }
     let mut shell = Shell::new(policy.clone(), &mut sys, &mut sink, environ);
-    connect_audit(&mut shell, fork_base, redactor, &facts);
-    configure(&mut shell, &inv, &argv, interactive)?;
+    let audit_reopen = audit_reopen(fork_base, redactor, &facts);
+    configure(&mut shell, &inv, &argv, interactive, audit_reopen)?;
     crate::os::stdio::close_placeholders();
     let status = run_input(&mut shell, &inv, interactive);
-    shell.status = status;
-    let status = shell.run_exit_trap();
+    let status = shell.finish(status);
     drop(shell);
     // What a command left running is supervised after the shell is gone.
     sys.hand_over_served();
@@ -539,45 +538,49 @@ fn supervise(
     }));
 }
 
-/// Give the shell the way to record from a forked copy: each opens a
-/// session of its own through a copy of `fork_base`, so the parent's hash
-/// chain is never interleaved.
-fn connect_audit(
-    shell: &mut Shell<'_>,
+/// The way the shell records from a forked copy: each opens a session of
+/// its own through a copy of `fork_base`, so the parent's hash chain is
+/// never interleaved.
+fn audit_reopen<'a>(
     fork_base: Rc<FileSink>,
     redactor: Redactor,
     facts: &Rc<SessionFacts>,
-) {
+) -> AuditReopen<'a> {
     let facts = Rc::clone(facts);
-    shell.audit_reopen = Some(Box::new(move || {
+    Box::new(move || {
         let mut child = fork_base
             .fork_session(redactor.clone())
             .map_err(|e| e.to_string())?;
         child.record(facts.event("subshell"))?;
         Ok(Box::new(child) as Box<dyn AuditSink>)
-    }));
+    })
 }
 
 /// Options, `$0`, the positional parameters, signals and the terminal, as
 /// the command line asked. An unknown `-o` name is status 2 (its error
 /// already printed).
-fn configure(
-    shell: &mut Shell<'_>,
+fn configure<'a>(
+    shell: &mut Shell<'a>,
     inv: &Invocation,
     argv: &[OsString],
     interactive: bool,
+    audit_reopen: AuditReopen<'a>,
 ) -> Result<(), Exit> {
-    shell.interactive = interactive;
-    shell.command_mode = inv.command.is_some();
-    shell.opts.login_shell = inv.login;
-    // Without the abort pipe a denial inside a subshell could not stop the
-    // rest of its line: refuse to run anything.
-    if shell.abort_pipe.is_none() {
-        return Err(Exit::new(
-            126,
-            "cannot create the abort pipe: no command can run safely",
-        ));
-    }
+    let arg0 = match (&inv.name, argv.first()) {
+        (Some(name), _) => name.clone(),
+        (None, Some(a0)) => a0.as_bytes().to_vec(),
+        (None, None) => b"guard-sh".to_vec(),
+    };
+    shell
+        .start(Startup {
+            interactive,
+            command_mode: inv.command.is_some(),
+            login_shell: inv.login,
+            arg0,
+            positional: inv.args.clone(),
+            audit_reopen,
+        })
+        .map_err(|why| Exit::new(126, why))?;
     for (letter, on) in &inv.letters {
         shell.set_letter(*letter, *on);
     }
@@ -590,12 +593,6 @@ fn configure(
             return Err(Exit::silent(2));
         }
     }
-    if let Some(name) = &inv.name {
-        shell.arg0 = name.clone();
-    } else if let Some(a0) = argv.first() {
-        shell.arg0 = a0.as_bytes().to_vec();
-    }
-    shell.positional = inv.args.clone();
     signals::install(interactive);
     shell.note_signals_ignored_at_entry();
     if interactive {

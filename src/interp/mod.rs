@@ -111,11 +111,11 @@ pub struct Shell<'a> {
     audit: &'a mut dyn AuditSink,
     vars: Vars,
     functions: BTreeMap<String, Rc<FunctionDef>>,
-    pub(crate) positional: Vec<Vec<u8>>,
-    pub(crate) arg0: Vec<u8>,
+    positional: Vec<Vec<u8>>,
+    arg0: Vec<u8>,
     /// `$?`
-    pub(crate) status: i32,
-    pub(crate) opts: Options,
+    status: i32,
+    opts: Options,
     aliases: BTreeMap<String, Vec<u8>>,
     traps: BTreeMap<String, Vec<u8>>,
     last_bg: Option<Pid>,
@@ -130,16 +130,16 @@ pub struct Shell<'a> {
     /// A trap action is running (ERR does not fire inside one).
     in_trap: bool,
     pipestatus: Vec<i32>,
-    pub(crate) interactive: bool,
+    interactive: bool,
     /// A background job's copy of the shell that runs one simple command:
     /// once that command is spawned, the copy needs none of the line's
     /// descriptors (it only waits and records the exit), so it closes
     /// them, as bash, which execs such a command in place, holds none (a
     /// pipe the job's output was redirected away from then ends).
-    pub(crate) drop_descriptors_after_spawn: bool,
+    drop_descriptors_after_spawn: bool,
     /// The same for a background job that is one pipeline: once its
     /// members are started, the job's copy only waits for them.
-    pub(crate) drop_descriptors_after_pipeline: bool,
+    drop_descriptors_after_pipeline: bool,
     /// How many copies of the shell deep this process is: 0 for the shell
     /// itself (`$BASH_SUBSHELL`).
     copies_deep: u32,
@@ -190,7 +190,7 @@ pub struct Shell<'a> {
     errexit_off: u32,
     /// Written by a forked copy that hit a denial, read by the top level:
     /// a denial anywhere aborts the whole line.
-    pub(crate) abort_pipe: Option<(Fd, Fd)>,
+    abort_pipe: Option<(Fd, Fd)>,
     /// This process has forked a copy of the shell: only then can the
     /// abort pipe hold a report, so a line of builtins never reads it.
     forked_a_copy: bool,
@@ -203,21 +203,21 @@ pub struct Shell<'a> {
     /// Last command substitution status, for `x=$(false)`.
     subst_status: Option<i32>,
     /// Started with `-c` (shows in `$-`).
-    pub(crate) command_mode: bool,
+    command_mode: bool,
     /// The shell's own process group (job control).
     shell_pgid: Pid,
     /// A background job's copy of the shell running one compound command:
     /// its redirections are made for good (no copy of what they replace
     /// is kept to put back: the copy ends with the command), as bash does,
     /// so a pipe the job's output was redirected away from ends at once.
-    pub(crate) redirects_for_good: bool,
+    redirects_for_good: bool,
     /// Set by `exec` without a command: its redirections stay.
     keep_redirects: bool,
     /// Position inside a bundled option word, for `getopts`.
     getopts_pos: usize,
     /// Makes a fresh audit sink in a forked copy of the shell (a new
     /// session in the same log), so the parent's hash chain stays intact.
-    pub(crate) audit_reopen: Option<AuditReopen<'a>>,
+    audit_reopen: Option<AuditReopen<'a>>,
     /// The sink of a forked copy, when `audit_reopen` made one.
     child_audit: Option<Box<dyn AuditSink>>,
 }
@@ -225,10 +225,50 @@ pub struct Shell<'a> {
 /// Makes the audit sink of a forked copy of the shell.
 pub type AuditReopen<'a> = Box<dyn Fn() -> Result<Box<dyn AuditSink>, String> + 'a>;
 
+/// How guard-sh was started, as its command line said: given to the
+/// shell once, before it runs anything ([`Shell::start`]).
+pub struct Startup<'a> {
+    /// Reading a terminal (`-i`, or stdin and stderr are terminals).
+    pub interactive: bool,
+    /// Started with `-c` (shows in `$-`; `wait -n` as bash's `-c`).
+    pub command_mode: bool,
+    /// `-l`/`--login`.
+    pub login_shell: bool,
+    /// `$0`.
+    pub arg0: Vec<u8>,
+    /// `$1`…
+    pub positional: Vec<Vec<u8>>,
+    /// Makes the audit sink of each forked copy.
+    pub audit_reopen: AuditReopen<'a>,
+}
+
 /// Deepest `eval`/`source`/function nesting before the shell refuses.
 pub const MAX_NESTING: u32 = 200;
 
 impl<'a> Shell<'a> {
+    /// Take what the command line said (see [`Startup`]). Fails when the
+    /// shell has no abort pipe: without it a denial inside a subshell
+    /// could not stop the rest of its line, so nothing may run.
+    pub fn start(&mut self, startup: Startup<'a>) -> Result<(), &'static str> {
+        self.interactive = startup.interactive;
+        self.command_mode = startup.command_mode;
+        self.opts.login_shell = startup.login_shell;
+        self.arg0 = startup.arg0;
+        self.positional = startup.positional;
+        self.audit_reopen = Some(startup.audit_reopen);
+        match self.abort_pipe {
+            Some(_) => Ok(()),
+            None => Err("cannot create the abort pipe: no command can run safely"),
+        }
+    }
+
+    /// Run the `EXIT` trap, `$?` being `status` (what the input's last
+    /// command left); the shell's exit status.
+    pub fn finish(&mut self, status: i32) -> i32 {
+        self.status = status;
+        self.run_exit_trap()
+    }
+
     /// A shell over `sys`, recording to `audit`, with variables imported
     /// from `environ` (the process environment at start-up).
     pub fn new(
