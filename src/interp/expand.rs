@@ -101,6 +101,22 @@ impl Shell<'_> {
     }
 
     fn expand_word_into(&mut self, word: &Word, out: &mut Vec<Vec<u8>>) -> Result<(), Flow> {
+        let has_brace = word
+            .parts
+            .iter()
+            .any(|p| matches!(p, WordPart::Literal(bytes) if bytes.contains(&b'{')));
+        if !has_brace {
+            // Literal text goes in whole: a character at a time is only
+            // for brace expansion (an item per byte is 16 bytes a byte).
+            let mut b = Builder::default();
+            for part in &word.parts {
+                match part {
+                    WordPart::Literal(bytes) => b.push(bytes, Q::Lit),
+                    other => self.expand_part(other, false, &mut b)?,
+                }
+            }
+            return self.split_and_glob(b, out);
+        }
         let mut items = Vec::new();
         for part in &word.parts {
             match part {
@@ -108,21 +124,16 @@ impl Shell<'_> {
                 other => items.push(Item::Part(other)),
             }
         }
-        let has_brace = items.contains(&Item::Char(b'{'));
-        let variants = if has_brace {
-            match brace::expand(&items) {
-                Ok(variants) => variants,
-                Err(brace::TooManyWords) => {
-                    self.error(&format!(
-                        "{}: brace expansion gives more than {} words; not supported by guard-sh",
-                        crate::guard::words::describe(word),
-                        brace::MAX_WORDS
-                    ));
-                    return Err(Flow::Abort(1));
-                }
+        let variants = match brace::expand(&items) {
+            Ok(variants) => variants,
+            Err(brace::TooManyWords) => {
+                self.error(&format!(
+                    "{}: brace expansion gives more than {} words; not supported by guard-sh",
+                    crate::guard::words::describe(word),
+                    brace::MAX_WORDS
+                ));
+                return Err(Flow::Abort(1));
             }
-        } else {
-            vec![items]
         };
         for variant in variants {
             let mut b = Builder::default();
@@ -132,10 +143,16 @@ impl Shell<'_> {
                     Item::Part(part) => self.expand_part(part, false, &mut b)?,
                 }
             }
-            for field in b.fields() {
-                for piece in self.split_field(field) {
-                    self.glob_field(piece, out)?;
-                }
+            self.split_and_glob(b, out)?;
+        }
+        Ok(())
+    }
+
+    /// The fields a word's expansion built, split and globbed into `out`.
+    fn split_and_glob(&mut self, b: Builder, out: &mut Vec<Vec<u8>>) -> Result<(), Flow> {
+        for field in b.fields() {
+            for piece in self.split_field(field) {
+                self.glob_field(piece, out)?;
             }
         }
         Ok(())
