@@ -5,19 +5,24 @@
 
 use super::{Value, lossy};
 
-/// Quote `s` so the shell reads it back as one word (bash's style: bare
-/// when safe, else single quotes).
-pub fn quote(s: &[u8]) -> String {
-    let safe = !s.is_empty()
+/// Whether `s` needs no quotes to be read back as itself: not empty, and
+/// only letters, digits and `_ - . / : , + @ % =`.
+fn reads_back_bare(s: &[u8]) -> bool {
+    !s.is_empty()
         && s.iter().all(|&b| {
             b.is_ascii_alphanumeric()
                 || matches!(
                     b,
                     b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'@' | b'%' | b'='
                 )
-        });
+        })
+}
+
+/// Quote `s` so the shell reads it back as one word (bash's style: bare
+/// when safe, else single quotes).
+pub fn quote(s: &[u8]) -> String {
     let text = String::from_utf8_lossy(s);
-    if safe {
+    if reads_back_bare(s) {
         return text.into_owned();
     }
     format!("'{}'", text.replace('\'', "'\\''"))
@@ -164,15 +169,11 @@ pub fn dq_quote(v: &[u8]) -> String {
 /// An associative array's key as `declare -p` and `@K` write it: bare when
 /// safe, else double-quoted.
 pub fn quote_key(k: &[u8]) -> String {
-    let plain = !k.is_empty()
-        && k.iter().all(|&b| {
-            b.is_ascii_alphanumeric()
-                || matches!(
-                    b,
-                    b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'@' | b'%' | b'='
-                )
-        });
-    if plain { lossy(k) } else { dq_quote(k) }
+    if reads_back_bare(k) {
+        lossy(k)
+    } else {
+        dq_quote(k)
+    }
 }
 
 /// A value's text inside `"…"`: `" \\ $ `` ` `` backslashed.

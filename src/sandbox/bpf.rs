@@ -72,11 +72,15 @@ pub enum AssembleError {
     },
 }
 
-/// The `N` instructions `steps` spell, every jump resolved.
-pub fn assemble<const N: usize>(steps: &[Step]) -> Result<[libc::sock_filter; N], AssembleError> {
+/// The `N` instructions `sections` spell one after another, every jump
+/// resolved.
+pub fn assemble<const N: usize>(
+    sections: &[&[Step]],
+) -> Result<[libc::sock_filter; N], AssembleError> {
+    let steps = || sections.iter().flat_map(|section| section.iter());
     let mut places = [usize::MAX; PLACES];
     let mut count = 0;
-    for step in steps {
+    for step in steps() {
         match step {
             Step::Here(place) => places[*place as usize] = count,
             _ => count += 1,
@@ -90,7 +94,7 @@ pub fn assemble<const N: usize>(steps: &[Step]) -> Result<[libc::sock_filter; N]
     }
     let mut program = [instruction(0, 0, 0, 0); N];
     let mut pc = 0;
-    for step in steps {
+    for step in steps() {
         program[pc] = match *step {
             Step::Here(_) => continue,
             Step::Load(offset) => {
@@ -146,12 +150,8 @@ mod tests {
     #[test]
     fn jumps_count_the_instructions_between_not_the_marks() {
         let program: [libc::sock_filter; 4] = assemble(&[
-            Load(0),
-            IfEqual(7, At(Allow), Next),
-            Here(Kill),
-            Return(1),
-            Here(Allow),
-            Return(2),
+            &[Load(0), IfEqual(7, At(Allow), Next)],
+            &[Here(Kill), Return(1), Here(Allow), Return(2)],
         ])
         .expect("assembles");
         assert_eq!((program[1].jt, program[1].jf), (1, 0));
@@ -161,19 +161,19 @@ mod tests {
 
     #[test]
     fn a_wrong_target_or_length_is_refused() {
-        let missing = assemble::<2>(&[Load(0), IfEqual(1, At(Allow), Next)]);
+        let missing = assemble::<2>(&[&[Load(0), IfEqual(1, At(Allow), Next)]]);
         assert_eq!(missing.err(), Some(AssembleError::Missing(Allow)));
-        let backward = assemble::<2>(&[Here(Allow), Load(0), IfEqual(1, At(Allow), Next)]);
+        let backward = assemble::<2>(&[&[Here(Allow), Load(0), IfEqual(1, At(Allow), Next)]]);
         assert_eq!(backward.err(), Some(AssembleError::Backward(Allow)));
         let mut far = [Return(0); 300];
         far[0] = IfEqual(1, At(Allow), Next);
         far[298] = Here(Allow);
         assert_eq!(
-            assemble::<299>(&far).err(),
+            assemble::<299>(&[&far]).err(),
             Some(AssembleError::TooFar(Allow))
         );
         assert_eq!(
-            assemble::<3>(&[Load(0), Return(0)]).err(),
+            assemble::<3>(&[&[Load(0), Return(0)]]).err(),
             Some(AssembleError::Length { wanted: 3, got: 2 })
         );
     }

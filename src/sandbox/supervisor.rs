@@ -370,6 +370,25 @@ const X32_BIT: u32 = 0x4000_0000;
 /// Instructions in [`filter`].
 const FILTER_LEN: usize = 38;
 
+/// How both filters begin: another architecture's call ends the process,
+/// an x32 call fails with `ENOSYS`; the call's number is then loaded.
+const PROLOGUE: [Step; 4] = [
+    Step::Load(ARCH),
+    Step::IfEqual(arch::AUDIT_ARCH, Target::Next, Target::At(Place::Kill)),
+    Step::Load(NR),
+    Step::IfAtLeast(X32_BIT, Target::At(Place::NoSuchCall), Target::Next),
+];
+
+/// How both filters end: the verdicts their jumps name.
+const EPILOGUE: [Step; 6] = [
+    Step::Here(Place::Notify),
+    Step::Return(libc::SECCOMP_RET_USER_NOTIF),
+    Step::Here(Place::Kill),
+    Step::Return(libc::SECCOMP_RET_KILL_PROCESS),
+    Step::Here(Place::NoSuchCall),
+    Step::Return(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+];
+
 /// The exact `execve` call a child makes to start its command: the
 /// addresses of the path, argv and envp it passes (guard-sh's memory,
 /// which the child shares until that exec replaces it).
@@ -426,11 +445,7 @@ fn filter(
     let [e0, e1, e2, e3] = same(2, first.envp, At(Allow));
     // The hand-over's message address, after its descriptor (one word).
     let [m0, m1, m2, m3] = same(1, message, At(Allow));
-    assemble(&[
-        Load(ARCH),
-        IfEqual(arch::AUDIT_ARCH, Next, At(Kill)),
-        Load(NR),
-        IfAtLeast(X32_BIT, At(NoSuchCall), Next),
+    let body = [
         IfEqual(arch::IO_URING_SETUP, At(NoSuchCall), Next),
         IfEqual(arch::EXECVE, execve_to, Next),
         IfEqual(arch::EXECVEAT, At(Notify), Next),
@@ -465,15 +480,10 @@ fn filter(
         IfEqual(libc::AF_UNIX as u32, At(Refused), At(Allow)),
         Here(Allow),
         Return(libc::SECCOMP_RET_ALLOW),
-        Here(Notify),
-        Return(libc::SECCOMP_RET_USER_NOTIF),
-        Here(Kill),
-        Return(libc::SECCOMP_RET_KILL_PROCESS),
-        Here(NoSuchCall),
-        Return(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
         Here(Refused),
         Return(libc::SECCOMP_RET_ERRNO | libc::EACCES as u32),
-    ])
+    ];
+    assemble(&[&PROLOGUE, &body, &EPILOGUE])
 }
 
 /// Instructions in [`harness_filter`].
@@ -489,21 +499,12 @@ fn harness_filter() -> Result<[libc::sock_filter; HARNESS_FILTER_LEN], AssembleE
     use Place::*;
     use Step::*;
     use Target::*;
-    assemble(&[
-        Load(ARCH),
-        IfEqual(arch::AUDIT_ARCH, Next, At(Kill)),
-        Load(NR),
-        IfAtLeast(X32_BIT, At(NoSuchCall), Next),
+    let body = [
         IfEqual(arch::EXECVE, At(Notify), Next),
         IfEqual(arch::EXECVEAT, At(Notify), Next),
         Return(libc::SECCOMP_RET_ALLOW),
-        Here(Notify),
-        Return(libc::SECCOMP_RET_USER_NOTIF),
-        Here(Kill),
-        Return(libc::SECCOMP_RET_KILL_PROCESS),
-        Here(NoSuchCall),
-        Return(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-    ])
+    ];
+    assemble(&[&PROLOGUE, &body, &EPILOGUE])
 }
 
 /// guard-sh's end of the supervisor's socket (a private descriptor, never

@@ -95,35 +95,8 @@ impl<'a> Parser<'a> {
                     rest = r;
                 }
                 _ if is_meta(c) => break,
-                b'\\' => match rest.get(1) {
-                    Some(b'\n') => rest = &rest[2..],
-                    Some(_) => {
-                        let n = char_len(&rest[1..]);
-                        p.push(WordPart::Escaped(rest[1..1 + n].to_vec()));
-                        rest = &rest[1 + n..];
-                    }
-                    None => {
-                        return Err(SyntaxError::Unterminated {
-                            what: "line (ends with `\\`)",
-                            open: self.span_at(rest, 1),
-                        });
-                    }
-                },
-                b'\'' => {
-                    let (r, text) = self.single_quoted(rest)?;
-                    p.push(WordPart::SingleQuoted(text));
-                    rest = r;
-                }
-                b'"' => {
-                    let (r, inner) = self.double_quoted(rest)?;
-                    p.push(WordPart::DoubleQuoted(inner));
-                    rest = r;
-                }
-                b'$' => rest = self.dollar_into(rest, Quoting::Unquoted, &mut p)?,
-                b'`' => {
-                    let (r, part) = self.backtick(rest, false)?;
-                    p.push(part);
-                    rest = r;
+                b'\\' | b'\'' | b'"' | b'$' | b'`' => {
+                    rest = self.quoted_or_expansion_into(rest, &mut p)?
                 }
                 b'@' | b'!' | b'+' | b'*' | b'?' if rest.get(1) == Some(&b'(') => {
                     rest = self.extglob_group_into(rest, &mut p)?;
@@ -158,6 +131,45 @@ impl<'a> Parser<'a> {
         ))
     }
 
+    /// A backslash escape, a quoted part or an expansion at `i` (an unquoted
+    /// word's `\\ ' " $` and backtick), read into `p`.
+    fn quoted_or_expansion_into(
+        &mut self,
+        i: &'a [u8],
+        p: &mut Parts,
+    ) -> Result<&'a [u8], SyntaxError> {
+        match i[0] {
+            b'\\' => match i.get(1) {
+                Some(b'\n') => Ok(&i[2..]),
+                Some(_) => {
+                    let n = char_len(&i[1..]);
+                    p.push(WordPart::Escaped(i[1..1 + n].to_vec()));
+                    Ok(&i[1 + n..])
+                }
+                None => Err(SyntaxError::Unterminated {
+                    what: "line (ends with `\\`)",
+                    open: self.span_at(i, 1),
+                }),
+            },
+            b'\'' => {
+                let (r, text) = self.single_quoted(i)?;
+                p.push(WordPart::SingleQuoted(text));
+                Ok(r)
+            }
+            b'"' => {
+                let (r, inner) = self.double_quoted(i)?;
+                p.push(WordPart::DoubleQuoted(inner));
+                Ok(r)
+            }
+            b'$' => self.dollar_into(i, Quoting::Unquoted, p),
+            _ => {
+                let (r, part) = self.backtick(i, false)?;
+                p.push(part);
+                Ok(r)
+            }
+        }
+    }
+
     /// An extended glob group (`@(…)`, `!(…)`, `+(…)`, `*(…)`, `?(…)`) at
     /// `i`, read into `p` as unquoted text up to its matching `)`: blanks,
     /// `|` and inner groups are the pattern's own, quotes and expansions
@@ -177,35 +189,8 @@ impl<'a> Parser<'a> {
                 });
             };
             match c {
-                b'\\' => match rest.get(1) {
-                    Some(b'\n') => rest = &rest[2..],
-                    Some(_) => {
-                        let n = char_len(&rest[1..]);
-                        p.push(WordPart::Escaped(rest[1..1 + n].to_vec()));
-                        rest = &rest[1 + n..];
-                    }
-                    None => {
-                        return Err(SyntaxError::Unterminated {
-                            what: "line (ends with `\\`)",
-                            open: self.span_at(rest, 1),
-                        });
-                    }
-                },
-                b'\'' => {
-                    let (r, text) = self.single_quoted(rest)?;
-                    p.push(WordPart::SingleQuoted(text));
-                    rest = r;
-                }
-                b'"' => {
-                    let (r, inner) = self.double_quoted(rest)?;
-                    p.push(WordPart::DoubleQuoted(inner));
-                    rest = r;
-                }
-                b'$' => rest = self.dollar_into(rest, Quoting::Unquoted, p)?,
-                b'`' => {
-                    let (r, part) = self.backtick(rest, false)?;
-                    p.push(part);
-                    rest = r;
+                b'\\' | b'\'' | b'"' | b'$' | b'`' => {
+                    rest = self.quoted_or_expansion_into(rest, p)?
                 }
                 _ => {
                     depth = match c {
