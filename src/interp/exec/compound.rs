@@ -37,7 +37,7 @@ impl Shell<'_> {
         })?;
         // A redirection of the command itself that failed is judged by
         // `set -e` like a command that failed (bash 5.2), though the
-        // group's own status is not (see `errexit_judges`).
+        // group's own status is not (see `judged_by_status`).
         if !body_ran && status != 0 && self.opts.errexit && self.errexit_off == 0 {
             return Err(Flow::Exit(status));
         }

@@ -210,7 +210,7 @@ impl Shell<'_> {
             && self.opts.errexit
             && self.errexit_off == 0
             && !final_pipeline.negated
-            && errexit_judges(final_pipeline)
+            && judged_by_status(final_pipeline)
         {
             return Err(Flow::Exit(status));
         }
@@ -291,12 +291,13 @@ pub(super) fn command_text(command: &Command) -> Vec<u8> {
     text
 }
 
-/// Whether `set -e` acts on this pipeline's own status: a brace group,
+/// Whether `set -e` and the `ERR` trap act on this pipeline's own status
+/// (bash runs the trap exactly where `set -e` would exit): a brace group,
 /// `if`, a loop or `case` fails only through a command inside it, which
-/// `set -e` judged already (`{ test a = b && x; }` is 1 and goes on, as in
-/// bash); a simple command, a subshell, `[[ ]]`, `(( ))` and a pipeline of
-/// several are judged by their status.
-fn errexit_judges(p: &Pipeline) -> bool {
+/// was judged already (`{ test a = b && x; }` is 1 and goes on); a simple
+/// command, a subshell, `[[ ]]`, `(( ))` and a pipeline of several are
+/// judged by their status.
+fn judged_by_status(p: &Pipeline) -> bool {
     match &p.elements[..] {
         [only] => match &only.command {
             Command::Compound(c) => matches!(

@@ -44,7 +44,7 @@ impl Shell<'_> {
             status
         };
         self.status = status;
-        if status != 0 && !p.negated && self.errexit_off == 0 && fires_err_trap(p) {
+        if status != 0 && !p.negated && self.errexit_off == 0 && super::judged_by_status(p) {
             self.run_err_trap()?;
         }
         Ok(status)
@@ -460,13 +460,4 @@ impl Shell<'_> {
         }
         Ok(0)
     }
-}
-
-/// Does a failing `p` run the ERR trap? bash runs it for a simple command,
-/// a subshell or a pipeline; the commands inside other compound commands
-/// run it themselves.
-fn fires_err_trap(p: &Pipeline) -> bool {
-    p.elements.len() > 1
-        || matches!(&p.elements[0].command, Command::Simple(_))
-        || matches!(&p.elements[0].command, Command::Compound(c) if matches!(c.kind, CompoundKind::Subshell(_)))
 }
