@@ -274,10 +274,11 @@ impl Shell<'_> {
                 }
             }
         }
-        if next {
-            return self.wait_next(rest, report.as_deref());
-        }
-        let (status, last) = self.wait_for(rest)?;
+        let (status, last) = if next {
+            self.wait_next(rest)
+        } else {
+            self.wait_for(rest)?
+        };
         if let (Some(name), Some(pid)) = (report, last) {
             self.assign(&name, pid.to_string().into_bytes())?;
         }
@@ -289,23 +290,19 @@ impl Shell<'_> {
     /// A job that ended before is taken first in a script or on standard
     /// input, and not at all under `-c`, as bash (it marks ended jobs as
     /// told of there).
-    fn wait_next(&mut self, args: &[Vec<u8>], report: Option<&str>) -> Status {
+    fn wait_next(&mut self, args: &[Vec<u8>]) -> (i32, Option<Pid>) {
         self.reap_jobs();
-        let ended = |pid: &Pid| args.is_empty() || args.iter().any(|a| lossy(a) == pid.to_string());
+        let named: Vec<Pid> = args.iter().filter_map(|a| lossy(a).parse().ok()).collect();
         let first_ended = match self.command_mode {
             true => None,
             false => self
                 .done_jobs
                 .iter_mut()
-                .find(|(pid, job)| !job.told && ended(pid)),
+                .find(|(pid, job)| !job.told && (args.is_empty() || named.contains(pid))),
         };
         if let Some((&pid, job)) = first_ended {
             job.told = true;
-            let status = job.status;
-            if let Some(name) = report {
-                self.assign(name, pid.to_string().into_bytes())?;
-            }
-            return Ok(status);
+            return (job.status, Some(pid));
         }
         let mut candidates = Vec::new();
         for arg in args {
@@ -328,20 +325,17 @@ impl Shell<'_> {
             candidates = self.jobs.clone();
         }
         if candidates.is_empty() {
-            return Ok(127);
+            return (127, None);
         }
         let (sys, audit) = self.sys_and_sink();
         let (pid, status) = match sys.wait_unless_trapped(&candidates, audit) {
             Ok(Some(ended)) => ended,
-            Ok(None) => return Ok(self.interrupted_wait()),
-            Err(_) => return Ok(127),
+            Ok(None) => return (self.interrupted_wait(), None),
+            Err(_) => return (127, None),
         };
         self.jobs.retain(|p| *p != pid);
         self.job_table.forget(pid);
-        if let Some(name) = report {
-            self.assign(name, pid.to_string().into_bytes())?;
-        }
-        Ok(status.code())
+        (status.code(), Some(pid))
     }
 
     /// `wait [ID…]`: its status, and the last process waited for.

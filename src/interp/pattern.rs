@@ -242,16 +242,16 @@ fn match_groups(tokens: &[Token], s: &[u8]) -> bool {
         return s.is_empty();
     };
     match first {
-        Token::Star => char_ends(s, 0).any(|k| match_groups(rest, &s[k..])),
-        Token::Group { op, alternatives } => char_ends(s, 0)
+        Token::Star => char_ends(s).any(|k| match_groups(rest, &s[k..])),
+        Token::Group { op, alternatives } => char_ends(s)
             .any(|k| group_matches(*op, alternatives, &s[..k]) && match_groups(rest, &s[k..])),
         token => single(token, s).is_some_and(|n| match_groups(rest, &s[n..])),
     }
 }
 
-/// Every index from `from` to the end of `s` that ends a character.
-fn char_ends(s: &[u8], from: usize) -> impl Iterator<Item = usize> + '_ {
-    let mut at = Some(from);
+/// Every index of `s` that ends a character, 0 and `s.len()` included.
+fn char_ends(s: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut at = Some(0);
     std::iter::from_fn(move || {
         let here = at?;
         at = (here < s.len()).then(|| here + char_len(&s[here..]));
@@ -261,23 +261,26 @@ fn char_ends(s: &[u8], from: usize) -> impl Iterator<Item = usize> + '_ {
 
 /// Whether the whole of `s` is what the group `op(alternatives)` matches.
 fn group_matches(op: u8, alternatives: &[Vec<Token>], s: &[u8]) -> bool {
-    let one = |t: &[u8]| alternatives.iter().any(|a| match_groups(a, t));
     match op {
-        b'@' => one(s),
-        b'?' => s.is_empty() || one(s),
-        b'!' => !one(s),
+        b'@' => one_of(alternatives, s),
+        b'?' => s.is_empty() || one_of(alternatives, s),
+        b'!' => !one_of(alternatives, s),
         b'*' => s.is_empty() || repeated(alternatives, s),
         _ => repeated(alternatives, s),
     }
 }
 
+/// `s` is what one of the alternatives matches.
+fn one_of(alternatives: &[Vec<Token>], s: &[u8]) -> bool {
+    alternatives.iter().any(|a| match_groups(a, s))
+}
+
 /// `s` is one or more matches of the alternatives, one after another.
 fn repeated(alternatives: &[Vec<Token>], s: &[u8]) -> bool {
-    let one = |t: &[u8]| alternatives.iter().any(|a| match_groups(a, t));
-    one(s)
-        || char_ends(s, 0)
-            .skip(1)
-            .any(|k| k < s.len() && one(&s[..k]) && repeated(alternatives, &s[k..]))
+    one_of(alternatives, s)
+        || char_ends(s).skip(1).any(|k| {
+            k < s.len() && one_of(alternatives, &s[..k]) && repeated(alternatives, &s[k..])
+        })
 }
 
 fn match_tokens(tokens: &[Token], s: &[u8]) -> bool {

@@ -1100,7 +1100,9 @@ impl System for RealSystem {
             OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
             nix::sys::stat::Mode::empty(),
         )?;
-        let real = std::fs::read_link(format!("/proc/self/fd/{}", folder.as_raw_fd()))?;
+        let real = self
+            .descriptor_path(folder.as_raw_fd())
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::EBADF))?;
         let names = folder
             .iter()
             .filter_map(Result::ok)
