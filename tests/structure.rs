@@ -256,21 +256,24 @@ fn sibling_uses(text: &str, module: &str, depth: usize) -> BTreeSet<String> {
                     rest = rest.trim_start_matches("super::");
                     continue;
                 }
-                let group = match rest.strip_prefix('{') {
-                    Some(inner) => inner.split('}').next().unwrap_or_default(),
-                    None => rest,
+                // A `{…}` group names each of its items; a plain path only
+                // its first segment (`super::a::f(x, y)` names `a`).
+                let items: Vec<&str> = match rest.strip_prefix('{') {
+                    Some(inner) => inner
+                        .split('}')
+                        .next()
+                        .unwrap_or_default()
+                        .split(',')
+                        .collect(),
+                    None => vec![rest],
                 };
-                for item in group.split(',') {
+                for item in items {
                     let name: String = item
                         .trim()
                         .chars()
                         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                         .collect();
                     names.insert(name);
-                }
-                if !rest.starts_with('{') {
-                    // Only the first name of a plain path.
-                    continue;
                 }
             }
         }
@@ -367,7 +370,7 @@ fn the_parts_of_a_module_use_each_other_one_way() {
 #[test]
 fn a_circle_between_parts_is_reported() {
     let uses = sibling_uses(
-        "use super::{expand, quote::quote};\nlet x = crate::interp::builtins::f();\n// super::vars\nsuper::super::jobs::x();",
+        "use super::{expand, quote::quote};\nlet x = crate::interp::builtins::f(a, pattern);\n// super::vars\nsuper::super::jobs::x();",
         "interp",
         0,
     );
