@@ -45,27 +45,18 @@ need_packages() {
 }
 need_packages
 
-# The binaries as the README installs them: the C library linked statically.
-echo "building release binaries..." >&2
-HOST=$(rustc -vV | sed -n 's/^host: //p')
-(cd "$ROOT" && RUSTFLAGS="-C target-feature=+crt-static" \
-    cargo build --release --quiet --target "$HOST" --bin guard-sh --bin guard-sh-client --bin arm-build)
-GUARD_SH=$ROOT/target/$HOST/release/guard-sh
-CLIENT=$ROOT/target/$HOST/release/guard-sh-client
-ARM_BUILD=$ROOT/target/$HOST/release/arm-build
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
+build_release guard-sh guard-sh-client arm-build
+GUARD_SH=$REL/guard-sh
+CLIENT=$REL/guard-sh-client
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/guard-sh-bench.XXXXXX")
 SERVER_PID=
 trap '[ -z "$SERVER_PID" ] || kill "$SERVER_PID"; rm -rf "$TMP"' EXIT
 
-# The arm's tool is a small compiled stub (static when the C library allows).
-mkdir -p "$TMP/stubs"
-cc -O2 -static -o "$TMP/stubs/tea" "$ROOT/bench/stub_tool.c" 2>/dev/null ||
-    cc -O2 -o "$TMP/stubs/tea" "$ROOT/bench/stub_tool.c"
-cp "$TMP/stubs/tea" "$TMP/stubs/git" # the tea arm lists git as tea's helper
-BENCH_TOKEN=bench-token PATH="$TMP/stubs:$PATH" "$ARM_BUILD" tea \
-    --host http://127.0.0.1:3000 --repo o/r --token-env BENCH_TOKEN \
-    --out "$TMP/arm" --guard-sh "$GUARD_SH" >/dev/null
+# The arm's tool is a small compiled stub.
+tea_arm "$TMP/stubs" "$TMP/arm"
 BIN=$TMP/arm/bin
 AUDIT=$TMP/audit.jsonl
 GS="$GUARD_SH --policy $TMP/arm/policy.json --audit $AUDIT"

@@ -18,21 +18,13 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LINES=${LINES:-300}
 ROUNDS=${ROUNDS:-5}
-HOST=$(rustc -vV | sed -n 's/^host: //p')
-echo "building release binaries..." >&2
-(cd "$ROOT" && RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --quiet \
-    --target "$HOST" --bin guard-sh --bin guard-sh-client --bin arm-build --bin guard-sh-launch)
-REL=$ROOT/target/$HOST/release
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
+build_release guard-sh guard-sh-client arm-build guard-sh-launch
 
 WORK=$(mktemp -d "$HOME/guard-sh-launched.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/stubs"
-cc -O2 -static -o "$WORK/stubs/tea" "$ROOT/bench/stub_tool.c" 2>/dev/null ||
-    cc -O2 -o "$WORK/stubs/tea" "$ROOT/bench/stub_tool.c"
-cp "$WORK/stubs/tea" "$WORK/stubs/git"
-BENCH_TOKEN=bench-token-0123456789 PATH="$WORK/stubs:$PATH" "$REL/arm-build" tea \
-    --host http://127.0.0.1:3000 --repo o/r --token-env BENCH_TOKEN \
-    --out "$WORK/arm" --guard-sh "$REL/guard-sh" >/dev/null
+tea_arm "$WORK/stubs" "$WORK/arm"
 ARM=$WORK/arm
 SHELL_PATH=$ARM/bash/guard-sh
 export GUARD_SH_POLICY=$ARM/policy.json GUARD_SH_AUDIT=$ARM/audit/audit.jsonl

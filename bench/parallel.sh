@@ -33,24 +33,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 
-echo "building release binaries..." >&2
-HOST=$(rustc -vV | sed -n 's/^host: //p')
-(cd "$ROOT" && RUSTFLAGS="-C target-feature=+crt-static" \
-    cargo build --release --quiet --target "$HOST" --bin guard-sh --bin guard-sh-audit --bin arm-build)
-GUARD_SH=$ROOT/target/$HOST/release/guard-sh
-AUDIT_BIN=$ROOT/target/$HOST/release/guard-sh-audit
-ARM_BUILD=$ROOT/target/$HOST/release/arm-build
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
+build_release guard-sh guard-sh-audit arm-build
+GUARD_SH=$REL/guard-sh
+AUDIT_BIN=$REL/guard-sh-audit
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/guard-sh-parallel.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$TMP/stubs"
-cc -O2 -static -o "$TMP/stubs/tea" "$ROOT/bench/stub_tool.c" 2>/dev/null ||
-    cc -O2 -o "$TMP/stubs/tea" "$ROOT/bench/stub_tool.c"
-cp "$TMP/stubs/tea" "$TMP/stubs/git"
 for t in $(seq "$TRIALS"); do
-    BENCH_TOKEN=bench-token-0123456789 PATH="$TMP/stubs:$PATH" "$ARM_BUILD" tea \
-        --host http://127.0.0.1:3000 --repo o/r --token-env BENCH_TOKEN \
-        --out "$TMP/arm$t" --guard-sh "$GUARD_SH" >/dev/null
+    tea_arm "$TMP/stubs" "$TMP/arm$t"
 done
 BIN=$TMP/arm1/bin
 DASH=$(command -v dash)
