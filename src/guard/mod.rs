@@ -572,9 +572,6 @@ fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
     };
     RESOLVED.with(|cache| {
         let mut cache = cache.borrow_mut();
-        // The paths share their folders (the arm's, /usr/bin): each folder
-        // is resolved once, not once per path.
-        let mut real_paths = crate::os::real_path::RealPaths::new();
         named
             .into_iter()
             .map(|protected| {
@@ -585,8 +582,10 @@ fn protected_reals(policy: &Policy) -> Vec<(&Path, PathBuf)> {
                         protected.to_path_buf()
                     }
                     // A path that does not exist yet may appear later (the
-                    // audit log): only settled answers are kept.
-                    None => match real_paths.canonical(protected) {
+                    // audit log): only settled answers are kept. The folders
+                    // they share (the arm's, /usr/bin) and what the sandbox
+                    // resolved are asked once, in the process's one memory.
+                    None => match crate::os::real_path::settled_canonical(protected) {
                         Some(real) => {
                             cache.insert(protected.to_path_buf(), real.clone());
                             real

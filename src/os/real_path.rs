@@ -47,6 +47,31 @@ pub struct RealPaths {
     /// Path → its canonical path and the identity of what is there; None
     /// when it names nothing.
     canonical: HashMap<PathBuf, Option<Resolved>>,
+    /// Remember only what exists: a path that names nothing now may be
+    /// made later.
+    found_only: bool,
+}
+
+thread_local! {
+    static SETTLED: std::cell::RefCell<RealPaths> = std::cell::RefCell::new(RealPaths {
+        found_only: true,
+        ..RealPaths::default()
+    });
+}
+
+/// [`real_path`] of a path that does not move during a session: the
+/// arm's folders, its programs and the guard's protected files lie where
+/// no command may write (checked at start), so one memory serves the
+/// whole process, shared by every check that names them. Not for a path a
+/// command could change (an argument, the working folder).
+pub fn settled(path: &Path) -> PathBuf {
+    SETTLED.with(|memory| memory.borrow_mut().of(path))
+}
+
+/// [`RealPaths::canonical`] of a path that does not move (see
+/// [`settled`]); None when it names nothing yet.
+pub fn settled_canonical(path: &Path) -> Option<PathBuf> {
+    SETTLED.with(|memory| memory.borrow_mut().canonical(path))
 }
 
 /// A device and inode number: which file a path led to.
@@ -129,7 +154,9 @@ impl RealPaths {
                 Some(Resolved { path: real, id })
             }),
         };
-        self.canonical.insert(path.to_path_buf(), found.clone());
+        if found.is_some() || !self.found_only {
+            self.canonical.insert(path.to_path_buf(), found.clone());
+        }
         found
     }
 }
@@ -218,6 +245,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_settled_memory_keeps_no_answer_for_what_is_not_there_yet() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let log = root.join("audit/audit.jsonl");
+        assert_eq!(settled_canonical(&log), None);
+        assert_eq!(settled(&log), log);
+        // Made later (the audit log, its folder): found now, and then
+        // remembered even after it goes.
+        std::fs::create_dir(root.join("audit")).unwrap();
+        symlink(root.join("elsewhere"), &log).unwrap();
+        std::fs::write(root.join("elsewhere"), "").unwrap();
+        assert_eq!(settled_canonical(&log), Some(root.join("elsewhere")));
+        std::fs::remove_file(&log).unwrap();
+        assert_eq!(settled_canonical(&log), Some(root.join("elsewhere")));
     }
 
     #[test]

@@ -70,7 +70,7 @@
 
 use super::exec_chain::Resolver;
 use crate::os::procfs::PROC_READABLE;
-use crate::os::real_path::RealPaths;
+use crate::os::real_path::{RealPaths, settled};
 use crate::policy::{CommandRule, Policy, SandboxMode};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathFd, Ruleset,
@@ -566,7 +566,7 @@ impl DomainPlan {
             unreadable: unreadable_except(policy, &rule.writable, cwd),
             needed: (files.execute.iter())
                 .chain(&grants.write)
-                .map(|p| real_once(p))
+                .map(|p| settled(p))
                 .collect(),
         };
         grants.read = Some(readable_roots(&scope)?);
@@ -765,7 +765,7 @@ pub fn every_command_may_read(policy: &Policy, cwd: &Path, opened: &Path) -> boo
                     .iter()
                     .cloned()
                     .chain(writable)
-                    .map(|p| real_once(&p))
+                    .map(|p| settled(&p))
                     .collect(),
             };
             let mut paths = Vec::new();
@@ -793,19 +793,7 @@ fn unreadable_except(policy: &Policy, own: &[PathBuf], cwd: &Path) -> BTreeSet<P
         .chain(policy.commands.values().flat_map(|r| r.writable.iter()))
         .map(|p| cwd.join(p))
         .filter(|p| !own.contains(p));
-    named.map(|p| real_once(&p)).collect()
-}
-
-/// `path`'s real path, resolved once per process: the arm's folders and
-/// programs do not lie where the agent may write, so they do not move
-/// during a session.
-fn real_once(path: &Path) -> PathBuf {
-    thread_local! {
-        // The folders on the way are shared (the arm's, /usr/bin): one
-        // memory of them for the process, like the answers.
-        static REAL: std::cell::RefCell<RealPaths> = std::cell::RefCell::new(RealPaths::new());
-    }
-    REAL.with(|real| real.borrow_mut().of(path))
+    named.map(|p| settled(&p)).collect()
 }
 
 /// `struct landlock_path_beneath_attr` (packed, as the kernel reads it).
@@ -1018,7 +1006,7 @@ fn check_protected(
         // Unlike a writable root, which the agent may reach, a protected
         // path cannot move: what leads to it lies outside every writable
         // root (this check, made at start too).
-        let protected_real = real_once(&cwd.join(protected));
+        let protected_real = settled(&cwd.join(protected));
         for (root, root_real) in &roots {
             if protected_real.starts_with(root_real) || root_real.starts_with(&protected_real) {
                 return Err(SandboxError::ProtectedWritable {
