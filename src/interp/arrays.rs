@@ -133,8 +133,7 @@ impl Shell<'_> {
         if let Some(value) = self.shell_array(name) {
             return lookup(&value, key).map(<[u8]>::to_vec);
         }
-        let var = self.vars.get_var(name)?;
-        match (&var.value, key) {
+        match (self.vars.value(name)?, key) {
             (Value::Indexed(map), Key::Index(i)) if *i < 0 => {
                 let last = map.keys().next_back().copied().unwrap_or(-1);
                 let at = last + 1 + i;
@@ -184,7 +183,7 @@ impl Shell<'_> {
         if let Some(value) = self.shell_array(name) {
             return Some(value.elements());
         }
-        match &self.vars.get_var(name)?.value {
+        match self.vars.value(name)? {
             Value::Scalar(_) => self.param_value_named(name).map(|v| vec![v]),
             value => Some(value.elements()),
         }
@@ -195,7 +194,7 @@ impl Shell<'_> {
         if let Some(value) = self.shell_array(name) {
             return value.keys().is_empty();
         }
-        match self.vars.get_var(name).map(|v| &v.value) {
+        match self.vars.value(name) {
             None => true,
             Some(Value::Indexed(map)) => map.is_empty(),
             Some(Value::Assoc(map)) => map.is_empty(),
@@ -208,8 +207,8 @@ impl Shell<'_> {
         if let Some(value) = self.shell_array(name) {
             return value.keys();
         }
-        match self.vars.get_var(name) {
-            Some(var) => var.value.keys(),
+        match self.vars.value(name) {
+            Some(value) => value.keys(),
             None => Vec::new(),
         }
     }
@@ -217,7 +216,7 @@ impl Shell<'_> {
     /// The whole value, for `declare -p` (the shell's own arrays too).
     pub(super) fn whole_value(&self, name: &str) -> Option<Value> {
         self.shell_array(name)
-            .or_else(|| self.vars.get_var(name).map(|v| v.value.clone()))
+            .or_else(|| self.vars.value(name).cloned())
     }
 
     fn param_value_named(&mut self, name: &str) -> Option<Vec<u8>> {
@@ -249,7 +248,7 @@ impl Shell<'_> {
         let integer = self.vars.get_var(name).is_some_and(|v| v.integer);
         let key = match key {
             Key::Index(i) if i < 0 => {
-                let last = match self.vars.get_var(name).map(|v| &v.value) {
+                let last = match self.vars.value(name) {
                     Some(Value::Indexed(map)) => map.keys().next_back().copied().unwrap_or(-1),
                     Some(Value::Scalar(_)) => 0,
                     _ => -1,

@@ -704,7 +704,7 @@ impl Shell<'_> {
         self.vars
             .sorted()
             .into_iter()
-            .filter(|(n, _)| n.starts_with(prefix))
+            .filter(|(n, var)| n.starts_with(prefix) && !var.invisible)
             .map(|(n, _)| n.as_bytes().to_vec())
             .collect()
     }

@@ -166,8 +166,10 @@ pub struct Var {
     /// Unchanged since it was imported from guard-sh's own environment: such
     /// variables reach children only through the policy's `env.pass`.
     pub inherited: bool,
-    /// Declared as an array (`declare -a x`) but never assigned:
-    /// `declare -p` shows no value, as bash's.
+    /// Declared but never assigned (`declare x`, `export x`, `local x`,
+    /// `declare -a x`): unset to every expansion and test, not passed to
+    /// commands, but its attributes hold and `declare -p` names it without
+    /// a value, as bash's.
     pub invisible: bool,
 }
 
@@ -232,10 +234,21 @@ impl Vars {
         }
     }
 
+    /// `$name`: None when unset or only declared.
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.map.get(name).and_then(|v| v.value.scalar())
+        self.value(name).and_then(Value::scalar)
     }
 
+    /// The whole value: None when unset or only declared as a string (an
+    /// array only declared is an empty array).
+    pub fn value(&self, name: &str) -> Option<&Value> {
+        self.map
+            .get(name)
+            .filter(|v| !v.invisible || v.value.is_array())
+            .map(|v| &v.value)
+    }
+
+    /// The variable with its attributes, set or only declared.
     pub fn get_var(&self, name: &str) -> Option<&Var> {
         self.map.get(name)
     }
@@ -244,8 +257,23 @@ impl Vars {
         self.map.get_mut(name)
     }
 
+    /// Has `name` a value (not only declared)?
     pub fn is_set(&self, name: &str) -> bool {
+        self.map.get(name).is_some_and(|v| !v.invisible)
+    }
+
+    /// Is `name` declared, with a value or without?
+    pub fn is_declared(&self, name: &str) -> bool {
         self.map.contains_key(name)
+    }
+
+    /// `name` as it is, or declared now without a value (its attributes
+    /// are set next).
+    pub fn declare(&mut self, name: &str) -> &mut Var {
+        self.map.entry(name.to_string()).or_insert(Var {
+            invisible: true,
+            ..Var::default()
+        })
     }
 
     pub fn is_readonly(&self, name: &str) -> bool {
@@ -274,6 +302,7 @@ impl Vars {
     pub fn set_internal(&mut self, name: &str, value: Vec<u8>) {
         let var = self.map.entry(name.to_string()).or_default();
         set_scalar(&mut var.value, value);
+        var.invisible = false;
         if name != "PWD" && name != "OLDPWD" {
             var.inherited = false;
         }
@@ -298,14 +327,14 @@ impl Vars {
 
     pub fn export(&mut self, name: &str, on: bool) {
         if on {
-            let var = self.map.entry(name.to_string()).or_default();
-            var.exported = true;
+            self.declare(name).exported = true;
         } else if let Some(var) = self.map.get_mut(name) {
             var.exported = false;
         }
     }
 
-    /// Every variable, sorted by name.
+    /// Every variable, sorted by name, the declared ones without a value
+    /// too (`declare -p` lists them; the environment and `set` do not).
     pub fn sorted(&self) -> Vec<(&String, &Var)> {
         let mut all: Vec<_> = self.map.iter().collect();
         all.sort_by(|a, b| a.0.cmp(b.0));
@@ -344,8 +373,9 @@ impl Vars {
         if let Some(frame) = self.frames.last_mut() {
             if !frame.contains_key(name) {
                 frame.insert(name.to_string(), current);
-                // A local starts unset and unexported until assigned.
+                // A local starts declared, without a value or attributes.
                 self.map.remove(name);
+                self.declare(name);
             }
         }
     }

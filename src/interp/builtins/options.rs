@@ -109,6 +109,9 @@ impl Shell<'_> {
         if args.is_empty() {
             let mut out = Vec::new();
             for (n, v) in self.vars.sorted() {
+                if v.invisible {
+                    continue;
+                }
                 let text = match &v.value {
                     crate::interp::Value::Scalar(v) => quote(v),
                     array => array_text(array),

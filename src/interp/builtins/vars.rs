@@ -225,10 +225,7 @@ impl Shell<'_> {
             } else if let Err(deny) = crate::guard::check_assignment(&self.policy, &name) {
                 return Err(self.deny(&deny, std::slice::from_ref(a)));
             }
-            self.vars.set_default(&name, Vec::new());
-            if let Some(var) = self.vars.get_var_mut(&name) {
-                var.readonly = true;
-            }
+            self.vars.declare(&name).readonly = true;
         }
         Ok(status)
     }
@@ -400,7 +397,7 @@ impl Shell<'_> {
             if flags.print {
                 return Ok(Some(1));
             }
-            if self.vars.in_function() && !flags.global && !self.vars.is_set(&base) {
+            if self.vars.in_function() && !flags.global && !self.vars.is_declared(&base) {
                 self.vars.make_local(&base);
             }
             self.make_array(builtin, &base, flags.kind.unwrap_or(ArrayKind::Indexed))?;
@@ -413,7 +410,7 @@ impl Shell<'_> {
             return Ok(Some(self.invalid_name(builtin, &name)));
         }
         if flags.print {
-            if self.vars.is_set(&name) || self.whole_value(&name).is_some() {
+            if self.vars.is_declared(&name) || self.whole_value(&name).is_some() {
                 let attrs = self.attr_flags(&name);
                 self.print_var(&attrs, &name);
                 return Ok(None);
@@ -428,16 +425,10 @@ impl Shell<'_> {
             self.vars.make_local(&name);
         }
         if flags.integer {
-            self.vars.set_default(&name, Vec::new());
-            if let Some(var) = self.vars.get_var_mut(&name) {
-                var.integer = true;
-            }
+            self.vars.declare(&name).integer = true;
         }
         if let Some(case) = flags.case {
-            self.vars.set_default(&name, Vec::new());
-            if let Some(var) = self.vars.get_var_mut(&name) {
-                var.case = case;
-            }
+            self.vars.declare(&name).case = case;
         }
         if let Some(kind) = flags.kind {
             if !self.make_array(builtin, &name, kind)? {
@@ -465,22 +456,8 @@ impl Shell<'_> {
                 self.assign_maybe_append(&name, v, append)?;
             }
             (_, None) => {
-                if flags.kind.is_none() {
-                    self.vars.set_default(&name, Vec::new());
-                    if self.vars.get(&name) == Some(b"")
-                        && !flags.integer
-                        && flags.case.is_none()
-                        && flags.export.is_none()
-                        && !flags.readonly
-                        && self
-                            .vars
-                            .get_var(&name)
-                            .is_some_and(|v| !v.value.is_array())
-                    {
-                        // `declare x` leaves x declared but unset, as bash does.
-                        self.vars.unset_internal(&name);
-                    }
-                }
+                // `declare x`: declared, its value (if any) kept.
+                self.vars.declare(&name);
             }
         }
         if let Some(on) = flags.export {
@@ -628,7 +605,7 @@ impl Shell<'_> {
                         status = 1;
                         continue;
                     }
-                    if self.vars.is_set(&name) {
+                    if self.vars.is_declared(&name) {
                         self.vars.unset_internal(&name);
                     } else {
                         self.functions.remove(&name);

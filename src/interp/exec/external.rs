@@ -68,10 +68,14 @@ impl Shell<'_> {
             if assigns.iter().any(|(a, _)| a == *n) {
                 continue;
             }
-            // Arrays are never exported (bash cannot either).
+            // Arrays are never exported (bash cannot either), nor a name
+            // only declared.
             let crate::interp::Value::Scalar(value) = &var.value else {
                 continue;
             };
+            if var.invisible {
+                continue;
+            }
             shell_vars.push(ShellVar {
                 name: n.as_str(),
                 value,
