@@ -19,6 +19,16 @@ enum LoopStep {
 
 impl Shell<'_> {
     pub(in crate::interp) fn run_compound(&mut self, cc: &CompoundCommand) -> Status {
+        self.run_compound_redirected(cc).map(|(status, _)| status)
+    }
+
+    /// [`Self::run_compound`], and whether the command's own redirection
+    /// failed (its body never ran): bash then leaves out a `!` before it
+    /// (`! { cat; } < missing` is 1, where `! cat < missing` is 0).
+    pub(in crate::interp) fn run_compound_redirected(
+        &mut self,
+        cc: &CompoundCommand,
+    ) -> Result<(i32, bool), Flow> {
         self.check_stack()?;
         if matches!(
             cc.kind,
@@ -38,10 +48,11 @@ impl Shell<'_> {
         // A redirection of the command itself that failed is judged by
         // `set -e` like a command that failed (bash 5.2), though the
         // group's own status is not (see `judged_by_status`).
-        if !body_ran && status != 0 && self.opts.errexit && self.errexit_off == 0 {
+        let redirect_failed = !body_ran && status != 0;
+        if redirect_failed && self.opts.errexit && self.errexit_off == 0 {
             return Err(Flow::Exit(status));
         }
-        Ok(status)
+        Ok((status, redirect_failed))
     }
 
     fn run_compound_body(&mut self, kind: &CompoundKind) -> Status {

@@ -29,16 +29,23 @@ impl Shell<'_> {
             // The job's text if it stops.
             self.job_table.foreground = lossy(&crate::syntax::pipeline_to_source(p));
         }
-        let status = self.with_errexit_off(p.negated, |sh| {
-            if p.elements.len() == 1 {
-                let s = sh.run_command(&p.elements[0].command)?;
+        let mut redirect_failed = false;
+        let status = self.with_errexit_off(p.negated, |sh| match p.elements.as_slice() {
+            [only] => {
+                let s = match &only.command {
+                    Command::Compound(cc) => {
+                        let (s, failed) = sh.run_compound_redirected(cc)?;
+                        redirect_failed = failed;
+                        s
+                    }
+                    command => sh.run_command(command)?,
+                };
                 sh.pipestatus = vec![s];
                 Ok(s)
-            } else {
-                sh.run_multi(p)
             }
+            _ => sh.run_multi(p),
         })?;
-        let status = if p.negated {
+        let status = if p.negated && !redirect_failed {
             i32::from(status == 0)
         } else {
             status
