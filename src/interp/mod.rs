@@ -129,6 +129,10 @@ pub struct Shell<'a> {
     history: Vec<Vec<u8>>,
     /// A trap action is running (ERR does not fire inside one).
     in_trap: bool,
+    /// `$BASH_COMMAND` is kept: some text the shell took in spells it (a
+    /// line, a trap's action). Naming every command costs a copy of it,
+    /// paid only once something may read it.
+    names_commands: bool,
     pipestatus: Vec<i32>,
     interactive: bool,
     /// A background job's copy of the shell that runs one simple command:
@@ -298,6 +302,7 @@ impl<'a> Shell<'a> {
             job_table: job_table::JobTable::default(),
             history: Vec::new(),
             in_trap: false,
+            names_commands: false,
             pipestatus: vec![0],
             interactive: false,
             drop_descriptors_after_spawn: false,
@@ -375,6 +380,7 @@ impl<'a> Shell<'a> {
             job_table: self.job_table.clone(),
             history: self.history.clone(),
             in_trap: self.in_trap,
+            names_commands: self.names_commands,
             pipestatus: self.pipestatus.clone(),
             interactive: self.interactive,
             drop_descriptors_after_spawn: false,

@@ -133,6 +133,7 @@ impl Shell<'_> {
             }
             match &action {
                 Some(text) => {
+                    self.notice_command_name(text);
                     self.traps.insert(name, text.clone());
                 }
                 None => {
@@ -206,20 +207,34 @@ impl Shell<'_> {
 
     /// After a failing command where `set -e` would act: the ERR action
     /// (not inside functions or another trap action: no `set -E`).
-    /// `trap … DEBUG`: before a simple command, `[[ ]]`, `(( ))`, `for` or
-    /// `case` of the shell itself, with `BASH_COMMAND` naming it; not
-    /// inside functions (which do not inherit it, as in bash without
-    /// `set -T`) nor inside a trap's action.
+    /// Before a simple command, `[[ ]]`, `(( ))`, `for` or `case`:
+    /// `BASH_COMMAND` names it (except inside a trap's action, where it
+    /// keeps naming the command the trap interrupted, as in bash), and
+    /// `trap … DEBUG` runs (not inside functions, which do not inherit it,
+    /// as in bash without `set -T`).
     pub(super) fn run_debug_trap(&mut self, command: impl FnOnce() -> Vec<u8>) -> Result<(), Flow> {
-        if self.in_trap || self.func_depth > 0 {
+        if self.in_trap {
             return Ok(());
         }
-        match self.traps.get("DEBUG").cloned() {
-            Some(action) if !action.is_empty() => {
-                self.vars.set_internal("BASH_COMMAND", command());
-                self.run_trap_action(&action)
-            }
-            _ => Ok(()),
+        let debug = match self.traps.get("DEBUG") {
+            Some(action) if !action.is_empty() && self.func_depth == 0 => Some(action.clone()),
+            _ => None,
+        };
+        if debug.is_some() || self.names_commands {
+            self.vars.set_internal("BASH_COMMAND", command());
+        }
+        match debug {
+            Some(action) => self.run_trap_action(&action),
+            None => Ok(()),
+        }
+    }
+
+    /// Keep `BASH_COMMAND` from now on if `text`, which the shell takes in
+    /// (a line, `eval`'s text, a trap's action), spells it.
+    pub(super) fn notice_command_name(&mut self, text: &[u8]) {
+        const NAME: &[u8] = b"BASH_COMMAND";
+        if !self.names_commands && text.windows(NAME.len()).any(|w| w == NAME) {
+            self.names_commands = true;
         }
     }
 

@@ -513,9 +513,17 @@ impl Writer {
                 list,
                 backtick: false,
             } => {
-                self.s("$( ");
+                // `$(false x)` as bash prints it; `$( (a) )` keeps its
+                // spaces, which `$((` would read as arithmetic.
+                self.s("$(");
+                let start = self.out.len();
                 self.nested_list(list);
-                self.s(" )");
+                if self.out.get(start) == Some(&b'(') {
+                    self.out.insert(start, b' ');
+                    self.s(" )");
+                } else {
+                    self.s(")");
+                }
             }
             WordPart::CommandSubst {
                 list,

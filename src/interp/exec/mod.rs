@@ -94,6 +94,7 @@ impl Shell<'_> {
         }) {
             return Err(Err(Flow::Abort(126)));
         }
+        self.notice_command_name(text);
         let list = match crate::syntax::parse_complete(text) {
             Ok((list, closed)) => {
                 for doc in closed {
