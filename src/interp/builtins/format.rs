@@ -42,10 +42,12 @@ pub fn echo(args: &[Vec<u8>]) -> Vec<u8> {
     out
 }
 
-/// Result of `printf`: output and whether an argument was bad.
+/// Result of `printf`: output, what made it fail (status 1) and what it
+/// only warned of.
 pub struct Printed {
     pub out: Vec<u8>,
     pub errors: Vec<String>,
+    pub warnings: Vec<String>,
 }
 
 /// The largest field width or precision `printf` builds (1 MiB).
@@ -57,6 +59,7 @@ pub fn printf(format: &[u8], args: &[Vec<u8>], now: i64) -> Printed {
     let mut p = Printed {
         out: Vec::new(),
         errors: Vec::new(),
+        warnings: Vec::new(),
     };
     let mut next = 0usize;
     loop {
@@ -77,43 +80,83 @@ fn take<'a>(args: &'a [Vec<u8>], next: &mut usize) -> Option<&'a [u8]> {
     a
 }
 
-fn to_int(arg: Option<&[u8]>, p: &mut Printed) -> i64 {
+/// An integer argument as bash's printf reads it: C's `strtoimax`
+/// (`unsigned`: `strtoumax`, for `%u %o %x %X`) with base 0 (`0x` hex,
+/// `0` octal), leading blanks allowed; `'c` or `"c` is the character's
+/// code. Text left after the number is an error (the value read so far
+/// is printed, status 1); a number out of range is clamped with a
+/// warning (status unchanged). The result is the value's 64 bits.
+fn to_int(arg: Option<&[u8]>, unsigned: bool, p: &mut Printed) -> i64 {
     let Some(a) = arg else { return 0 };
-    let s = String::from_utf8_lossy(a);
-    let t = s.trim();
-    // bash takes an empty argument as 0, without complaint.
-    if a.is_empty() {
-        return 0;
+    if let Some(rest) = a.strip_prefix(b"'").or_else(|| a.strip_prefix(b"\"")) {
+        return String::from_utf8_lossy(rest)
+            .chars()
+            .next()
+            .map_or(0, |c| c as i64);
     }
-    if let Some(rest) = t.strip_prefix('\'').or_else(|| t.strip_prefix('"')) {
-        return rest.chars().next().map_or(0, |c| c as i64);
+    let c = c_integer(a);
+    let text = String::from_utf8_lossy(a);
+    let (value, out_of_range) = match (unsigned, c.negative) {
+        (false, false) => (
+            c.magnitude.min(i64::MAX as u128) as i64,
+            c.magnitude > i64::MAX as u128,
+        ),
+        (false, true) => match c.magnitude {
+            m if m > 1u128 << 63 => (i64::MIN, true),
+            m => ((m as i128).wrapping_neg() as i64, false),
+        },
+        (true, negative) => match c.magnitude {
+            m if m > u64::MAX as u128 => (-1, true),
+            m if negative => ((m as u64).wrapping_neg() as i64, false),
+            m => (m as u64 as i64, false),
+        },
+    };
+    if c.used < a.len() {
+        p.errors.push(format!("{text}: invalid number"));
+    } else if out_of_range {
+        p.warnings
+            .push(format!("warning: {text}: Numerical result out of range"));
     }
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    value
+}
+
+/// What C's `strtoimax(text, &end, 0)` reads: the sign, the magnitude
+/// (saturated far above 64 bits) and how many bytes it took (0 when no
+/// digit was found).
+struct CInteger {
+    negative: bool,
+    magnitude: u128,
+    used: usize,
+}
+
+fn c_integer(text: &[u8]) -> CInteger {
+    let mut i = text
+        .iter()
+        .position(|b| !b" \t\n\x0b\x0c\r".contains(b))
+        .unwrap_or(text.len());
+    let negative = text.get(i) == Some(&b'-');
+    if matches!(text.get(i), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    let hex = matches!(text.get(i..i + 2), Some(b"0x" | b"0X"))
+        && text.get(i + 2).is_some_and(u8::is_ascii_hexdigit);
+    let (radix, first) = match (hex, text.get(i)) {
+        (true, _) => (16, i + 2),
+        (false, Some(b'0')) => (8, i),
+        _ => (10, i),
     };
-    let parsed = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        i64::from_str_radix(h, 16).ok()
-    } else if body.len() > 1 && body.starts_with('0') {
-        i64::from_str_radix(&body[1..], 8).ok()
-    } else {
-        body.parse::<i64>().ok()
-    };
-    match parsed {
-        Some(n) => {
-            if neg {
-                -n
-            } else {
-                n
-            }
-        }
-        None => {
-            p.errors.push(format!("{s}: invalid number"));
-            // bash prints the leading digits it could read.
-            let digits: String = body.chars().take_while(char::is_ascii_digit).collect();
-            let n = digits.parse::<i64>().unwrap_or(0);
-            if neg { -n } else { n }
-        }
+    let mut magnitude: u128 = 0;
+    let mut end = first;
+    while let Some(d) = text.get(end).and_then(|&b| (b as char).to_digit(radix)) {
+        magnitude = magnitude
+            .saturating_mul(radix as u128)
+            .saturating_add(d as u128);
+        end += 1;
+    }
+    CInteger {
+        negative,
+        magnitude,
+        used: if end > first { end } else { 0 },
     }
 }
 
@@ -164,6 +207,7 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], now: i64, next: &mut usize, p: &mut
             i += 1;
             continue;
         }
+        let percent = i;
         i += 1;
         if i < format.len() && format[i] == b'%' {
             p.out.push(b'%');
@@ -187,8 +231,11 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], now: i64, next: &mut usize, p: &mut
             return true;
         }
         let Some(&conv) = format.get(i) else {
-            p.out.push(b'%');
-            break;
+            p.errors.push(format!(
+                "`{}': missing format character",
+                String::from_utf8_lossy(&format[percent..])
+            ));
+            return true;
         };
         // `%(FORMAT)T`: the argument (seconds since the epoch; empty or -1
         // now) formatted by strftime in local time, as bash does.
@@ -202,7 +249,7 @@ fn one_pass(format: &[u8], args: &[Vec<u8>], now: i64, next: &mut usize, p: &mut
             let arg = take(args, next);
             let when = match arg {
                 None | Some(b"") | Some(b"-1") | Some(b"-2") => now,
-                Some(_) => to_int(arg, p),
+                Some(_) => to_int(arg, false, p),
             };
             let mut s = strftime_local(pattern, when);
             if let Some(prec) = spec.precision {
@@ -273,7 +320,7 @@ impl Spec {
             *i += 1;
         }
         if format.get(*i) == Some(&b'*') {
-            let w = to_int(take(args, next), p);
+            let w = to_int(take(args, next), false, p);
             if w < 0 {
                 spec.left = true;
             }
@@ -285,7 +332,7 @@ impl Spec {
         if format.get(*i) == Some(&b'.') {
             *i += 1;
             if format.get(*i) == Some(&b'*') {
-                spec.precision = Some(to_int(take(args, next), p).max(0) as usize);
+                spec.precision = Some(to_int(take(args, next), false, p).max(0) as usize);
                 *i += 1;
             } else {
                 spec.precision = Some(digits(format, i).unwrap_or(0));
@@ -339,16 +386,13 @@ fn convert(conv: u8, spec: &Spec, args: &[Vec<u8>], next: &mut usize, p: &mut Pr
             p.out.extend(pad(s, spec.width, spec.left, false));
         }
         b'c' => {
+            // The first byte, not the first character (bash 5.2).
             let arg = take(args, next).unwrap_or(b"");
-            let s = String::from_utf8_lossy(arg)
-                .chars()
-                .next()
-                .map(|c| c.to_string().into_bytes())
-                .unwrap_or_default();
+            let s = arg.first().map(|&b| vec![b]).unwrap_or_default();
             p.out.extend(pad(s, spec.width, spec.left, false));
         }
         b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
-            let n = to_int(take(args, next), p);
+            let n = to_int(take(args, next), !matches!(conv, b'd' | b'i'), p);
             let s = format_integer(conv, n, spec);
             let zero = spec.zero && spec.precision.is_none();
             p.out.extend(pad(s, spec.width, spec.left, zero));
@@ -368,7 +412,7 @@ fn convert(conv: u8, spec: &Spec, args: &[Vec<u8>], next: &mut usize, p: &mut Pr
         }
         other => {
             p.errors
-                .push(format!("%{}: invalid format character", other as char));
+                .push(format!("`{}': invalid format character", other as char));
             return true;
         }
     }
@@ -413,10 +457,12 @@ fn format_integer(conv: u8, n: i64, spec: &Spec) -> Vec<u8> {
 /// `%f %F %e %E %g %G` of `x`, before padding to the width.
 fn format_float(conv: u8, x: f64, spec: &Spec) -> Vec<u8> {
     let prec = spec.precision.unwrap_or(6);
+    // `#`: a decimal point even with no digit after it.
+    let point = if spec.alt && prec == 0 { "." } else { "" };
     let body = match conv {
-        b'f' | b'F' => format!("{x:.prec$}"),
+        b'f' | b'F' => format!("{x:.prec$}{point}"),
         b'e' | b'E' => {
-            let s = fix_exponent(&format!("{x:.prec$e}"));
+            let s = fix_exponent(&format!("{x:.prec$e}")).replacen('e', &format!("{point}e"), 1);
             if conv == b'E' { s.to_uppercase() } else { s }
         }
         _ => {

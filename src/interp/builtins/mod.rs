@@ -247,6 +247,9 @@ impl Shell<'_> {
         };
         let printed = format::printf(format, &args[1..], self.sys.now());
         let mut status = 0;
+        for w in &printed.warnings {
+            self.error(&format!("printf: {w}"));
+        }
         for e in &printed.errors {
             self.error(&format!("printf: {e}"));
             status = 1;
