@@ -490,14 +490,14 @@ impl Shell<'_> {
         }
         // A value naming an element of itself (`x='a[x]'`) would recurse
         // for ever.
-        if self.subscript_depth >= 64 {
+        if self.depth.subscripts >= 64 {
             return Err(ArithError::Invalid(
                 "expression recursion level exceeded".into(),
             ));
         }
-        self.subscript_depth += 1;
+        self.depth.subscripts += 1;
         let r = super::arith::eval(self, sub);
-        self.subscript_depth -= 1;
+        self.depth.subscripts -= 1;
         r.map(Key::Index)
     }
 

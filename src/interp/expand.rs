@@ -332,7 +332,9 @@ impl Shell<'_> {
                     Some(self.positional.join(sep.as_slice()))
                 }
                 SpecialParam::Pid => Some(self.shell_pid.to_string().into_bytes()),
-                SpecialParam::LastBackground => self.last_bg.map(|p| p.to_string().into_bytes()),
+                SpecialParam::LastBackground => {
+                    self.jobs.last_bg.map(|p| p.to_string().into_bytes())
+                }
                 SpecialParam::Flags => Some(self.flags_string().into_bytes()),
             },
         }
@@ -359,7 +361,7 @@ impl Shell<'_> {
                         .into_bytes(),
                 );
             }
-            "LINENO" => return Some(self.lineno.to_string().into_bytes()),
+            "LINENO" => return Some(self.position.lineno.to_string().into_bytes()),
             // Whole seconds since the shell started (assigning to it is
             // not supported: the count goes on).
             "SECONDS" => return Some(self.started.elapsed().as_secs().to_string().into_bytes()),
@@ -369,7 +371,7 @@ impl Shell<'_> {
             "UID" => return Some(self.sys.real_user_id().to_string().into_bytes()),
             "EUID" => return Some(self.sys.effective_ids().0.to_string().into_bytes()),
             "BASHPID" => return Some(self.sys.getpid().to_string().into_bytes()),
-            "BASH_SUBSHELL" => return Some(self.copies_deep.to_string().into_bytes()),
+            "BASH_SUBSHELL" => return Some(self.depth.copies.to_string().into_bytes()),
             _ => {}
         }
         self.vars.get(name).map(<[u8]>::to_vec)

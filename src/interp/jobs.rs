@@ -30,31 +30,31 @@ impl Shell<'_> {
     /// Collect background jobs that have ended, keeping their statuses.
     pub(super) fn reap_jobs(&mut self) {
         let mut i = 0;
-        while i < self.jobs.len() {
-            let pid = self.jobs[i];
+        while i < self.jobs.running.len() {
+            let pid = self.jobs.running[i];
             match self.sys.try_wait(pid) {
                 Ok(None) => i += 1,
                 Ok(Some(status)) => {
-                    self.jobs.remove(i);
-                    self.job_table.reaped(pid, status);
-                    let ended = super::EndedJob {
+                    self.jobs.running.remove(i);
+                    self.jobs.table.reaped(pid, status);
+                    let ended = super::state::EndedJob {
                         status: status.code(),
                         told: false,
                     };
-                    self.done_jobs.insert(pid, ended);
-                    if self.done_jobs.len() > KEPT_STATUSES {
-                        self.done_jobs.pop_first();
+                    self.jobs.done.insert(pid, ended);
+                    if self.jobs.done.len() > KEPT_STATUSES {
+                        self.jobs.done.pop_first();
                     }
                 }
                 Err(_) => {
-                    self.jobs.remove(i);
-                    self.job_table.forget(pid);
+                    self.jobs.running.remove(i);
+                    self.jobs.table.forget(pid);
                 }
             }
         }
         // Only an interactive shell says which jobs ended, as bash.
         if !self.interactive {
-            self.job_table.take_notices();
+            self.jobs.table.take_notices();
         }
     }
 
@@ -62,11 +62,11 @@ impl Shell<'_> {
     /// rest of its pipeline joins it), said as bash says it; `128+N`.
     pub(super) fn job_stopped(&mut self, pid: Pid, signal: i32) -> i32 {
         let group = self.sys.group_led_by(pid);
-        let text = self.job_table.foreground.clone();
-        let number = self.job_table.add(vec![pid], group, text, true);
-        self.job_table.stopped_now = Some(number);
-        self.jobs.push(pid);
-        if let Some(job) = self.job_table.get(number) {
+        let text = self.jobs.table.foreground.clone();
+        let number = self.jobs.table.add(vec![pid], group, text, true);
+        self.jobs.table.stopped_now = Some(number);
+        self.jobs.running.push(pid);
+        if let Some(job) = self.jobs.table.get(number) {
             let line = format!("\n{}\n", job.line('+', "Stopped"));
             let _ = self.sys.write_all(2, line.as_bytes());
         }
@@ -76,7 +76,7 @@ impl Shell<'_> {
     /// Before a prompt: say which jobs ended since the last one.
     pub(super) fn show_job_notices(&mut self) {
         self.reap_jobs();
-        for notice in self.job_table.take_notices() {
+        for notice in self.jobs.table.take_notices() {
             let _ = self.sys.write_all(2, notice.as_bytes());
         }
     }
@@ -85,12 +85,12 @@ impl Shell<'_> {
     pub(super) fn jobs_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         self.reap_jobs();
         let out = match args.first().map(Vec::as_slice) {
-            None => self.job_table.listing(),
+            None => self.jobs.table.listing(),
             Some(spec) if spec.starts_with(b"%") => {
                 let mut out = String::new();
                 for spec in args {
-                    match self.job_table.resolve(Some(&lossy(spec))) {
-                        Ok(number) => out.push_str(&self.job_table.listing_of(number)),
+                    match self.jobs.table.resolve(Some(&lossy(spec))) {
+                        Ok(number) => out.push_str(&self.jobs.table.listing_of(number)),
                         Err(why) => {
                             self.error(&format!("jobs: {why}"));
                             self.write_out(out.as_bytes(), "jobs");
@@ -101,7 +101,8 @@ impl Shell<'_> {
                 out
             }
             Some(b"-p") => self
-                .job_table
+                .jobs
+                .table
                 .leaders()
                 .iter()
                 .map(|pid| format!("{pid}\n"))
@@ -112,7 +113,7 @@ impl Shell<'_> {
             }
         };
         // Jobs that ended are listed once more, then forgotten.
-        let notices: String = self.job_table.take_notices().concat();
+        let notices: String = self.jobs.table.take_notices().concat();
         Ok(self.write_out(format!("{out}{notices}").as_bytes(), "jobs"))
     }
 
@@ -122,7 +123,7 @@ impl Shell<'_> {
         let Some(number) = self.job_operand("fg", args) else {
             return Ok(1);
         };
-        let Some(job) = self.job_table.take(number) else {
+        let Some(job) = self.jobs.table.take(number) else {
             return Ok(1);
         };
         self.write_out(format!("{}\n", job.text).as_bytes(), "fg");
@@ -130,18 +131,18 @@ impl Shell<'_> {
             self.give_terminal(group);
         }
         self.continue_job(&job);
-        self.job_table.foreground = job.text.clone();
+        self.jobs.table.foreground = job.text.clone();
         // Waited for as a pipeline is: if it stops again it keeps its number.
-        self.jobs.retain(|p| !job.pids.contains(p));
+        self.jobs.running.retain(|p| !job.pids.contains(p));
         let members = job
             .pids
             .iter()
             .enumerate()
             .map(|(i, pid)| super::exec::Started::Running(*pid, std::time::Instant::now(), i == 0))
             .collect();
-        self.job_table.resumed = Some(job.number);
+        self.jobs.table.resumed = Some(job.number);
         let (statuses, aborted) = self.wait_members(members);
-        self.job_table.resumed = None;
+        self.jobs.table.resumed = None;
         self.take_terminal();
         if aborted {
             return Err(super::Flow::Abort(126));
@@ -154,7 +155,7 @@ impl Shell<'_> {
         let Some(number) = self.job_operand("bg", args) else {
             return Ok(1);
         };
-        let Some(job) = self.job_table.get(number).cloned() else {
+        let Some(job) = self.jobs.table.get(number).cloned() else {
             return Ok(1);
         };
         if !job.stopped {
@@ -162,8 +163,12 @@ impl Shell<'_> {
             return Ok(0);
         }
         self.continue_job(&job);
-        self.job_table.resume(number);
-        let line = format!("[{number}]{} {} &\n", self.job_table.mark(number), job.text);
+        self.jobs.table.resume(number);
+        let line = format!(
+            "[{number}]{} {} &\n",
+            self.jobs.table.mark(number),
+            job.text
+        );
         Ok(self.write_out(line.as_bytes(), "bg"))
     }
 
@@ -176,7 +181,7 @@ impl Shell<'_> {
         }
         self.reap_jobs();
         let spec = args.first().map(|a| lossy(a));
-        match self.job_table.resolve(spec.as_deref()) {
+        match self.jobs.table.resolve(spec.as_deref()) {
             Ok(number) => Some(number),
             Err(why) => {
                 self.error(&format!("{builtin}: {why}"));
@@ -203,14 +208,14 @@ impl Shell<'_> {
     /// processes; a stopped job is continued after a signal that ends it
     /// (as bash does), so the signal acts. 1 when there is no such job.
     fn kill_job(&mut self, spec: &str, signal: i32) -> i32 {
-        let number = match self.job_table.resolve(Some(spec)) {
+        let number = match self.jobs.table.resolve(Some(spec)) {
             Ok(number) => number,
             Err(why) => {
                 self.error(&format!("kill: {why}"));
                 return 1;
             }
         };
-        let Some(job) = self.job_table.get(number).cloned() else {
+        let Some(job) = self.jobs.table.get(number).cloned() else {
             return 1;
         };
         let targets = match job.group {
@@ -229,11 +234,13 @@ impl Shell<'_> {
     /// The processes a `%JOB` operand of `kill` or `wait` names.
     fn job_processes(&self, builtin: &str, spec: &str) -> Result<Vec<Pid>, String> {
         let number = self
-            .job_table
+            .jobs
+            .table
             .resolve(Some(spec))
             .map_err(|why| format!("{builtin}: {why}"))?;
         Ok(self
-            .job_table
+            .jobs
+            .table
             .get(number)
             .map(|job| job.pids.clone())
             .unwrap_or_default())
@@ -296,7 +303,8 @@ impl Shell<'_> {
         let first_ended = match self.command_mode {
             true => None,
             false => self
-                .done_jobs
+                .jobs
+                .done
                 .iter_mut()
                 .find(|(pid, job)| !job.told && (args.is_empty() || named.contains(pid))),
         };
@@ -311,18 +319,20 @@ impl Shell<'_> {
                 self.job_processes("wait", &text)
             } else {
                 match text.parse::<Pid>() {
-                    Ok(pid) if self.jobs.contains(&pid) => Ok(vec![pid]),
+                    Ok(pid) if self.jobs.running.contains(&pid) => Ok(vec![pid]),
                     Ok(_) => Err(format!("wait: {text}: no such job")),
                     Err(_) => Err(format!("wait: `{text}': not a pid or valid job spec")),
                 }
             };
             match named {
-                Ok(pids) => candidates.extend(pids.into_iter().filter(|p| self.jobs.contains(p))),
+                Ok(pids) => {
+                    candidates.extend(pids.into_iter().filter(|p| self.jobs.running.contains(p)))
+                }
                 Err(why) => self.error(&why),
             }
         }
         if args.is_empty() {
-            candidates = self.jobs.clone();
+            candidates = self.jobs.running.clone();
         }
         if candidates.is_empty() {
             return (127, None);
@@ -333,26 +343,26 @@ impl Shell<'_> {
             Ok(None) => return (self.interrupted_wait(), None),
             Err(_) => return (127, None),
         };
-        self.jobs.retain(|p| *p != pid);
-        self.job_table.forget(pid);
+        self.jobs.running.retain(|p| *p != pid);
+        self.jobs.table.forget(pid);
         (status.code(), Some(pid))
     }
 
     /// `wait [ID…]`: its status, and the last process waited for.
     fn wait_for(&mut self, args: &[Vec<u8>]) -> Result<(i32, Option<Pid>), super::Flow> {
         if args.is_empty() {
-            while let Some(&pid) = self.jobs.first() {
+            while let Some(&pid) = self.jobs.running.first() {
                 match self.wait_serving(pid) {
                     Ok(None) => return Ok((self.interrupted_wait(), None)),
                     Ok(Some(_)) | Err(_) => {
-                        self.jobs.remove(0);
-                        self.job_table.forget(pid);
+                        self.jobs.running.remove(0);
+                        self.jobs.table.forget(pid);
                     }
                 }
             }
-            self.done_jobs.clear();
+            self.jobs.done.clear();
             if !self.interactive {
-                self.job_table.take_notices();
+                self.jobs.table.take_notices();
             }
             return Ok((0, None));
         }
@@ -379,11 +389,11 @@ impl Shell<'_> {
         }
         let last = pids.last().copied();
         for pid in pids {
-            if let Some(ended) = self.done_jobs.remove(&pid) {
+            if let Some(ended) = self.jobs.done.remove(&pid) {
                 status = ended.status;
                 continue;
             }
-            if !self.jobs.contains(&pid) {
+            if !self.jobs.running.contains(&pid) {
                 self.error(&format!("wait: pid {pid} is not a child of this shell"));
                 status = 127;
                 continue;
@@ -393,8 +403,8 @@ impl Shell<'_> {
                 Ok(Some(s)) => s.code(),
                 Err(_) => 127,
             };
-            self.jobs.retain(|p| *p != pid);
-            self.job_table.forget(pid);
+            self.jobs.running.retain(|p| *p != pid);
+            self.jobs.table.forget(pid);
         }
         Ok((status, last))
     }
@@ -478,7 +488,7 @@ impl Shell<'_> {
                 status = 1;
                 continue;
             };
-            let mine = pid == self.shell_pid || pid == own || self.jobs.contains(&pid);
+            let mine = pid == self.shell_pid || pid == own || self.jobs.running.contains(&pid);
             if !mine {
                 self.error(&format!(
                     "kill: ({pid}) - not a job of this shell: only this shell and its own jobs can be signalled"

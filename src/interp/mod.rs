@@ -29,6 +29,7 @@ mod quote;
 mod redirect;
 mod session;
 pub use session::Input;
+mod state;
 mod timing;
 mod traps;
 mod vars;
@@ -117,70 +118,31 @@ pub struct Shell<'a> {
     status: i32,
     opts: Options,
     aliases: BTreeMap<String, Vec<u8>>,
-    traps: BTreeMap<String, Vec<u8>>,
-    last_bg: Option<Pid>,
-    /// Background jobs and process substitutions not yet reaped.
-    jobs: Vec<Pid>,
-    /// Statuses of background jobs that ended before `wait` asked for them.
-    done_jobs: BTreeMap<Pid, EndedJob>,
-    /// Job control: the jobs `jobs`, `fg`, `bg` and `%N` name.
-    job_table: job_table::JobTable,
+    /// The traps, and whether one's action is running.
+    traps: state::Traps,
+    /// Background jobs, `$!` and the job table.
+    jobs: state::Jobs,
     /// The lines an interactive shell read, expanded (`history`, `!!`).
     history: Vec<Vec<u8>>,
-    /// A trap action is running (ERR does not fire inside one).
-    in_trap: bool,
-    /// `$BASH_COMMAND` is kept: some text the shell took in spells it (a
-    /// line, a trap's action). Naming every command costs a copy of it,
-    /// paid only once something may read it.
-    names_commands: bool,
     pipestatus: Vec<i32>,
     interactive: bool,
-    /// A background job's copy of the shell that runs one simple command:
-    /// once that command is spawned, the copy needs none of the line's
-    /// descriptors (it only waits and records the exit), so it closes
-    /// them, as bash, which execs such a command in place, holds none (a
-    /// pipe the job's output was redirected away from then ends).
-    drop_descriptors_after_spawn: bool,
-    /// The same for a background job that is one pipeline: once its
-    /// members are started, the job's copy only waits for them.
-    drop_descriptors_after_pipeline: bool,
-    /// How many copies of the shell deep this process is: 0 for the shell
-    /// itself (`$BASH_SUBSHELL`).
-    copies_deep: u32,
-    loop_depth: u32,
-    func_depth: u32,
+    /// How deep the shell is in loops, functions, texts, copies.
+    depth: state::Depths,
+    /// Whether this is a copy that runs one thing and ends.
+    copy: state::CopyMode,
+    /// Where the command being run is (`$LINENO`).
+    position: state::Position,
     /// Names of the functions being run, innermost last (`$FUNCNAME`).
     func_names: Vec<String>,
     /// `pushd`'s folders below the working one, top first.
     dir_stack: Vec<std::path::PathBuf>,
     /// When the shell started (`$SECONDS`).
     started: std::time::Instant,
-    /// `$LINENO`: the line of the simple command being run, counted in
-    /// the text being run (`line_starts`: offsets where its lines 2, 3, …
-    /// start) after `line_base` lines read before it (standard input).
-    lineno: usize,
-    line_base: usize,
-    /// Complete commands read from the input so far (a prompt's `\#`).
-    commands_read: usize,
-    line_starts: std::rc::Rc<Vec<usize>>,
-    /// Each function's lines: those of the text it was defined in, which
-    /// its body's offsets refer to.
-    function_lines: BTreeMap<String, (std::rc::Rc<Vec<usize>>, usize)>,
-    /// Inside `eval` text, whose offsets are not the script's: `$LINENO`
-    /// stays the line of the `eval`.
-    lineno_frozen: u32,
-    source_depth: u32,
-    /// Array subscripts being evaluated inside one another (a value that
-    /// names an element of itself is stopped).
-    subscript_depth: u32,
     /// The protected paths as the guard's text comparison wants them,
     /// resolved by the first line that needs them.
     protected_paths: Option<std::rc::Rc<crate::guard::ProtectedPaths>>,
     /// Running a script file (not `-c` text or standard input).
     running_script: bool,
-    /// In a forked copy, until it sets a trap: the parent's traps, which
-    /// `trap -p` still lists (bash's, so `$(trap -p)` saves them).
-    listed_traps: Option<BTreeMap<String, Vec<u8>>>,
     /// The text last given to `run_text` did not parse.
     syntax_error_seen: bool,
     /// The `NAME=(…)` operands of the declaration builtin being run, by
@@ -190,33 +152,17 @@ pub struct Shell<'a> {
     shell_pid: Pid,
     /// Descriptors to close after the current command (process substitution).
     pending_close: Vec<Fd>,
-    /// Depth of conditions (`if`, `while`, `&&`, `!`) where `set -e` is off.
-    errexit_off: u32,
     /// Written by a forked copy that hit a denial, read by the top level:
     /// a denial anywhere aborts the whole line.
     abort_pipe: Option<(Fd, Fd)>,
-    /// This process has forked a copy of the shell: only then can the
-    /// abort pipe hold a report, so a line of builtins never reads it.
-    forked_a_copy: bool,
     /// The logical working folder (`$PWD`).
     cwd: PathBuf,
-    /// `eval`/`source` nesting, bounded.
-    nesting: u32,
     /// The shell name for messages.
     name: String,
     /// Last command substitution status, for `x=$(false)`.
     subst_status: Option<i32>,
     /// Started with `-c` (shows in `$-`).
     command_mode: bool,
-    /// The shell's own process group (job control).
-    shell_pgid: Pid,
-    /// A background job's copy of the shell running one compound command:
-    /// its redirections are made for good (no copy of what they replace
-    /// is kept to put back: the copy ends with the command), as bash does,
-    /// so a pipe the job's output was redirected away from ends at once.
-    redirects_for_good: bool,
-    /// Set by `exec` without a command: its redirections stay.
-    keep_redirects: bool,
     /// Position inside a bundled option word, for `getopts`.
     getopts_pos: usize,
     /// Makes a fresh audit sink in a forked copy of the shell (a new
@@ -295,50 +241,28 @@ impl<'a> Shell<'a> {
             status: 0,
             opts: Options::default(),
             aliases: BTreeMap::new(),
-            traps: BTreeMap::new(),
-            last_bg: None,
-            jobs: Vec::new(),
-            done_jobs: BTreeMap::new(),
-            job_table: job_table::JobTable::default(),
             history: Vec::new(),
-            in_trap: false,
-            names_commands: false,
             pipestatus: vec![0],
             interactive: false,
-            drop_descriptors_after_spawn: false,
-            drop_descriptors_after_pipeline: false,
-            copies_deep: 0,
-            loop_depth: 0,
-            func_depth: 0,
+            traps: state::Traps::default(),
+            jobs: state::Jobs::new(shell_pid),
+            depth: state::Depths::default(),
+            copy: state::CopyMode::default(),
+            position: state::Position::default(),
             func_names: Vec::new(),
             dir_stack: Vec::new(),
             started: std::time::Instant::now(),
-            lineno: 0,
-            line_base: 0,
-            commands_read: 0,
-            line_starts: std::rc::Rc::new(Vec::new()),
-            function_lines: BTreeMap::new(),
-            lineno_frozen: 0,
-            source_depth: 0,
-            subscript_depth: 0,
             protected_paths: None,
             running_script: false,
-            listed_traps: None,
             syntax_error_seen: false,
             compound_args: Vec::new(),
             shell_pid,
             pending_close: Vec::new(),
-            errexit_off: 0,
             abort_pipe,
-            forked_a_copy: false,
             cwd,
-            nesting: 0,
             name: "guard-sh".into(),
             subst_status: None,
             command_mode: false,
-            shell_pgid: shell_pid,
-            keep_redirects: false,
-            redirects_for_good: false,
             getopts_pos: 0,
             audit_reopen: None,
             child_audit: None,
@@ -373,50 +297,28 @@ impl<'a> Shell<'a> {
             status: self.status,
             opts: self.opts.clone(),
             aliases: self.aliases.clone(),
-            traps: self.traps.clone(),
-            last_bg: self.last_bg,
-            jobs: self.jobs.clone(),
-            done_jobs: self.done_jobs.clone(),
-            job_table: self.job_table.clone(),
             history: self.history.clone(),
-            in_trap: self.in_trap,
-            names_commands: self.names_commands,
             pipestatus: self.pipestatus.clone(),
             interactive: self.interactive,
-            drop_descriptors_after_spawn: false,
-            drop_descriptors_after_pipeline: false,
-            copies_deep: self.copies_deep,
-            loop_depth: self.loop_depth,
-            func_depth: self.func_depth,
+            traps: self.traps.clone(),
+            jobs: self.jobs.clone(),
+            depth: self.depth,
+            copy: self.copy.for_copy(),
+            position: self.position.clone(),
             func_names: self.func_names.clone(),
             dir_stack: self.dir_stack.clone(),
             started: self.started,
-            lineno: self.lineno,
-            line_base: self.line_base,
-            commands_read: self.commands_read,
-            line_starts: self.line_starts.clone(),
-            function_lines: self.function_lines.clone(),
-            lineno_frozen: self.lineno_frozen,
-            source_depth: self.source_depth,
-            subscript_depth: self.subscript_depth,
             protected_paths: self.protected_paths.clone(),
             running_script: self.running_script,
-            listed_traps: self.listed_traps.clone(),
             syntax_error_seen: self.syntax_error_seen,
             compound_args: self.compound_args.clone(),
             shell_pid: self.shell_pid,
             pending_close: self.pending_close.clone(),
-            errexit_off: self.errexit_off,
             abort_pipe: self.abort_pipe,
-            forked_a_copy: self.forked_a_copy,
             cwd: self.cwd.clone(),
-            nesting: self.nesting,
             name: self.name.clone(),
             subst_status: self.subst_status,
             command_mode: self.command_mode,
-            shell_pgid: self.shell_pgid,
-            keep_redirects: self.keep_redirects,
-            redirects_for_good: false,
             getopts_pos: self.getopts_pos,
             audit_reopen,
             child_audit: None,
@@ -483,7 +385,7 @@ impl<'a> Shell<'a> {
 
     /// Whether this process is a forked copy of the shell.
     fn in_child(&self) -> bool {
-        self.copies_deep > 0
+        self.depth.copies > 0
     }
 
     /// Write `guard-sh: MESSAGE` to stderr.
@@ -564,7 +466,7 @@ impl<'a> Shell<'a> {
     /// that takes the report passes it on, so a denial in a copy of a copy
     /// (`$( ( … ) )`) still ends the top-level shell's line.
     fn take_child_abort(&mut self) -> bool {
-        let Some((r, _)) = self.abort_pipe.filter(|_| self.forked_a_copy) else {
+        let Some((r, _)) = self.abort_pipe.filter(|_| self.copy.forked_a_copy) else {
             return false;
         };
         let mut found = false;
@@ -601,14 +503,6 @@ impl AuditSink for RefusingSink {
 }
 
 /// Bytes as text for a message, invalid UTF-8 replaced.
-/// A background job that ended before `wait` asked for it.
-#[derive(Debug, Clone, Copy)]
-struct EndedJob {
-    status: i32,
-    /// `wait -n` returned it already (`wait PID` still can).
-    told: bool,
-}
-
 pub(crate) fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }

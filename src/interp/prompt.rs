@@ -255,7 +255,7 @@ impl Shell<'_> {
             home: self.vars.get("HOME").unwrap_or_default().to_vec(),
             root: self.sys.effective_ids().0 == 0,
             shell: self.arg0.clone(),
-            command_number: self.commands_read + 1,
+            command_number: self.position.commands_read + 1,
             history_number,
             tty,
             now: self.sys.now(),

@@ -36,7 +36,7 @@ impl Shell<'_> {
         f: impl FnOnce(&mut Self) -> Status,
     ) -> Status {
         // Only the job's own command, the first to get here, is made for good.
-        let for_good = std::mem::take(&mut self.redirects_for_good);
+        let for_good = std::mem::take(&mut self.copy.redirects_for_good);
         if redirects.is_empty() {
             return f(self);
         }
@@ -52,7 +52,7 @@ impl Shell<'_> {
             return f(self);
         }
         let r = f(self);
-        if std::mem::take(&mut self.keep_redirects) {
+        if std::mem::take(&mut self.copy.keep_redirects) {
             // `exec >file`: keep the new descriptors, drop the saved copies.
             for (_, copy) in saved {
                 if let Some(copy) = copy {
@@ -401,7 +401,7 @@ impl Shell<'_> {
             })
             .map_err(RedirFail::Flow)?;
         let _ = self.sys.close(w);
-        self.jobs.push(pid);
+        self.jobs.running.push(pid);
         Ok(r)
     }
 }

@@ -321,11 +321,11 @@ impl Shell<'_> {
             };
             if let Some(chunk) = chunk {
                 // `$LINENO` and error positions count on across chunks.
-                self.line_base = chunk.lines_before;
+                self.position.line_base = chunk.lines_before;
                 if self.opts.verbose && !at_end {
                     let _ = self.sys.write_all(2, &chunk.text);
                 }
-                self.commands_read += 1;
+                self.position.commands_read += 1;
                 self.give_back_stdin(&mut input);
                 if let Outcome::Exit(s) = self.run_text(&chunk.text, origin) {
                     return s;
@@ -382,7 +382,7 @@ impl Shell<'_> {
         }
         let pid = self.sys.getpid();
         let _ = self.sys.set_process_group(0, 0);
-        self.shell_pgid = pid;
+        self.jobs.shell_pgid = pid;
         let _ = self.sys.tcsetpgrp(0, pid);
     }
 }

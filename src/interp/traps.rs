@@ -68,7 +68,7 @@ impl Shell<'_> {
     pub fn note_signals_ignored_at_entry(&mut self) {
         for (name, n) in signals::trappable() {
             if self.sys.ignored_at_entry(n) {
-                self.traps.insert(name.to_string(), Vec::new());
+                self.traps.actions.insert(name.to_string(), Vec::new());
             }
         }
     }
@@ -88,7 +88,7 @@ impl Shell<'_> {
                 .skip(1)
                 .filter_map(|a| condition_name(a))
                 .collect();
-            let traps = self.listed_traps.as_ref().unwrap_or(&self.traps);
+            let traps = self.traps.listed.as_ref().unwrap_or(&self.traps.actions);
             let mut names: Vec<&String> = traps
                 .keys()
                 .filter(|k| wanted.is_empty() || wanted.contains(k))
@@ -109,7 +109,7 @@ impl Shell<'_> {
         } else {
             (Some(args[0].clone()), &args[1..])
         };
-        self.listed_traps = None;
+        self.traps.listed = None;
         let mut status = 0;
         for spec in specs {
             let Some(name) = condition_name(spec) else {
@@ -134,10 +134,10 @@ impl Shell<'_> {
             match &action {
                 Some(text) => {
                     self.notice_command_name(text);
-                    self.traps.insert(name, text.clone());
+                    self.traps.actions.insert(name, text.clone());
                 }
                 None => {
-                    self.traps.remove(&name);
+                    self.traps.actions.remove(&name);
                 }
             }
         }
@@ -148,9 +148,9 @@ impl Shell<'_> {
     /// denial aborts the line.
     fn run_trap_action(&mut self, action: &[u8]) -> Result<(), Flow> {
         let saved = self.status;
-        let was = std::mem::replace(&mut self.in_trap, true);
+        let was = std::mem::replace(&mut self.traps.running, true);
         let r = self.run_guarded(action, "trap");
-        self.in_trap = was;
+        self.traps.running = was;
         self.status = saved;
         match r {
             Err(flow @ (Flow::Exit(_) | Flow::Abort(_))) => Err(flow),
@@ -177,7 +177,7 @@ impl Shell<'_> {
         }
         for signal in self.sys.take_trapped() {
             let name = signals::trappable_name(signal);
-            let action = name.and_then(|n| self.traps.get(n).cloned());
+            let action = name.and_then(|n| self.traps.actions.get(n).cloned());
             if let Some(action) = action.filter(|a| !a.is_empty()) {
                 self.run_trap_action(&action)?;
             }
@@ -213,14 +213,14 @@ impl Shell<'_> {
     /// `trap … DEBUG` runs (not inside functions, which do not inherit it,
     /// as in bash without `set -T`).
     pub(super) fn run_debug_trap(&mut self, command: impl FnOnce() -> Vec<u8>) -> Result<(), Flow> {
-        if self.in_trap {
+        if self.traps.running {
             return Ok(());
         }
-        let debug = match self.traps.get("DEBUG") {
-            Some(action) if !action.is_empty() && self.func_depth == 0 => Some(action.clone()),
+        let debug = match self.traps.actions.get("DEBUG") {
+            Some(action) if !action.is_empty() && self.depth.functions == 0 => Some(action.clone()),
             _ => None,
         };
-        if debug.is_some() || self.names_commands {
+        if debug.is_some() || self.traps.names_commands {
             self.vars.set_internal("BASH_COMMAND", command());
         }
         match debug {
@@ -233,27 +233,27 @@ impl Shell<'_> {
     /// (a line, `eval`'s text, a trap's action), spells it.
     pub(super) fn notice_command_name(&mut self, text: &[u8]) {
         const NAME: &[u8] = b"BASH_COMMAND";
-        if !self.names_commands && text.windows(NAME.len()).any(|w| w == NAME) {
-            self.names_commands = true;
+        if !self.traps.names_commands && text.windows(NAME.len()).any(|w| w == NAME) {
+            self.traps.names_commands = true;
         }
     }
 
     /// `trap … RETURN`, when a function or sourced file ends.
     pub(super) fn run_return_trap(&mut self) -> Result<(), Flow> {
-        if self.in_trap {
+        if self.traps.running {
             return Ok(());
         }
-        match self.traps.get("RETURN").cloned() {
+        match self.traps.actions.get("RETURN").cloned() {
             Some(action) if !action.is_empty() => self.run_trap_action(&action),
             _ => Ok(()),
         }
     }
 
     pub(super) fn run_err_trap(&mut self) -> Result<(), Flow> {
-        if self.in_trap || self.func_depth > 0 {
+        if self.traps.running || self.depth.functions > 0 {
             return Ok(());
         }
-        match self.traps.get("ERR").cloned() {
+        match self.traps.actions.get("ERR").cloned() {
             Some(action) if !action.is_empty() => self.run_trap_action(&action),
             _ => Ok(()),
         }
@@ -263,7 +263,7 @@ impl Shell<'_> {
     /// the final status (`exit N` in the action changes it). A shell ended
     /// by an untrapped SIGTERM/SIGHUP then dies by that signal, as bash does.
     pub fn run_exit_trap(&mut self) -> i32 {
-        if let Some(action) = self.traps.remove("EXIT") {
+        if let Some(action) = self.traps.actions.remove("EXIT") {
             if let Err(Flow::Exit(s)) = self.run_trap_action(&action) {
                 self.status = s;
             }

@@ -112,7 +112,7 @@ impl Shell<'_> {
 
     /// `return [N]`, from a function or a sourced script.
     fn return_builtin(&mut self, args: &[Vec<u8>]) -> Status {
-        if self.func_depth == 0 && self.source_depth == 0 {
+        if self.depth.functions == 0 && self.depth.sources == 0 {
             self.error("return: can only `return' from a function or sourced script");
             return Ok(1);
         }
@@ -135,7 +135,7 @@ impl Shell<'_> {
     /// `break [N]` and `continue [N]`.
     fn break_continue(&mut self, builtin: Builtin, args: &[Vec<u8>]) -> Status {
         let name = builtin.name();
-        if self.loop_depth == 0 {
+        if self.depth.loops == 0 {
             self.error(&format!(
                 "{name}: only meaningful in a `for', `while', or `until' loop"
             ));
@@ -155,7 +155,7 @@ impl Shell<'_> {
                 Ok(_) => {
                     self.error(&format!("{name}: {}: loop count out of range", lossy(a)));
                     self.status = 1;
-                    return Err(Flow::Break(self.loop_depth));
+                    return Err(Flow::Break(self.depth.loops));
                 }
                 Err(_) => {
                     self.error(&format!("{name}: {}: numeric argument required", lossy(a)));
@@ -164,7 +164,7 @@ impl Shell<'_> {
             },
         };
         self.status = 0;
-        let n = n.min(self.loop_depth);
+        let n = n.min(self.depth.loops);
         Err(if builtin == Builtin::Break {
             Flow::Break(n)
         } else {
@@ -512,12 +512,12 @@ impl Shell<'_> {
         } else {
             None
         };
-        self.source_depth += 1;
+        self.depth.sources += 1;
         let mut r = self.run_guarded(&text, "source");
         if let Err(flow) = self.run_return_trap() {
             r = Err(flow);
         }
-        self.source_depth -= 1;
+        self.depth.sources -= 1;
         if let Some(saved) = saved_args {
             self.positional = saved;
         }
@@ -788,7 +788,7 @@ impl Shell<'_> {
     fn exec_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         if args.is_empty() {
             // `exec >file`: the redirections were applied and stay.
-            self.keep_redirects = true;
+            self.copy.keep_redirects = true;
             return Ok(0);
         }
         let rest = if args[0] == b"--" { &args[1..] } else { args };

@@ -49,7 +49,7 @@ impl Shell<'_> {
         // `set -e` like a command that failed (bash 5.2), though the
         // group's own status is not (see `judged_by_status`).
         let redirect_failed = !body_ran && status != 0;
-        if redirect_failed && self.opts.errexit && self.errexit_off == 0 {
+        if redirect_failed && self.opts.errexit && self.depth.errexit_off == 0 {
             return Err(Flow::Exit(status));
         }
         Ok((status, redirect_failed))
@@ -92,9 +92,9 @@ impl Shell<'_> {
                 condition,
                 body,
             } => {
-                self.loop_depth += 1;
+                self.depth.loops += 1;
                 let r = self.run_loop(*until, condition, body);
-                self.loop_depth -= 1;
+                self.depth.loops -= 1;
                 r
             }
             CompoundKind::For {
@@ -106,14 +106,14 @@ impl Shell<'_> {
                     Some(words) => self.expand_words(words)?,
                     None => self.positional.clone(),
                 };
-                let head = if self.traps.contains_key("DEBUG") {
+                let head = if self.traps.actions.contains_key("DEBUG") {
                     compound_head(kind)
                 } else {
                     Vec::new()
                 };
-                self.loop_depth += 1;
+                self.depth.loops += 1;
                 let r = self.run_for(variable, values, body, &head);
-                self.loop_depth -= 1;
+                self.depth.loops -= 1;
                 r
             }
             CompoundKind::Case { subject, arms } => self.run_case(subject, arms),
@@ -129,9 +129,9 @@ impl Shell<'_> {
                     step,
                     body,
                 } = &**arith_for;
-                self.loop_depth += 1;
+                self.depth.loops += 1;
                 let r = self.run_arith_for(init, condition, step, body);
-                self.loop_depth -= 1;
+                self.depth.loops -= 1;
                 r
             }
         }

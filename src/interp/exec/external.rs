@@ -165,7 +165,7 @@ impl Shell<'_> {
     ) -> Result<Started, Flow> {
         match result {
             Ok(pid) => {
-                if std::mem::take(&mut self.drop_descriptors_after_spawn) {
+                if std::mem::take(&mut self.copy.drop_descriptors_after_spawn) {
                     self.sys.close_line_descriptors();
                 }
                 Ok(Started::Running(pid, t0, true))

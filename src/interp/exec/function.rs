@@ -14,14 +14,14 @@ impl Shell<'_> {
             .get("FUNCNEST")
             .and_then(|v| lossy(v).trim().parse::<u32>().ok())
             .filter(|&n| n > 0);
-        if let Some(limit) = funcnest.filter(|&n| self.func_depth >= n) {
+        if let Some(limit) = funcnest.filter(|&n| self.depth.functions >= n) {
             self.error(&format!(
                 "{}: maximum function nesting level exceeded ({limit})",
                 def.name
             ));
             return Err(Flow::Abort(1));
         }
-        if self.func_depth >= MAX_NESTING {
+        if self.depth.functions >= MAX_NESTING {
             self.error(&format!(
                 "{}: maximum function nesting level exceeded",
                 def.name
@@ -30,17 +30,17 @@ impl Shell<'_> {
         }
         let saved_args = std::mem::replace(&mut self.positional, argv[1..].to_vec());
         self.vars.push_frame();
-        self.func_depth += 1;
+        self.depth.functions += 1;
         self.func_names.push(def.name.clone());
-        let saved_loop = std::mem::replace(&mut self.loop_depth, 0);
+        let saved_loop = std::mem::replace(&mut self.depth.loops, 0);
         // A RETURN trap set outside is not the function's (bash without
         // `set -T`): hidden for the call; one the body sets fires at its end.
-        let outer_return = self.traps.remove("RETURN");
-        let lines = self.function_lines.get(&def.name).cloned();
+        let outer_return = self.traps.actions.remove("RETURN");
+        let lines = self.position.function_lines.get(&def.name).cloned();
         let saved_lines = lines.map(|l| {
             (
-                std::mem::replace(&mut self.line_starts, l.0),
-                std::mem::replace(&mut self.line_base, l.1),
+                std::mem::replace(&mut self.position.line_starts, l.0),
+                std::mem::replace(&mut self.position.line_base, l.1),
             )
         });
         let mut r = self.run_compound(&def.body);
@@ -48,14 +48,14 @@ impl Shell<'_> {
             r = Err(flow);
         }
         if let Some(outer) = outer_return {
-            self.traps.insert("RETURN".into(), outer);
+            self.traps.actions.insert("RETURN".into(), outer);
         }
         if let Some(saved) = saved_lines {
-            (self.line_starts, self.line_base) = saved;
+            (self.position.line_starts, self.position.line_base) = saved;
         }
-        self.loop_depth = saved_loop;
+        self.depth.loops = saved_loop;
         self.func_names.pop();
-        self.func_depth -= 1;
+        self.depth.functions -= 1;
         self.vars.pop_frame();
         self.positional = saved_args;
         match r {

@@ -63,7 +63,7 @@ impl Shell<'_> {
     /// Parse, check and run `text` (a line, `eval` text or a sourced file).
     pub(in crate::interp) fn run_guarded(&mut self, text: &[u8], origin: &str) -> Status {
         self.check_stack()?;
-        if self.nesting >= MAX_NESTING {
+        if self.depth.texts >= MAX_NESTING {
             self.error(&format!("{origin}: nesting too deep"));
             return Err(Flow::Abort(1));
         }
@@ -71,11 +71,11 @@ impl Shell<'_> {
             Ok(list) => list,
             Err(status) => return status,
         };
-        self.nesting += 1;
+        self.depth.texts += 1;
         let saved_lines = self.enter_text(text, origin);
         let result = self.run_list(&list);
         self.leave_text(saved_lines, origin);
-        self.nesting -= 1;
+        self.depth.texts -= 1;
         result
     }
 
@@ -104,8 +104,8 @@ impl Shell<'_> {
             }
             Err(e) => {
                 // Counted in the input, not in this command's text.
-                let lines_before = if self.nesting == 0 && origin != "eval" {
-                    self.line_base
+                let lines_before = if self.depth.texts == 0 && origin != "eval" {
+                    self.position.line_base
                 } else {
                     0
                 };
@@ -113,7 +113,7 @@ impl Shell<'_> {
                 self.error(&message);
                 let _ = self.sink().record(Event::Error { message });
                 self.status = 2;
-                self.syntax_error_seen = self.nesting == 0;
+                self.syntax_error_seen = self.depth.texts == 0;
                 return Err(Ok(2));
             }
         };
@@ -148,8 +148,8 @@ impl Shell<'_> {
     /// Count `$LINENO` in `text` from here on (in `eval` text: not at all).
     fn enter_text(&mut self, text: &[u8], origin: &str) -> (std::rc::Rc<Vec<usize>>, usize) {
         if origin == "eval" {
-            self.lineno_frozen += 1;
-            return (self.line_starts.clone(), self.line_base);
+            self.position.frozen += 1;
+            return (self.position.line_starts.clone(), self.position.line_base);
         }
         let starts: Vec<usize> = text
             .iter()
@@ -158,20 +158,20 @@ impl Shell<'_> {
             .map(|(k, _)| k + 1)
             .collect();
         let saved = (
-            std::mem::replace(&mut self.line_starts, std::rc::Rc::new(starts)),
-            self.line_base,
+            std::mem::replace(&mut self.position.line_starts, std::rc::Rc::new(starts)),
+            self.position.line_base,
         );
         if origin == "source" || origin == "." {
-            self.line_base = 0;
+            self.position.line_base = 0;
         }
         saved
     }
 
     fn leave_text(&mut self, saved: (std::rc::Rc<Vec<usize>>, usize), origin: &str) {
         if origin == "eval" {
-            self.lineno_frozen -= 1;
+            self.position.frozen -= 1;
         }
-        (self.line_starts, self.line_base) = saved;
+        (self.position.line_starts, self.position.line_base) = saved;
     }
 
     pub(in crate::interp) fn run_list(&mut self, list: &List) -> Status {
@@ -209,7 +209,7 @@ impl Shell<'_> {
         if status != 0
             && last_ran == n
             && self.opts.errexit
-            && self.errexit_off == 0
+            && self.depth.errexit_off == 0
             && !final_pipeline.negated
             && judged_by_status(final_pipeline)
         {
@@ -225,11 +225,11 @@ impl Shell<'_> {
         f: impl FnOnce(&mut Self) -> Status,
     ) -> Status {
         if off {
-            self.errexit_off += 1;
+            self.depth.errexit_off += 1;
         }
         let r = f(self);
         if off {
-            self.errexit_off -= 1;
+            self.depth.errexit_off -= 1;
         }
         r
     }
@@ -243,8 +243,10 @@ impl Shell<'_> {
                 // line defining it, and `command`/`builtin` still reach the builtin.
                 self.functions
                     .insert(def.name.clone(), Rc::new(def.clone()));
-                self.function_lines
-                    .insert(def.name.clone(), (self.line_starts.clone(), self.line_base));
+                self.position.function_lines.insert(
+                    def.name.clone(),
+                    (self.position.line_starts.clone(), self.position.line_base),
+                );
                 Ok(0)
             }
         }
@@ -256,7 +258,7 @@ impl Shell<'_> {
     /// `FUNCNEST`, status 1, the rest of the line discarded.
     pub(super) fn check_stack(&mut self) -> Result<(), Flow> {
         if crate::os::stack::remaining().is_some_and(|left| left < STACK_RESERVE) {
-            let what = if self.func_depth > 0 {
+            let what = if self.depth.functions > 0 {
                 "maximum function nesting level exceeded"
             } else {
                 "commands nested too deeply"

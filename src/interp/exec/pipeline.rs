@@ -27,7 +27,7 @@ impl Shell<'_> {
     fn run_pipeline_untimed(&mut self, p: &Pipeline) -> Status {
         if self.interactive && !self.in_child() {
             // The job's text if it stops.
-            self.job_table.foreground = lossy(&crate::syntax::pipeline_to_source(p));
+            self.jobs.table.foreground = lossy(&crate::syntax::pipeline_to_source(p));
         }
         let mut redirect_failed = false;
         let status = self.with_errexit_off(p.negated, |sh| match p.elements.as_slice() {
@@ -51,7 +51,7 @@ impl Shell<'_> {
             status
         };
         self.status = status;
-        if status != 0 && !p.negated && self.errexit_off == 0 && super::judged_by_status(p) {
+        if status != 0 && !p.negated && self.depth.errexit_off == 0 && super::judged_by_status(p) {
             self.run_err_trap()?;
         }
         Ok(status)
@@ -71,7 +71,7 @@ impl Shell<'_> {
     fn run_multi(&mut self, p: &Pipeline) -> Status {
         // Taken before any member is forked: a member's copy of the shell
         // may have more to run after a pipeline of its own.
-        let drop_after_start = std::mem::take(&mut self.drop_descriptors_after_pipeline);
+        let drop_after_start = std::mem::take(&mut self.copy.drop_descriptors_after_pipeline);
         let n = p.elements.len();
         let mut started: Vec<Started> = Vec::new();
         let mut prev_r: Option<Fd> = None;
@@ -177,16 +177,16 @@ impl Shell<'_> {
     pub(in crate::interp) fn wait_members(&mut self, started: Vec<Started>) -> (Vec<i32>, bool) {
         let mut statuses = Vec::new();
         let mut aborted = false;
-        self.job_table.stopped_now = None;
+        self.jobs.table.stopped_now = None;
         for s in started {
             statuses.push(match s {
                 Started::Done(code) => code,
-                Started::Running(pid, t0, external) => match self.job_table.stopped_now {
+                Started::Running(pid, t0, external) => match self.jobs.table.stopped_now {
                     // A member after one that stopped (Ctrl-Z): the rest of
                     // the pipeline is part of its job, stopped with it.
                     Some(number) => {
-                        self.job_table.join(number, pid);
-                        self.jobs.push(pid);
+                        self.jobs.table.join(number, pid);
+                        self.jobs.running.push(pid);
                         128 + libc::SIGTSTP
                     }
                     None => match self.wait_child(pid, t0, external) {
@@ -294,7 +294,7 @@ impl Shell<'_> {
         pgroup: ProcessGroup,
         f: impl FnOnce(&mut Shell<'_>) -> Status,
     ) -> Result<Pid, Flow> {
-        self.forked_a_copy = true;
+        self.copy.forked_a_copy = true;
         match self.sys.fork_shell(pgroup) {
             Ok(Forked::Child) => {
                 let status = self.run_as_copy(f);
@@ -317,19 +317,19 @@ impl Shell<'_> {
     /// does not inherit, run `f`, then the EXIT trap; the copy's status.
     fn run_as_copy(&mut self, f: impl FnOnce(&mut Self) -> Status) -> i32 {
         self.sys.copy_signal_defaults(self.interactive);
-        self.copies_deep += 1;
+        self.depth.copies += 1;
         self.interactive = false;
-        self.jobs.clear();
-        self.done_jobs.clear();
+        self.jobs.running.clear();
+        self.jobs.done.clear();
         // The job table stays for `jobs` (as in bash: `$(jobs -p)` lists
         // the shell's jobs); a copy has no job control to act on it.
         // A subshell keeps only ignored signals; caught ones, EXIT and ERR
         // start unset (bash without `set -E`). `trap -p` lists the
         // parent's until one is set here.
-        self.listed_traps = Some(self.traps.clone());
-        self.traps.retain(|_, action| action.is_empty());
+        self.traps.listed = Some(self.traps.actions.clone());
+        self.traps.actions.retain(|_, action| action.is_empty());
         // `break`/`continue` do not reach a loop outside the copy.
-        self.loop_depth = 0;
+        self.depth.loops = 0;
         if let Some(reopen) = &self.audit_reopen {
             self.child_audit = Some(match reopen() {
                 Ok(sink) => sink,
@@ -399,7 +399,7 @@ impl Shell<'_> {
 
     pub(in crate::interp) fn take_terminal(&mut self) {
         if self.interactive && !self.in_child() && self.sys.isatty(0) {
-            let pgid = self.shell_pgid;
+            let pgid = self.jobs.shell_pgid;
             let _ = self.sys.tcsetpgrp(0, pgid);
         }
     }
@@ -448,18 +448,18 @@ impl Shell<'_> {
             let plain = ao.rest.is_empty() && !ao.first.negated && ao.first.timed.is_none();
             match ao.first.elements.as_slice() {
                 [one] if plain && matches!(one.command, Command::Simple(_)) => {
-                    sh.drop_descriptors_after_spawn = true;
+                    sh.copy.drop_descriptors_after_spawn = true;
                 }
-                [_] if plain => sh.redirects_for_good = true,
-                _ => sh.drop_descriptors_after_pipeline = plain,
+                [_] if plain => sh.copy.redirects_for_good = true,
+                _ => sh.copy.drop_descriptors_after_pipeline = plain,
             }
             sh.run_and_or(ao)
         })?;
-        self.last_bg = Some(pid);
-        self.jobs.push(pid);
+        self.jobs.last_bg = Some(pid);
+        self.jobs.running.push(pid);
         let text = lossy(&crate::syntax::and_or_to_source(ao));
         let group = self.sys.group_led_by(pid);
-        let number = self.job_table.add(vec![pid], group, text, false);
+        let number = self.jobs.table.add(vec![pid], group, text, false);
         if interactive {
             let _ = self
                 .sys

@@ -153,9 +153,9 @@ impl Shell<'_> {
     /// simple command, and the compound commands whose head bash counts:
     /// `[[ ]]`, `(( ))`, `case`, `for`).
     pub(in crate::interp) fn set_lineno(&mut self, offset: usize) {
-        if self.lineno_frozen == 0 {
-            let before = self.line_starts.partition_point(|&s| s <= offset);
-            self.lineno = self.line_base + 1 + before;
+        if self.position.frozen == 0 {
+            let before = self.position.line_starts.partition_point(|&s| s <= offset);
+            self.position.lineno = self.position.line_base + 1 + before;
         }
     }
 

@@ -106,7 +106,7 @@ impl Shell<'_> {
             }
         };
         self.pending_close.push(keep);
-        self.jobs.push(pid);
+        self.jobs.running.push(pid);
         Ok(format!("/dev/fd/{keep}").into_bytes())
     }
 }
