@@ -59,7 +59,10 @@ impl Shell<'_> {
             "==" | "=" | "!=" => {
                 let pattern = self.expand_pattern(right)?;
                 // bash reads extended globs inside `[[ ]]` whatever `extglob` says.
-                Ok(super::pattern::matches(&pattern, &value, true) == (op != "!="))
+                Ok(
+                    super::pattern::matches(&pattern, &value, true, self.pattern_unit())
+                        == (op != "!="),
+                )
             }
             "=~" => self.regex_match(&value, right),
             "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" => {

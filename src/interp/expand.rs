@@ -960,8 +960,17 @@ impl Shell<'_> {
         }
     }
 
+    /// What a pattern's `?` takes: a character in a UTF-8 locale, else a
+    /// byte.
+    pub(super) fn pattern_unit(&self) -> pattern::Unit {
+        match self.utf8_locale() {
+            true => pattern::Unit::Utf8,
+            false => pattern::Unit::Byte,
+        }
+    }
+
     /// Is the character type a UTF-8 locale (then lengths count characters)?
-    fn utf8_locale(&self) -> bool {
+    pub(in crate::interp) fn utf8_locale(&self) -> bool {
         for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
             if let Some(v) = self.vars.get(name).filter(|v| !v.is_empty()) {
                 let v = String::from_utf8_lossy(v).to_ascii_lowercase();
@@ -975,7 +984,11 @@ impl Shell<'_> {
     fn transform(&mut self, op: &ParamOp, v: Vec<u8>) -> Result<Vec<u8>, Flow> {
         Ok(match op {
             ParamOp::RemovePrefix { longest, pattern } => {
-                let pat = pattern::Compiled::new(&self.expand_pattern(pattern)?, self.opts.extglob);
+                let pat = pattern::Compiled::new(
+                    &self.expand_pattern(pattern)?,
+                    self.opts.extglob,
+                    self.pattern_unit(),
+                );
                 let mut cuts: Vec<usize> = (0..=v.len()).collect();
                 if *longest {
                     cuts.reverse();
@@ -986,7 +999,11 @@ impl Shell<'_> {
                 }
             }
             ParamOp::RemoveSuffix { longest, pattern } => {
-                let pat = pattern::Compiled::new(&self.expand_pattern(pattern)?, self.opts.extglob);
+                let pat = pattern::Compiled::new(
+                    &self.expand_pattern(pattern)?,
+                    self.opts.extglob,
+                    self.pattern_unit(),
+                );
                 let mut starts: Vec<usize> = (0..=v.len()).collect();
                 if !*longest {
                     starts.reverse();
@@ -1004,10 +1021,21 @@ impl Shell<'_> {
                 let pat = self.expand_pattern(pattern)?;
                 // With its quoting: an unquoted `&` stands for the match.
                 let rep = self.expand_pattern(replacement)?;
-                replace(&v, &pat, &rep, *mode, self.opts.extglob)
+                replace(
+                    &v,
+                    &pat,
+                    &rep,
+                    *mode,
+                    self.opts.extglob,
+                    self.pattern_unit(),
+                )
             }
             ParamOp::Substring { offset, length } => {
-                let chars = char_bounds(&v);
+                // Characters in a UTF-8 locale, bytes in any other.
+                let chars = match self.utf8_locale() {
+                    true => char_bounds(&v),
+                    false => (0..=v.len()).collect(),
+                };
                 let count = chars.len() as i64 - 1;
                 let off = self.arith_word(offset)?;
                 // An offset before the first character gives the empty string, as in bash.
@@ -1140,6 +1168,7 @@ impl Shell<'_> {
         let options = pattern::GlobOptions {
             dotglob: self.opts.dotglob,
             extglob: self.opts.extglob,
+            unit: self.pattern_unit(),
         };
         let matches = pattern::glob(&*self.sys, &pat, options, &|real| self.may_list(real));
         if matches.is_empty() {
@@ -1243,11 +1272,12 @@ fn replace(
     rep: &[PatByte],
     mode: ReplaceMode,
     extglob: bool,
+    unit: pattern::Unit,
 ) -> Vec<u8> {
     if pat.is_empty() {
         return v.to_vec();
     }
-    let compiled = pattern::Compiled::new(pat, extglob);
+    let compiled = pattern::Compiled::new(pat, extglob, unit);
     match mode {
         ReplaceMode::Prefix => {
             for n in (0..=v.len()).rev() {

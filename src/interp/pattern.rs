@@ -202,6 +202,25 @@ fn class_has(name: &str, c: u8) -> bool {
     }
 }
 
+/// What `?`, a bracket expression and a step of `*` take: one character
+/// of a UTF-8 locale, or one byte of any other (the C locale), as bash
+/// reads its locale from `LC_ALL`, `LC_CTYPE` and `LANG`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Byte,
+    Utf8,
+}
+
+impl Unit {
+    /// Length of the unit starting at `s[0]`.
+    fn len(self, s: &[u8]) -> usize {
+        match self {
+            Unit::Byte => 1,
+            Unit::Utf8 => char_len(s),
+        }
+    }
+}
+
 /// Length of the UTF-8 character starting at `s[0]` (1 for invalid bytes).
 fn char_len(s: &[u8]) -> usize {
     let n = match s.first() {
@@ -218,18 +237,18 @@ fn char_len(s: &[u8]) -> usize {
 }
 
 /// Does the token match at the start of `s`? Returns bytes consumed.
-fn single(token: &Token, s: &[u8]) -> Option<usize> {
+fn single(token: &Token, s: &[u8], unit: Unit) -> Option<usize> {
     let first = *s.first()?;
     match token {
         Token::Byte(b) => (first == *b).then_some(1),
-        Token::Any => Some(char_len(s)),
+        Token::Any => Some(unit.len(s)),
         Token::Class { negated, items } => {
             let hit = items.iter().any(|item| match item {
                 ClassItem::Byte(b) => *b == first,
                 ClassItem::Range(lo, hi) => *lo <= first && first <= *hi,
                 ClassItem::Named(name) => class_has(name, first),
             });
-            (hit != *negated).then_some(if first >= 0x80 { char_len(s) } else { 1 })
+            (hit != *negated).then_some(unit.len(s))
         }
         Token::Star | Token::Group { .. } => None,
     }
@@ -237,55 +256,58 @@ fn single(token: &Token, s: &[u8]) -> Option<usize> {
 
 /// The matcher for patterns with groups: backtracking over every way to
 /// split the text (groups are short in practice; `*` steps by character).
-fn match_groups(tokens: &[Token], s: &[u8]) -> bool {
+fn match_groups(tokens: &[Token], s: &[u8], unit: Unit) -> bool {
     let Some((first, rest)) = tokens.split_first() else {
         return s.is_empty();
     };
     match first {
-        Token::Star => char_ends(s).any(|k| match_groups(rest, &s[k..])),
-        Token::Group { op, alternatives } => char_ends(s)
-            .any(|k| group_matches(*op, alternatives, &s[..k]) && match_groups(rest, &s[k..])),
-        token => single(token, s).is_some_and(|n| match_groups(rest, &s[n..])),
+        Token::Star => unit_ends(s, unit).any(|k| match_groups(rest, &s[k..], unit)),
+        Token::Group { op, alternatives } => unit_ends(s, unit).any(|k| {
+            group_matches(*op, alternatives, &s[..k], unit) && match_groups(rest, &s[k..], unit)
+        }),
+        token => single(token, s, unit).is_some_and(|n| match_groups(rest, &s[n..], unit)),
     }
 }
 
-/// Every index of `s` that ends a character, 0 and `s.len()` included.
-fn char_ends(s: &[u8]) -> impl Iterator<Item = usize> + '_ {
+/// Every index of `s` that ends a unit, 0 and `s.len()` included.
+fn unit_ends(s: &[u8], unit: Unit) -> impl Iterator<Item = usize> + '_ {
     let mut at = Some(0);
     std::iter::from_fn(move || {
         let here = at?;
-        at = (here < s.len()).then(|| here + char_len(&s[here..]));
+        at = (here < s.len()).then(|| here + unit.len(&s[here..]));
         Some(here)
     })
 }
 
 /// Whether the whole of `s` is what the group `op(alternatives)` matches.
-fn group_matches(op: u8, alternatives: &[Vec<Token>], s: &[u8]) -> bool {
+fn group_matches(op: u8, alternatives: &[Vec<Token>], s: &[u8], unit: Unit) -> bool {
     match op {
-        b'@' => one_of(alternatives, s),
-        b'?' => s.is_empty() || one_of(alternatives, s),
-        b'!' => !one_of(alternatives, s),
-        b'*' => s.is_empty() || repeated(alternatives, s),
-        _ => repeated(alternatives, s),
+        b'@' => one_of(alternatives, s, unit),
+        b'?' => s.is_empty() || one_of(alternatives, s, unit),
+        b'!' => !one_of(alternatives, s, unit),
+        b'*' => s.is_empty() || repeated(alternatives, s, unit),
+        _ => repeated(alternatives, s, unit),
     }
 }
 
 /// `s` is what one of the alternatives matches.
-fn one_of(alternatives: &[Vec<Token>], s: &[u8]) -> bool {
-    alternatives.iter().any(|a| match_groups(a, s))
+fn one_of(alternatives: &[Vec<Token>], s: &[u8], unit: Unit) -> bool {
+    alternatives.iter().any(|a| match_groups(a, s, unit))
 }
 
 /// `s` is one or more matches of the alternatives, one after another.
-fn repeated(alternatives: &[Vec<Token>], s: &[u8]) -> bool {
-    one_of(alternatives, s)
-        || char_ends(s).skip(1).any(|k| {
-            k < s.len() && one_of(alternatives, &s[..k]) && repeated(alternatives, &s[k..])
+fn repeated(alternatives: &[Vec<Token>], s: &[u8], unit: Unit) -> bool {
+    one_of(alternatives, s, unit)
+        || unit_ends(s, unit).skip(1).any(|k| {
+            k < s.len()
+                && one_of(alternatives, &s[..k], unit)
+                && repeated(alternatives, &s[k..], unit)
         })
 }
 
-fn match_tokens(tokens: &[Token], s: &[u8]) -> bool {
+fn match_tokens(tokens: &[Token], s: &[u8], unit: Unit) -> bool {
     if tokens.iter().any(|t| matches!(t, Token::Group { .. })) {
-        return match_groups(tokens, s);
+        return match_groups(tokens, s, unit);
     }
     let (mut t, mut i) = (0usize, 0usize);
     let mut backtrack: Option<(usize, usize)> = None;
@@ -296,7 +318,7 @@ fn match_tokens(tokens: &[Token], s: &[u8]) -> bool {
                 t += 1;
                 continue;
             }
-            if let Some(n) = single(&tokens[t], &s[i..]) {
+            if let Some(n) = single(&tokens[t], &s[i..], unit) {
                 t += 1;
                 i += n;
                 continue;
@@ -306,7 +328,7 @@ fn match_tokens(tokens: &[Token], s: &[u8]) -> bool {
         }
         match backtrack {
             Some((star, from)) if from < s.len() => {
-                let next = from + char_len(&s[from..]);
+                let next = from + unit.len(&s[from..]);
                 backtrack = Some((star, next));
                 t = star + 1;
                 i = next;
@@ -317,22 +339,22 @@ fn match_tokens(tokens: &[Token], s: &[u8]) -> bool {
 }
 
 /// Does the whole of `s` match the pattern (groups read when `extglob`)?
-pub fn matches(pat: &[PatByte], s: &[u8], extglob: bool) -> bool {
-    match_tokens(&compile(pat, extglob), s)
+pub fn matches(pat: &[PatByte], s: &[u8], extglob: bool, unit: Unit) -> bool {
+    match_tokens(&compile(pat, extglob), s, unit)
 }
 
 /// A pattern compiled once, for the operators that try it against many
 /// parts of one value (`${x#p}`, `${x/p/r}`).
-pub struct Compiled(Vec<Token>);
+pub struct Compiled(Vec<Token>, Unit);
 
 impl Compiled {
-    pub fn new(pat: &[PatByte], extglob: bool) -> Compiled {
-        Compiled(compile(pat, extglob))
+    pub fn new(pat: &[PatByte], extglob: bool, unit: Unit) -> Compiled {
+        Compiled(compile(pat, extglob), unit)
     }
 
     /// Does the whole of `s` match?
     pub fn matches(&self, s: &[u8]) -> bool {
-        match_tokens(&self.0, s)
+        match_tokens(&self.0, s, self.1)
     }
 }
 
@@ -348,12 +370,14 @@ pub fn literal(pat: &[PatByte]) -> Vec<u8> {
 }
 
 /// The shell options pathname expansion reads.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct GlobOptions {
     /// Names starting with `.` match without a leading `.` in the pattern.
     pub dotglob: bool,
     /// Groups such as `@(a|b)` are patterns.
     pub extglob: bool,
+    /// What `?` takes in a name.
+    pub unit: Unit,
 }
 
 /// Pathname expansion of `pat` relative to the working folder, reading
@@ -366,7 +390,11 @@ pub fn glob(
     options: GlobOptions,
     may_list: &dyn Fn(&Path) -> bool,
 ) -> Vec<Vec<u8>> {
-    let GlobOptions { dotglob, extglob } = options;
+    let GlobOptions {
+        dotglob,
+        extglob,
+        unit,
+    } = options;
     use std::os::unix::ffi::OsStrExt;
     let components: Vec<&[PatByte]> = pat.split(|p| p.0 == b'/').collect();
     let absolute = pat.first().is_some_and(|p| p.0 == b'/');
@@ -411,7 +439,7 @@ pub fn glob(
                 .into_iter()
                 .filter(|name| {
                     (!name.starts_with(b".") || leading_dot || dotglob)
-                        && match_tokens(&tokens, name)
+                        && match_tokens(&tokens, name, unit)
                 })
                 .collect();
             names.sort();
@@ -491,6 +519,7 @@ mod tests {
             let options = GlobOptions {
                 dotglob: *dotglob,
                 extglob: false,
+                unit: Unit::Utf8,
             };
             let got = glob(&sys, &unquoted(pattern.as_bytes()), options, &|_| true);
             let got: Vec<String> = got
@@ -504,11 +533,11 @@ mod tests {
     use super::*;
 
     fn m(p: &str, s: &str) -> bool {
-        matches(&unquoted(p.as_bytes()), s.as_bytes(), false)
+        matches(&unquoted(p.as_bytes()), s.as_bytes(), false, Unit::Utf8)
     }
 
     fn ext(p: &str, s: &str) -> bool {
-        matches(&unquoted(p.as_bytes()), s.as_bytes(), true)
+        matches(&unquoted(p.as_bytes()), s.as_bytes(), true, Unit::Utf8)
     }
 
     #[test]
@@ -543,8 +572,8 @@ mod tests {
         assert!(m("@(ab|cd)", "@(ab|cd)"));
         // A quoted group character is literal.
         let quoted = vec![(b'@', false), (b'(', true), (b'a', false), (b')', true)];
-        assert!(!matches(&quoted, b"a", true));
-        assert!(matches(&quoted, b"@(a)", true));
+        assert!(!matches(&quoted, b"a", true, Unit::Utf8));
+        assert!(matches(&quoted, b"@(a)", true, Unit::Utf8));
     }
 
     #[test]
@@ -563,7 +592,22 @@ mod tests {
     #[test]
     fn quoted_pattern_characters_are_literal() {
         let pat = vec![(b'*', true), (b'x', false)];
-        assert!(matches(&pat, b"*x", false));
-        assert!(!matches(&pat, b"ax", false));
+        assert!(matches(&pat, b"*x", false, Unit::Utf8));
+        assert!(!matches(&pat, b"ax", false, Unit::Utf8));
+    }
+
+    #[test]
+    fn a_question_mark_takes_a_character_in_utf8_and_a_byte_in_c() {
+        let pat = unquoted("?".as_bytes());
+        assert!(matches(&pat, "é".as_bytes(), false, Unit::Utf8));
+        assert!(!matches(&pat, "é".as_bytes(), false, Unit::Byte));
+        assert!(matches(&unquoted(b"??"), "é".as_bytes(), false, Unit::Byte));
+        assert!(matches(
+            &unquoted("[é]".as_bytes()),
+            "é".as_bytes(),
+            false,
+            Unit::Utf8
+        ));
+        assert!(Compiled::new(&unquoted(b"h*?o"), false, Unit::Byte).matches("héo".as_bytes()));
     }
 }

@@ -162,7 +162,8 @@ fn c_integer(text: &[u8]) -> CInteger {
 
 fn pad(s: Vec<u8>, width: Option<usize>, left: bool, zero: bool) -> Vec<u8> {
     let Some(w) = width else { return s };
-    let len = String::from_utf8(s.clone()).map_or(s.len(), |t| t.chars().count());
+    // A width counts bytes, in every locale (bash's printf is C's).
+    let len = s.len();
     if len >= w {
         return s;
     }

@@ -177,7 +177,8 @@ struct ReadOptions {
     raw: bool,
     /// `-d`: the byte that ends the record (`None` with `-N`).
     delim: Option<u8>,
-    /// `-n`/`-N`: at most this many bytes.
+    /// `-n`/`-N`: at most this many characters (bytes outside a UTF-8
+    /// locale).
     max: Option<usize>,
     /// `-N`: exactly `max` bytes, taken whole.
     exact: bool,
@@ -353,9 +354,24 @@ impl Shell<'_> {
         let mut line = Vec::new();
         let mut quoted_mask = Vec::new();
         let mut byte = [0u8; 1];
+        let utf8 = opts.max.is_some() && self.utf8_locale();
+        // Characters taken: a byte that does not continue a UTF-8
+        // character starts one.
+        let mut taken = 0;
         loop {
-            if opts.max.is_some_and(|m| line.len() >= m) {
-                return (line, quoted_mask, false);
+            if opts.max.is_some_and(|m| taken >= m) {
+                // The last character's remaining bytes belong to it.
+                let follows = |first: u8| match first {
+                    0xf0.. => 3,
+                    0xe0.. => 2,
+                    0xc0.. => 1,
+                    _ => 0,
+                };
+                let start = line.iter().rposition(|b| b & 0xc0 != 0x80).unwrap_or(0);
+                let want = line.get(start).map_or(0, |&b| follows(b));
+                if !utf8 || line.len() - start > want {
+                    return (line, quoted_mask, false);
+                }
             }
             match self.sys.read(opts.fd, &mut byte) {
                 Ok(1) => {}
@@ -379,12 +395,18 @@ impl Shell<'_> {
                 match self.sys.read(opts.fd, &mut byte) {
                     Ok(1) if byte[0] == b'\n' => continue,
                     Ok(1) => {
+                        if !utf8 || byte[0] & 0xc0 != 0x80 {
+                            taken += 1;
+                        }
                         line.push(byte[0]);
                         quoted_mask.push(true);
                         continue;
                     }
                     _ => return (line, quoted_mask, true),
                 }
+            }
+            if !utf8 || b & 0xc0 != 0x80 {
+                taken += 1;
             }
             line.push(b);
             quoted_mask.push(false);

@@ -241,7 +241,12 @@ impl Shell<'_> {
             if !hit {
                 for p in &arm.patterns {
                     let pat = self.expand_pattern(p)?;
-                    if crate::interp::pattern::matches(&pat, &value, self.opts.extglob) {
+                    if crate::interp::pattern::matches(
+                        &pat,
+                        &value,
+                        self.opts.extglob,
+                        self.pattern_unit(),
+                    ) {
                         hit = true;
                         break;
                     }
