@@ -980,6 +980,44 @@ impl Shell<'_> {
         false
     }
 
+    /// `${x:offset:length}` of the value `v`: characters in a UTF-8
+    /// locale, bytes in any other.
+    fn substring(
+        &mut self,
+        v: &[u8],
+        offset: &Word,
+        length: Option<&Word>,
+    ) -> Result<Vec<u8>, Flow> {
+        // Characters in a UTF-8 locale, bytes in any other.
+        let chars = match self.utf8_locale() {
+            true => char_bounds(v),
+            false => (0..=v.len()).collect(),
+        };
+        let count = chars.len() as i64 - 1;
+        let off = self.arith_word(offset)?;
+        // An offset before the first character gives the empty string, as in bash.
+        let Some(start) = substring_start(off, count) else {
+            return Ok(Vec::new());
+        };
+        let end = match length {
+            Some(len) => {
+                let len = self.arith_word(len)?;
+                if len < 0 {
+                    let end = count + len;
+                    if end < start {
+                        self.error(&format!("{len}: substring expression < 0"));
+                        return Err(Flow::Abort(1));
+                    }
+                    end
+                } else {
+                    start.saturating_add(len).min(count)
+                }
+            }
+            None => count,
+        };
+        Ok(v[chars[start as usize]..chars[end as usize]].to_vec())
+    }
+
     /// The pattern and substring operators on one value.
     fn transform(&mut self, op: &ParamOp, v: Vec<u8>) -> Result<Vec<u8>, Flow> {
         Ok(match op {
@@ -1030,36 +1068,7 @@ impl Shell<'_> {
                     self.pattern_unit(),
                 )
             }
-            ParamOp::Substring { offset, length } => {
-                // Characters in a UTF-8 locale, bytes in any other.
-                let chars = match self.utf8_locale() {
-                    true => char_bounds(&v),
-                    false => (0..=v.len()).collect(),
-                };
-                let count = chars.len() as i64 - 1;
-                let off = self.arith_word(offset)?;
-                // An offset before the first character gives the empty string, as in bash.
-                let Some(start) = substring_start(off, count) else {
-                    return Ok(Vec::new());
-                };
-                let end = match length {
-                    Some(len) => {
-                        let len = self.arith_word(len)?;
-                        if len < 0 {
-                            let end = count + len;
-                            if end < start {
-                                self.error(&format!("{len}: substring expression < 0"));
-                                return Err(Flow::Abort(1));
-                            }
-                            end
-                        } else {
-                            start.saturating_add(len).min(count)
-                        }
-                    }
-                    None => count,
-                };
-                v[chars[start as usize]..chars[end as usize]].to_vec()
-            }
+            ParamOp::Substring { offset, length } => self.substring(&v, offset, length.as_ref())?,
             ParamOp::Transform(c) => match c {
                 b'Q' | b'K' => single_quote(&v),
                 b'E' => {
