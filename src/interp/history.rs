@@ -8,6 +8,41 @@
 /// Lines kept (bash's `HISTSIZE` default).
 pub const KEPT: usize = 500;
 
+/// The session's lines, oldest first, at most [`KEPT`]: the one list
+/// `history` prints, `!!` expands and the line editor's ↑, ↓ and Ctrl-R
+/// browse.
+#[derive(Debug, Clone, Default)]
+pub struct History(Vec<Vec<u8>>);
+
+impl History {
+    /// Keep `line` (its newline dropped), unless it is blank, as bash does.
+    pub fn remember(&mut self, line: &[u8]) {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        if self.0.len() == KEPT {
+            self.0.remove(0);
+        }
+        self.0.push(line.to_vec());
+    }
+
+    /// The lines, oldest first.
+    pub fn entries(&self) -> &[Vec<u8>] {
+        &self.0
+    }
+
+    /// `history -c`.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// The number the next line will have (a prompt's `\!`).
+    pub fn next_number(&self) -> usize {
+        self.0.len() + 1
+    }
+}
+
 /// How expanding a line went.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Expansion {

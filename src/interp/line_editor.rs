@@ -17,9 +17,6 @@
 
 use crate::system::{Fd, System};
 
-/// Lines kept.
-const HISTORY_SIZE: usize = super::history::KEPT;
-
 /// What reading a line gave.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Read {
@@ -31,15 +28,14 @@ pub enum Read {
     End,
 }
 
-/// The editor's state: the line, the cursor, the history. Keys go in,
-/// the bytes that redraw the line come out, so it is tested without a
-/// terminal.
+/// The editor's state: the line and the cursor; the history it browses
+/// is the shell's, given with each key. Keys go in, the bytes that redraw
+/// the line come out, so it is tested without a terminal.
 #[derive(Debug, Default)]
 pub struct Editor {
     /// The line being edited, one entry per character (UTF-8 sequence).
     line: Vec<Vec<u8>>,
     cursor: usize,
-    history: Vec<Vec<u8>>,
     /// The history entry shown (`history.len()`: the new line).
     shown: usize,
     /// The new line, kept while the history is browsed.
@@ -113,40 +109,24 @@ pub enum Step {
 }
 
 impl Editor {
-    /// The number the next line will have in the history (`\!`).
-    pub fn next_number(&self) -> usize {
-        self.history.len() + 1
-    }
-
-    /// Keep `line` (without its newline) in the history, as bash does for
-    /// a line that is not empty.
-    pub fn remember(&mut self, line: &[u8]) {
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        if self.history.len() == HISTORY_SIZE {
-            self.history.remove(0);
-        }
-        self.history.push(line.to_vec());
-    }
-
-    /// Start a new line after `prompt` (already shown).
-    pub fn start(&mut self, prompt: &[u8]) {
+    /// Start a new line after `prompt` (already shown), below the
+    /// `history` it will browse.
+    pub fn start(&mut self, prompt: &[u8], history: &[Vec<u8>]) {
         self.line.clear();
         self.cursor = 0;
-        self.shown = self.history.len();
+        self.shown = history.len();
         self.draft.clear();
         self.search = None;
         let last_line = prompt.rsplit(|b| *b == b'\n').next().unwrap_or_default();
         self.prompt = last_line.to_vec();
     }
 
-    /// Apply `key`; what to write to the terminal goes into `out`.
-    pub fn key(&mut self, key: Key, out: &mut Vec<u8>) -> Step {
+    /// Apply `key` (browsing `history`, the shell's, oldest first); what to
+    /// write to the terminal goes into `out`.
+    pub fn key(&mut self, key: Key, history: &[Vec<u8>], out: &mut Vec<u8>) -> Step {
         if self.search.is_some() {
-            match self.search_key(key, out) {
-                Some(key) => return self.key(key, out),
+            match self.search_key(key, history, out) {
+                Some(key) => return self.key(key, history, out),
                 None => return Step::Editing,
             }
         }
@@ -195,8 +175,8 @@ impl Editor {
                 self.move_to(start, out);
                 self.delete(start..end, out);
             }
-            Key::Up if self.shown > 0 => self.show(self.shown - 1, out),
-            Key::Down if self.shown < self.history.len() => self.show(self.shown + 1, out),
+            Key::Up if self.shown > 0 => self.show(self.shown - 1, history, out),
+            Key::Down if self.shown < history.len() => self.show(self.shown + 1, history, out),
             Key::Interrupt => {
                 self.move_to(self.line.len(), out);
                 out.extend_from_slice(b"^C\n");
@@ -212,7 +192,7 @@ impl Editor {
                     saved: self.line.clone(),
                     ..Search::default()
                 });
-                self.draw_search(out);
+                self.draw_search(history, out);
             }
             _ => {}
         }
@@ -260,10 +240,10 @@ impl Editor {
                 if !one.ends_with(b"/") {
                     rest.push(b' ');
                 }
-                self.key(Key::Text(rest), out);
+                self.key(Key::Text(rest), &[], out);
             }
             _ if shared.len() > what.word.len() => {
-                self.key(Key::Text(shared[what.word.len()..].to_vec()), out);
+                self.key(Key::Text(shared[what.word.len()..].to_vec()), &[], out);
             }
             _ => {
                 let names: Vec<&[u8]> = candidates
@@ -288,21 +268,21 @@ impl Editor {
 
     /// A key while a Ctrl-R search is under way; `Some(key)` when the key
     /// ends the search (with the match as the line) and is to act as usual.
-    fn search_key(&mut self, key: Key, out: &mut Vec<u8>) -> Option<Key> {
+    fn search_key(&mut self, key: Key, history: &[Vec<u8>], out: &mut Vec<u8>) -> Option<Key> {
         let search = self.search.as_mut()?;
         match key {
             Key::Text(text) => {
                 search.query.extend_from_slice(&text);
-                search.found = find_back(&self.history, &search.query, self.history.len());
+                search.found = find_back(history, &search.query, history.len());
             }
             Key::Backspace => {
                 let chars = split_chars(&search.query);
                 search.query = chars[..chars.len().saturating_sub(1)].concat();
-                search.found = find_back(&self.history, &search.query, self.history.len());
+                search.found = find_back(history, &search.query, history.len());
             }
             Key::Search => {
-                let before = search.found.unwrap_or(self.history.len());
-                if let Some(older) = find_back(&self.history, &search.query, before) {
+                let before = search.found.unwrap_or(history.len());
+                if let Some(older) = find_back(history, &search.query, before) {
                     search.found = Some(older);
                 }
             }
@@ -315,7 +295,7 @@ impl Editor {
             }
             other => {
                 let search = self.search.take()?;
-                if let Some(entry) = search.found.and_then(|n| self.history.get(n)) {
+                if let Some(entry) = search.found.and_then(|n| history.get(n)) {
                     self.line = split_chars(entry);
                 }
                 self.cursor = self.line.len();
@@ -323,16 +303,16 @@ impl Editor {
                 return Some(other);
             }
         }
-        self.draw_search(out);
+        self.draw_search(history, out);
         None
     }
 
     /// `(reverse-i-search)`QUERY': MATCH` over the line, as readline shows it.
-    fn draw_search(&mut self, out: &mut Vec<u8>) {
+    fn draw_search(&mut self, history: &[Vec<u8>], out: &mut Vec<u8>) {
         let Some(search) = self.search.as_mut() else {
             return;
         };
-        let found = search.found.and_then(|n| self.history.get(n));
+        let found = search.found.and_then(|n| history.get(n));
         let label: &[u8] = if found.is_some() || search.query.is_empty() {
             b"(reverse-i-search)`"
         } else {
@@ -370,12 +350,12 @@ impl Editor {
     }
 
     /// Replace the line by history entry `n` (or the draft).
-    fn show(&mut self, n: usize, out: &mut Vec<u8>) {
-        if self.shown == self.history.len() {
+    fn show(&mut self, n: usize, history: &[Vec<u8>], out: &mut Vec<u8>) {
+        if self.shown == history.len() {
             self.draft = self.line.clone();
         }
         self.shown = n;
-        let text = match self.history.get(n) {
+        let text = match history.get(n) {
             Some(entry) => split_chars(entry),
             None => self.draft.clone(),
         };
@@ -561,12 +541,12 @@ mod tests {
     #![allow(clippy::panic)] // test code reports failures by panicking
     use super::*;
 
-    fn typed(editor: &mut Editor, keys: Vec<Key>) -> (Step, Vec<u8>) {
-        editor.start(b"");
+    fn typed(editor: &mut Editor, history: &[Vec<u8>], keys: Vec<Key>) -> (Step, Vec<u8>) {
+        editor.start(b"", history);
         let mut out = Vec::new();
         let mut step = Step::Editing;
         for key in keys {
-            step = editor.key(key, &mut out);
+            step = editor.key(key, history, &mut out);
         }
         (step, out)
     }
@@ -622,7 +602,7 @@ mod tests {
             text("E"),
             Key::Enter,
         ];
-        let (step, out) = typed(&mut e, keys);
+        let (step, out) = typed(&mut e, &[], keys);
         assert_eq!(step, Step::Done(Read::Line(b"Echo world!\n".to_vec())));
         assert_eq!(screen(&out), "Echo world!");
     }
@@ -640,26 +620,27 @@ mod tests {
             Key::KillToEnd,
             Key::Enter,
         ];
-        let (step, out) = typed(&mut e, keys);
+        let (step, out) = typed(&mut e, &[], keys);
         assert_eq!(step, Step::Done(Read::Line(b"ls\n".to_vec())));
         assert_eq!(screen(&out), "ls");
-        let (step, _) = typed(&mut e, vec![text("abc"), Key::KillToStart, Key::Enter]);
+        let (step, _) = typed(&mut e, &[], vec![text("abc"), Key::KillToStart, Key::Enter]);
         assert_eq!(step, Step::Done(Read::Line(b"\n".to_vec())));
     }
 
     #[test]
     fn history_recalls_earlier_lines_and_keeps_the_draft() {
         let mut e = Editor::default();
-        e.remember(b"first\n");
-        e.remember(b"  \n");
-        e.remember(b"second one\n");
-        assert_eq!(e.next_number(), 3);
+        let mut h = crate::interp::history::History::default();
+        h.remember(b"first\n");
+        h.remember(b"  \n");
+        h.remember(b"second one\n");
+        assert_eq!(h.next_number(), 3);
         let keys = vec![text("dr"), Key::Up, Key::Up, Key::Up, Key::Enter];
-        let (step, out) = typed(&mut e, keys);
+        let (step, out) = typed(&mut e, h.entries(), keys);
         assert_eq!(step, Step::Done(Read::Line(b"first\n".to_vec())));
         assert_eq!(screen(&out), "first");
         let keys = vec![text("dr"), Key::Up, Key::Down, text("aft"), Key::Enter];
-        let (step, out) = typed(&mut e, keys);
+        let (step, out) = typed(&mut e, h.entries(), keys);
         assert_eq!(step, Step::Done(Read::Line(b"draft\n".to_vec())));
         assert_eq!(screen(&out), "draft");
     }
@@ -667,13 +648,13 @@ mod tests {
     #[test]
     fn ctrl_c_drops_the_line_and_ctrl_d_ends_only_an_empty_one() {
         let mut e = Editor::default();
-        let (step, out) = typed(&mut e, vec![text("for i in"), Key::Interrupt]);
+        let (step, out) = typed(&mut e, &[], vec![text("for i in"), Key::Interrupt]);
         assert_eq!(step, Step::Done(Read::Interrupted));
         assert!(out.ends_with(b"^C\n"));
-        let (step, _) = typed(&mut e, vec![text("ab"), Key::Left, Key::DeleteOrEnd]);
+        let (step, _) = typed(&mut e, &[], vec![text("ab"), Key::Left, Key::DeleteOrEnd]);
         assert_eq!(step, Step::Editing);
         assert_eq!(e.line.concat(), b"a");
-        let (step, _) = typed(&mut e, vec![Key::DeleteOrEnd]);
+        let (step, _) = typed(&mut e, &[], vec![Key::DeleteOrEnd]);
         assert_eq!(step, Step::Done(Read::End));
     }
 
@@ -681,17 +662,17 @@ mod tests {
     fn multibyte_characters_move_as_one() {
         let mut e = Editor::default();
         let keys = vec![text("né"), Key::Left, Key::Backspace, Key::Enter];
-        let (step, _) = typed(&mut e, keys);
+        let (step, _) = typed(&mut e, &[], keys);
         assert_eq!(step, Step::Done(Read::Line("é\n".as_bytes().to_vec())));
     }
 
     #[test]
     fn tab_completes_one_candidate_the_shared_part_or_lists_them() {
         let mut e = Editor::default();
-        e.start(b"P> ");
+        e.start(b"P> ", &[]);
         let mut out = Vec::new();
-        e.key(text("ec"), &mut out);
-        let what = match e.key(Key::Complete, &mut out) {
+        e.key(text("ec"), &[], &mut out);
+        let what = match e.key(Key::Complete, &[], &mut out) {
             Step::Complete(what) => what,
             other => panic!("{other:?}"),
         };
@@ -703,8 +684,8 @@ mod tests {
             }
         );
         e.complete(&what, vec![b"echo".to_vec()], &mut out);
-        e.key(text("x | gr"), &mut out);
-        let Step::Complete(what) = e.key(Key::Complete, &mut out) else {
+        e.key(text("x | gr"), &[], &mut out);
+        let Step::Complete(what) = e.key(Key::Complete, &[], &mut out) else {
             panic!("no completion asked");
         };
         assert!(what.command, "after a pipe a command goes");
@@ -717,8 +698,8 @@ mod tests {
         // Listed on their own line, then the prompt and the line again.
         assert!(String::from_utf8_lossy(&out).contains("\ngrep  group\n"));
         assert_eq!(screen(&out), "P> echo x | gr");
-        e.key(text(" sr"), &mut out);
-        let Step::Complete(what) = e.key(Key::Complete, &mut out) else {
+        e.key(text(" sr"), &[], &mut out);
+        let Step::Complete(what) = e.key(Key::Complete, &[], &mut out) else {
             panic!("no completion asked");
         };
         assert!(!what.command);
@@ -747,12 +728,12 @@ mod tests {
     #[test]
     fn ctrl_l_clears_and_redraws_the_prompt_and_line() {
         let mut e = Editor::default();
-        e.start(b"first\nP> ");
+        e.start(b"first\nP> ", &[]);
         let mut out = Vec::new();
-        e.key(text("ls -l"), &mut out);
-        e.key(Key::Left, &mut out);
+        e.key(text("ls -l"), &[], &mut out);
+        e.key(Key::Left, &[], &mut out);
         out.clear();
-        e.key(Key::ClearScreen, &mut out);
+        e.key(Key::ClearScreen, &[], &mut out);
         assert!(out.starts_with(b"\x1b[H\x1b[2J\rP> ls -l"), "{out:?}");
         assert!(out.ends_with(b"\x08"), "the cursor goes back where it was");
         assert_eq!(screen(&out), "P> ls -l");
@@ -761,35 +742,37 @@ mod tests {
     #[test]
     fn ctrl_r_finds_older_lines_as_typed_and_ctrl_g_gives_up() {
         let mut e = Editor::default();
+        let mut history = crate::interp::history::History::default();
         for line in ["tea issues list", "echo one", "tea repos", "echo two"] {
-            e.remember(line.as_bytes());
+            history.remember(line.as_bytes());
         }
-        e.start(b"P> ");
+        let h = history.entries();
+        e.start(b"P> ", h);
         let mut out = Vec::new();
-        e.key(text("draft"), &mut out);
-        e.key(Key::Search, &mut out);
-        e.key(text("tea"), &mut out);
+        e.key(text("draft"), h, &mut out);
+        e.key(Key::Search, h, &mut out);
+        e.key(text("tea"), h, &mut out);
         assert_eq!(screen(&out), "(reverse-i-search)`tea': tea repos");
-        e.key(Key::Search, &mut out);
+        e.key(Key::Search, h, &mut out);
         assert_eq!(screen(&out), "(reverse-i-search)`tea': tea issues list");
-        e.key(text("x"), &mut out);
+        e.key(text("x"), h, &mut out);
         assert_eq!(screen(&out), "(failed reverse-i-search)`teax':");
-        e.key(Key::Backspace, &mut out);
-        e.key(Key::Cancel, &mut out);
+        e.key(Key::Backspace, h, &mut out);
+        e.key(Key::Cancel, h, &mut out);
         assert_eq!(screen(&out), "P> draft");
         assert_eq!(e.line.concat(), b"draft");
-        e.key(Key::Search, &mut out);
-        e.key(text("one"), &mut out);
-        let step = e.key(Key::Enter, &mut out);
+        e.key(Key::Search, h, &mut out);
+        e.key(text("one"), h, &mut out);
+        let step = e.key(Key::Enter, h, &mut out);
         assert_eq!(step, Step::Done(Read::Line(b"echo one\n".to_vec())));
         assert_eq!(screen(&out), "P> echo one");
         // Another key ends the search with the match as the line, and acts.
-        e.start(b"P> ");
+        e.start(b"P> ", h);
         let mut out = Vec::new();
-        e.key(Key::Search, &mut out);
-        e.key(text("two"), &mut out);
-        e.key(Key::Home, &mut out);
-        e.key(text("#"), &mut out);
+        e.key(Key::Search, h, &mut out);
+        e.key(text("two"), h, &mut out);
+        e.key(Key::Home, h, &mut out);
+        e.key(text("#"), h, &mut out);
         assert_eq!(e.line.concat(), b"#echo two");
         assert_eq!(screen(&out), "P> #echo two");
     }

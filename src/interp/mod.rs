@@ -123,7 +123,7 @@ pub struct Shell<'a> {
     /// Background jobs, `$!` and the job table.
     jobs: state::Jobs,
     /// The lines an interactive shell read, expanded (`history`, `!!`).
-    history: Vec<Vec<u8>>,
+    history: history::History,
     pipestatus: Vec<i32>,
     interactive: bool,
     /// How deep the shell is in loops, functions, texts, copies.
@@ -241,7 +241,7 @@ impl<'a> Shell<'a> {
             status: 0,
             opts: Options::default(),
             aliases: BTreeMap::new(),
-            history: Vec::new(),
+            history: history::History::default(),
             pipestatus: vec![0],
             interactive: false,
             traps: state::Traps::default(),

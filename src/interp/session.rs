@@ -125,13 +125,13 @@ impl Shell<'_> {
         // Expanded first (it may run commands), shown once the terminal is
         // in the editor's mode: a key sent on seeing the prompt is read as
         // a key, not taken by the terminal's own line editing.
-        let text = self.expanded_prompt(prompt, editor.next_number());
+        let text = self.expanded_prompt(prompt, self.history.next_number());
         let raw = self.sys.raw_terminal(0);
         let _ = self.sys.write_all(2, &text);
         if raw.is_none() {
             return self.read_line().map_or(Read::End, Read::Line);
         }
-        editor.start(&text);
+        editor.start(&text, self.history.entries());
         let mut out = Vec::new();
         loop {
             let Some(key) = (Keys {
@@ -142,7 +142,7 @@ impl Shell<'_> {
                 return Read::End;
             };
             out.clear();
-            match editor.key(key, &mut out) {
+            match editor.key(key, self.history.entries(), &mut out) {
                 Step::Done(read) => {
                     let _ = self.sys.write_all(2, &out);
                     return read;
@@ -161,8 +161,8 @@ impl Shell<'_> {
     /// [`super::history`]): the expanded line is echoed, as bash does, and
     /// kept in the history; `None` when an event names nothing (said; the
     /// line does not run and `$?` stays).
-    fn expand_history(&mut self, line: Vec<u8>, input: &mut Input) -> Option<Vec<u8>> {
-        let line = match super::history::expand(&line, &self.history) {
+    fn expand_history(&mut self, line: Vec<u8>) -> Option<Vec<u8>> {
+        let line = match super::history::expand(&line, self.history.entries()) {
             Expansion::Unchanged => line,
             Expansion::Expanded(text) => {
                 let _ = self.sys.write_all(2, &text);
@@ -173,16 +173,7 @@ impl Shell<'_> {
                 return None;
             }
         };
-        let entry = line.strip_suffix(b"\n").unwrap_or(&line);
-        if !entry.iter().all(u8::is_ascii_whitespace) {
-            if self.history.len() == super::history::KEPT {
-                self.history.remove(0);
-            }
-            self.history.push(entry.to_vec());
-            if let Input::Terminal(editor) = input {
-                editor.remember(entry);
-            }
-        }
+        self.history.remember(&line);
         Some(line)
     }
 
@@ -190,7 +181,7 @@ impl Shell<'_> {
     /// (the last N); `history -c` forgets them.
     pub(super) fn history_builtin(&mut self, args: &[Vec<u8>]) -> super::Status {
         let count = match args.first().map(Vec::as_slice) {
-            None => self.history.len(),
+            None => self.history.entries().len(),
             Some(b"-c") => {
                 self.history.clear();
                 return Ok(0);
@@ -204,9 +195,10 @@ impl Shell<'_> {
                 }
             },
         };
-        let first = self.history.len().saturating_sub(count);
+        let entries = self.history.entries();
+        let first = entries.len().saturating_sub(count);
         let mut out = Vec::new();
-        for (n, line) in self.history.iter().enumerate().skip(first) {
+        for (n, line) in entries.iter().enumerate().skip(first) {
             out.extend_from_slice(format!("{:5}  ", n + 1).as_bytes());
             out.extend_from_slice(line);
             out.push(b'\n');
@@ -298,8 +290,7 @@ impl Shell<'_> {
                 }
             }
             let line = match self.next_line(&mut input, prompt) {
-                Read::Line(line) if self.interactive => match self.expand_history(line, &mut input)
-                {
+                Read::Line(line) if self.interactive => match self.expand_history(line) {
                     Some(line) => Some(line),
                     None => continue,
                 },

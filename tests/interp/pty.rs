@@ -433,6 +433,16 @@ fn history_expansion_reruns_lines_and_what_it_builds_is_checked() {
     s.expect("    5  python3 -c 'print(6*7)'");
     s.expect("P> ");
     assert!(!s.term.seen.contains("42\r\n"), "{}", s.term.seen);
+    // `history -c` empties the one history: ↑ then finds nothing to
+    // recall (the editor kept its own copy, and recalled `history -c`).
+    s.send(b"history -c\r");
+    s.expect("P> ");
+    s.send(b"\x1b[Aecho after-clear\r");
+    s.expect("after-clear\r\n");
+    s.expect("P> ");
+    s.send(b"history\r");
+    s.expect("    1  echo after-clear");
+    s.expect("P> ");
     s.send(b"\x04");
     s.expect("exit");
 }
