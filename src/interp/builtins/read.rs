@@ -192,6 +192,21 @@ struct ReadOptions {
     array: Option<String>,
 }
 
+/// Whether the last UTF-8 character of `line` has all its bytes (an
+/// empty line has no character left open).
+fn last_char_complete(line: &[u8]) -> bool {
+    let Some(start) = line.iter().rposition(|b| b & 0xc0 != 0x80) else {
+        return true;
+    };
+    let needed = match line[start] {
+        0xf0.. => 4,
+        0xe0.. => 3,
+        0xc0.. => 2,
+        _ => 1,
+    };
+    line.len() - start >= needed
+}
+
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
@@ -359,19 +374,8 @@ impl Shell<'_> {
         // character starts one.
         let mut taken = 0;
         loop {
-            if opts.max.is_some_and(|m| taken >= m) {
-                // The last character's remaining bytes belong to it.
-                let follows = |first: u8| match first {
-                    0xf0.. => 3,
-                    0xe0.. => 2,
-                    0xc0.. => 1,
-                    _ => 0,
-                };
-                let start = line.iter().rposition(|b| b & 0xc0 != 0x80).unwrap_or(0);
-                let want = line.get(start).map_or(0, |&b| follows(b));
-                if !utf8 || line.len() - start > want {
-                    return (line, quoted_mask, false);
-                }
+            if opts.max.is_some_and(|m| taken >= m) && (!utf8 || last_char_complete(&line)) {
+                return (line, quoted_mask, false);
             }
             match self.sys.read(opts.fd, &mut byte) {
                 Ok(1) => {}

@@ -15,3 +15,4 @@ echo "${x/h?/X}"
 read -n 2 y <<< "$x"; echo "$y"
 read -N 3 y <<< "aéb"; echo "$y"
 printf '[%3s][%-4s][%.1s]\n' é é ab
+read -n 0 z <<< "abc"; echo "[$z]"
