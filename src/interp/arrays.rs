@@ -421,18 +421,19 @@ impl Shell<'_> {
         Ok(())
     }
 
-    /// `unset name[sub]` (text built at run time).
-    pub(super) fn unset_element(&mut self, name: &str, sub: &[u8]) -> Result<(), Flow> {
+    /// `unset name[sub]` (text built at run time); `false` when the
+    /// subscript is before the first element (said).
+    pub(super) fn unset_element(&mut self, name: &str, sub: &[u8]) -> Result<bool, Flow> {
         if sub == b"@" || sub == b"*" {
             self.vars.unset_internal(name);
-            return Ok(());
+            return Ok(true);
         }
         if !self.vars.is_set(name) {
-            return Ok(());
+            return Ok(true);
         }
         let key = self.runtime_element(name, sub)?;
         let Some(var) = self.vars.get_var_mut(name) else {
-            return Ok(());
+            return Ok(true);
         };
         match (&mut var.value, key) {
             (Value::Indexed(map), Key::Index(i)) => {
@@ -441,6 +442,11 @@ impl Shell<'_> {
                 } else {
                     i
                 };
+                if at < 0 {
+                    // Before the first element: bash's error, status 1.
+                    self.error(&format!("unset: [{i}]: bad array subscript"));
+                    return Ok(false);
+                }
                 map.remove(&at);
             }
             (Value::Assoc(map), Key::Name(k)) => {
@@ -449,7 +455,7 @@ impl Shell<'_> {
             (Value::Scalar(_), Key::Index(0)) => self.vars.unset_internal(name),
             _ => {}
         }
-        Ok(())
+        Ok(true)
     }
 
     /// The subscript of `${name[word]}` as a key of `name`.

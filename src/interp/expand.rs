@@ -914,11 +914,14 @@ impl Shell<'_> {
         }
     }
 
+    /// `set -u`'s error for an unset parameter. `$@`, `$*` and (bash 5.2)
+    /// `${name[@]}`, `${name[*]}` of an unset name are exempt: empty.
     fn unbound(&mut self, pe: &ParamExpansion) -> Result<(), Flow> {
-        let exempt = matches!(
-            pe.param,
-            Parameter::Special(SpecialParam::AtSign | SpecialParam::Star)
-        );
+        let exempt = match &pe.param {
+            Parameter::Special(SpecialParam::AtSign | SpecialParam::Star) => true,
+            Parameter::Element(e) => matches!(e.index, Subscript::At | Subscript::Star),
+            _ => false,
+        };
         if self.opts.nounset && !exempt {
             self.error(&format!("{}: unbound variable", self.param_display(pe)));
             return Err(self.expansion_error());

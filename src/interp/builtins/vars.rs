@@ -588,7 +588,9 @@ impl Shell<'_> {
                             status = 1;
                             continue;
                         }
-                        self.unset_element(&base, &sub)?;
+                        if !self.unset_element(&base, &sub)? {
+                            status = 1;
+                        }
                         continue;
                     }
                     if !is_name(a) {
