@@ -1239,6 +1239,9 @@ impl ArithEnv for Shell<'_> {
             }
             None => {
                 self.vars.set(name, value);
+                if self.opts.allexport {
+                    self.vars.export(name, true);
+                }
                 Ok(())
             }
         }

@@ -79,7 +79,9 @@ impl Shell<'_> {
             shell_vars.push(ShellVar {
                 name: n.as_str(),
                 value,
-                exported: var.exported || self.opts.allexport,
+                // `set -a` marks what is assigned while it is on, not
+                // what was set before.
+                exported: var.exported,
                 inherited: var.inherited,
             });
         }
