@@ -394,6 +394,9 @@ impl Shell<'_> {
     /// `$-`
     pub(super) fn flags_string(&self) -> String {
         let mut s = String::new();
+        if self.opts.allexport {
+            s.push('a');
+        }
         if self.opts.errexit {
             s.push('e');
         }
@@ -410,6 +413,9 @@ impl Shell<'_> {
         }
         if self.opts.nounset {
             s.push('u');
+        }
+        if self.opts.verbose {
+            s.push('v');
         }
         if self.opts.xtrace {
             s.push('x');
