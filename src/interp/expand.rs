@@ -997,11 +997,7 @@ impl Shell<'_> {
         offset: &Word,
         length: Option<&Word>,
     ) -> Result<Vec<u8>, Flow> {
-        // Characters in a UTF-8 locale, bytes in any other.
-        let chars = match self.utf8_locale() {
-            true => char_bounds(v),
-            false => (0..=v.len()).collect(),
-        };
+        let chars = self.unit_bounds(v);
         let count = chars.len() as i64 - 1;
         let off = self.arith_word(offset)?;
         // An offset before the first character gives the empty string, as in bash.
@@ -1027,6 +1023,15 @@ impl Shell<'_> {
         Ok(v[chars[start as usize]..chars[end as usize]].to_vec())
     }
 
+    /// Where `v` may be cut: between characters in a UTF-8 locale, between
+    /// bytes in any other (both ends included).
+    fn unit_bounds(&self, v: &[u8]) -> Vec<usize> {
+        match self.utf8_locale() {
+            true => char_bounds(v),
+            false => (0..=v.len()).collect(),
+        }
+    }
+
     /// The pattern and substring operators on one value.
     fn transform(&mut self, op: &ParamOp, v: Vec<u8>) -> Result<Vec<u8>, Flow> {
         Ok(match op {
@@ -1036,7 +1041,7 @@ impl Shell<'_> {
                     self.opts.extglob,
                     self.pattern_unit(),
                 );
-                let mut cuts: Vec<usize> = (0..=v.len()).collect();
+                let mut cuts = self.unit_bounds(&v);
                 if *longest {
                     cuts.reverse();
                 }
@@ -1051,7 +1056,7 @@ impl Shell<'_> {
                     self.opts.extglob,
                     self.pattern_unit(),
                 );
-                let mut starts: Vec<usize> = (0..=v.len()).collect();
+                let mut starts = self.unit_bounds(&v);
                 if !*longest {
                     starts.reverse();
                 }
@@ -1296,7 +1301,14 @@ fn replace(
     unit: pattern::Unit,
 ) -> Vec<u8> {
     if pat.is_empty() {
-        return v.to_vec();
+        // `${x/#/p}` and `${x/%/s}`: the empty pattern matches at the
+        // anchor, so the replacement is put before or after the value.
+        let rep = replacement(rep, b"");
+        return match mode {
+            ReplaceMode::Prefix => [rep, v.to_vec()].concat(),
+            ReplaceMode::Suffix => [v.to_vec(), rep].concat(),
+            ReplaceMode::First | ReplaceMode::All => v.to_vec(),
+        };
     }
     let compiled = pattern::Compiled::new(pat, extglob, unit);
     match mode {

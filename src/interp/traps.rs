@@ -15,8 +15,19 @@ use crate::system::Disposition;
 
 /// Conditions that are not signals: `DEBUG` fires before each command of
 /// the shell itself, `RETURN` when a function or sourced file ends; `CHLD`
-/// is stored and listed but never fires.
-const STORED_ONLY: &[&str] = &["DEBUG", "RETURN", "CHLD"];
+/// is stored and listed but never fires, and so are `KILL` and `STOP`,
+/// which no process can catch (bash takes and lists them too).
+const STORED_ONLY: &[&str] = &["DEBUG", "RETURN", "CHLD", "KILL", "STOP"];
+
+/// The signal number of a condition stored without a handler.
+fn stored_signal(name: &str) -> Option<i32> {
+    match name {
+        "CHLD" => Some(libc::SIGCHLD),
+        "KILL" => Some(libc::SIGKILL),
+        "STOP" => Some(libc::SIGSTOP),
+        _ => None,
+    }
+}
 
 /// The canonical name of a trap condition (`INT`, `EXIT`, …).
 fn condition_name(spec: &[u8]) -> Option<String> {
@@ -26,8 +37,11 @@ fn condition_name(spec: &[u8]) -> Option<String> {
         if n == 0 {
             return Some("EXIT".into());
         }
-        if n == libc::SIGCHLD {
-            return Some("CHLD".into());
+        if let Some(name) = ["CHLD", "KILL", "STOP"]
+            .into_iter()
+            .find(|name| stored_signal(name) == Some(n))
+        {
+            return Some(name.into());
         }
         return signals::trappable_name(n).map(str::to_string);
     }
@@ -41,7 +55,7 @@ fn condition_name(spec: &[u8]) -> Option<String> {
 fn order(name: &str) -> i32 {
     match name {
         "EXIT" => 0,
-        "CHLD" => libc::SIGCHLD,
+        "CHLD" | "KILL" | "STOP" => stored_signal(name).unwrap_or(99),
         "DEBUG" => 100,
         "ERR" => 101,
         "RETURN" => 102,
@@ -51,7 +65,7 @@ fn order(name: &str) -> i32 {
 
 /// How bash lists a condition (`SIGINT`, `EXIT`).
 fn listed(name: &str) -> String {
-    if signals::number(name).is_some() || name == "CHLD" {
+    if signals::number(name).is_some() || stored_signal(name).is_some() {
         format!("SIG{name}")
     } else {
         name.to_string()
@@ -104,7 +118,10 @@ impl Shell<'_> {
             }
             return Ok(self.write_out(out.as_bytes(), "trap"));
         }
-        let (action, specs) = if args.len() == 1 || args[0] == b"-" {
+        // A first operand that is a number is a condition too (bash):
+        // `trap 0 2` puts EXIT and INT back.
+        let number_first = !args[0].is_empty() && args[0].iter().all(u8::is_ascii_digit);
+        let (action, specs) = if args.len() == 1 || args[0] == b"-" || number_first {
             (None, if args[0] == b"-" { &args[1..] } else { args })
         } else {
             (Some(args[0].clone()), &args[1..])

@@ -190,10 +190,9 @@ impl Shell<'_> {
         {
             return Err(self.deny(&deny, target));
         }
-        let result = self.with_redirects(&sc.redirects, |sh| {
-            sh.xtrace(&assigns, &argv);
-            sh.dispatch(&argv, &assigns, true)
-        });
+        // Traced before its redirections, on the shell's own stderr (bash).
+        self.xtrace(&assigns, &argv);
+        let result = self.with_redirects(&sc.redirects, |sh| sh.dispatch(&argv, &assigns, true));
         // `$_`: the last argument of the last simple command.
         if let Some(last) = argv.last() {
             self.vars.set_internal("_", last.clone());
