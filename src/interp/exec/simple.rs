@@ -142,6 +142,9 @@ impl Shell<'_> {
                 }
             }
         }
+        // `$_` after a command of assignments alone is empty (bash).
+        self.vars.set_internal("_", Vec::new());
+        self.vars.export("_", false);
         let status = self.subst_status.unwrap_or(0);
         let mark = self.pending_close.len();
         let r = self.with_redirects(&sc.redirects, |_| Ok(status));
