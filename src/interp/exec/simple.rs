@@ -193,12 +193,23 @@ impl Shell<'_> {
         {
             return Err(self.deny(&deny, target));
         }
+        // `$_`: the last argument of the last simple command; of
+        // `declare a=(…)`, the name alone (bash).
+        let underscore = argv.last().map(|last| {
+            let compound = self.compound_args.iter().any(|(i, _)| i + 1 == argv.len());
+            match compound {
+                true => {
+                    let name = last.strip_suffix(b"=").unwrap_or(last);
+                    name.strip_suffix(b"+").unwrap_or(name).to_vec()
+                }
+                false => last.clone(),
+            }
+        });
         // Traced before its redirections, on the shell's own stderr (bash).
         self.xtrace(&assigns, &argv);
         let result = self.with_redirects(&sc.redirects, |sh| sh.dispatch(&argv, &assigns, true));
-        // `$_`: the last argument of the last simple command.
-        if let Some(last) = argv.last() {
-            self.vars.set_internal("_", last.clone());
+        if let Some(last) = underscore {
+            self.vars.set_internal("_", last);
             self.vars.export("_", false);
         }
         result
