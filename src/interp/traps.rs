@@ -14,19 +14,24 @@ use crate::os::signals;
 use crate::system::Disposition;
 
 /// Conditions that are not signals: `DEBUG` fires before each command of
-/// the shell itself, `RETURN` when a function or sourced file ends; `CHLD`
-/// is stored and listed but never fires, and so are `KILL` and `STOP`,
-/// which no process can catch (bash takes and lists them too).
-const STORED_ONLY: &[&str] = &["DEBUG", "RETURN", "CHLD", "KILL", "STOP"];
+/// the shell itself, `RETURN` when a function or sourced file ends.
+const STORED_ONLY: &[&str] = &["DEBUG", "RETURN"];
 
-/// The signal number of a condition stored without a handler.
+/// Signals whose trap is stored and listed but never fires: `CHLD`, and
+/// `KILL` and `STOP`, which no process can catch (bash takes and lists
+/// them too).
+const STORED_SIGNALS: &[(&str, i32)] = &[
+    ("CHLD", libc::SIGCHLD),
+    ("KILL", libc::SIGKILL),
+    ("STOP", libc::SIGSTOP),
+];
+
+/// The number of a signal whose trap is only stored.
 fn stored_signal(name: &str) -> Option<i32> {
-    match name {
-        "CHLD" => Some(libc::SIGCHLD),
-        "KILL" => Some(libc::SIGKILL),
-        "STOP" => Some(libc::SIGSTOP),
-        _ => None,
-    }
+    STORED_SIGNALS
+        .iter()
+        .find(|(stored, _)| *stored == name)
+        .map(|(_, n)| *n)
 }
 
 /// The canonical name of a trap condition (`INT`, `EXIT`, …).
@@ -37,16 +42,14 @@ fn condition_name(spec: &[u8]) -> Option<String> {
         if n == 0 {
             return Some("EXIT".into());
         }
-        if let Some(name) = ["CHLD", "KILL", "STOP"]
-            .into_iter()
-            .find(|name| stored_signal(name) == Some(n))
-        {
-            return Some(name.into());
+        if let Some((name, _)) = STORED_SIGNALS.iter().find(|(_, stored)| *stored == n) {
+            return Some((*name).into());
         }
         return signals::trappable_name(n).map(str::to_string);
     }
     let known = ["EXIT", "ERR"].contains(&bare)
         || STORED_ONLY.contains(&bare)
+        || stored_signal(bare).is_some()
         || signals::number(bare).is_some();
     known.then(|| bare.to_string())
 }
@@ -55,11 +58,12 @@ fn condition_name(spec: &[u8]) -> Option<String> {
 fn order(name: &str) -> i32 {
     match name {
         "EXIT" => 0,
-        "CHLD" | "KILL" | "STOP" => stored_signal(name).unwrap_or(99),
         "DEBUG" => 100,
         "ERR" => 101,
         "RETURN" => 102,
-        other => signals::number(other).unwrap_or(99),
+        other => signals::number(other)
+            .or_else(|| stored_signal(other))
+            .unwrap_or(99),
     }
 }
 

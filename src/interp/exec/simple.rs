@@ -143,8 +143,7 @@ impl Shell<'_> {
             }
         }
         // `$_` after a command of assignments alone is empty (bash).
-        self.vars.set_internal("_", Vec::new());
-        self.vars.export("_", false);
+        self.set_last_argument(Vec::new());
         let status = self.subst_status.unwrap_or(0);
         let mark = self.pending_close.len();
         let r = self.with_redirects(&sc.redirects, |_| Ok(status));
@@ -209,10 +208,15 @@ impl Shell<'_> {
         self.xtrace(&assigns, &argv);
         let result = self.with_redirects(&sc.redirects, |sh| sh.dispatch(&argv, &assigns, true));
         if let Some(last) = underscore {
-            self.vars.set_internal("_", last);
-            self.vars.export("_", false);
+            self.set_last_argument(last);
         }
         result
+    }
+
+    /// `$_`, which the shell keeps and never exports.
+    fn set_last_argument(&mut self, value: Vec<u8>) {
+        self.vars.set_internal("_", value);
+        self.vars.export("_", false);
     }
 
     fn ps4(&self) -> String {
