@@ -997,7 +997,7 @@ impl Shell<'_> {
         offset: &Word,
         length: Option<&Word>,
     ) -> Result<Vec<u8>, Flow> {
-        let chars = self.unit_bounds(v);
+        let chars = unit_bounds(self.pattern_unit(), v);
         let count = chars.len() as i64 - 1;
         let off = self.arith_word(offset)?;
         // An offset before the first character gives the empty string, as in bash.
@@ -1023,25 +1023,14 @@ impl Shell<'_> {
         Ok(v[chars[start as usize]..chars[end as usize]].to_vec())
     }
 
-    /// Where `v` may be cut: between characters in a UTF-8 locale, between
-    /// bytes in any other (both ends included).
-    fn unit_bounds(&self, v: &[u8]) -> Vec<usize> {
-        match self.utf8_locale() {
-            true => char_bounds(v),
-            false => (0..=v.len()).collect(),
-        }
-    }
-
     /// The pattern and substring operators on one value.
     fn transform(&mut self, op: &ParamOp, v: Vec<u8>) -> Result<Vec<u8>, Flow> {
         Ok(match op {
             ParamOp::RemovePrefix { longest, pattern } => {
-                let pat = pattern::Compiled::new(
-                    &self.expand_pattern(pattern)?,
-                    self.opts.extglob,
-                    self.pattern_unit(),
-                );
-                let mut cuts = self.unit_bounds(&v);
+                let unit = self.pattern_unit();
+                let pat =
+                    pattern::Compiled::new(&self.expand_pattern(pattern)?, self.opts.extglob, unit);
+                let mut cuts = unit_bounds(unit, &v);
                 if *longest {
                     cuts.reverse();
                 }
@@ -1051,12 +1040,10 @@ impl Shell<'_> {
                 }
             }
             ParamOp::RemoveSuffix { longest, pattern } => {
-                let pat = pattern::Compiled::new(
-                    &self.expand_pattern(pattern)?,
-                    self.opts.extglob,
-                    self.pattern_unit(),
-                );
-                let mut starts = self.unit_bounds(&v);
+                let unit = self.pattern_unit();
+                let pat =
+                    pattern::Compiled::new(&self.expand_pattern(pattern)?, self.opts.extglob, unit);
+                let mut starts = unit_bounds(unit, &v);
                 if !*longest {
                     starts.reverse();
                 }
@@ -1256,6 +1243,15 @@ impl ArithEnv for Shell<'_> {
                 Ok(())
             }
         }
+    }
+}
+
+/// Where `v` may be cut: between characters (a UTF-8 locale's unit),
+/// between bytes (any other's), both ends included.
+fn unit_bounds(unit: pattern::Unit, v: &[u8]) -> Vec<usize> {
+    match unit {
+        pattern::Unit::Utf8 => char_bounds(v),
+        pattern::Unit::Byte => (0..=v.len()).collect(),
     }
 }
 
