@@ -95,7 +95,6 @@ fn to_int(arg: Option<&[u8]>, unsigned: bool, p: &mut Printed) -> i64 {
             .map_or(0, |c| c as i64);
     }
     let c = c_integer(a);
-    let text = String::from_utf8_lossy(a);
     let (value, out_of_range) = match (unsigned, c.negative) {
         (false, false) => (
             c.magnitude.min(i64::MAX as u128) as i64,
@@ -111,11 +110,14 @@ fn to_int(arg: Option<&[u8]>, unsigned: bool, p: &mut Printed) -> i64 {
             m => (m as u64 as i64, false),
         },
     };
+    let text = || String::from_utf8_lossy(a);
     if c.used < a.len() {
-        p.errors.push(format!("{text}: invalid number"));
+        p.errors.push(format!("{}: invalid number", text()));
     } else if out_of_range {
-        p.warnings
-            .push(format!("warning: {text}: Numerical result out of range"));
+        p.warnings.push(format!(
+            "warning: {}: Numerical result out of range",
+            text()
+        ));
     }
     value
 }
