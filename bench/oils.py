@@ -54,6 +54,8 @@ HELPERS = ["argv.py", "printenv.py", "stdout_stderr.py", "read_from_fd.py"]
 # `sed` can, with its `e` command, and stays refused whatever the arm says).
 FILE_UTILITIES = ["od", "touch", "chmod", "rm", "ln", "mkfifo", "hostname", "whoami", "which"]
 TIMEOUT = 10
+# What the Oils runner gives every case besides the code.
+RUNNER_VARS = ["TMP", "REPO_ROOT"]
 
 
 def cases(path):
@@ -98,7 +100,15 @@ def build_arm(root, repo_dir, guard_dir):
     shutil.copy("/bin/echo", os.path.join(stubs, "tea"))
     arms = os.path.join(root, "arms")
     shutil.copytree(os.path.join(repo_dir, "arms"), arms)
-    with open(os.path.join(arms, "harmless.toml"), "a") as f:
+    harmless = os.path.join(arms, "harmless.toml")
+    with open(harmless) as f:
+        text = f.read()
+    # The runner's own variables (a scratch folder, the suite's checkout):
+    # bash sees them, so the measuring arm lets the shell see them too.
+    text = text.replace('"TMPDIR",', '"TMPDIR", ' + ", ".join(f'"{v}"' for v in RUNNER_VARS) + ",", 1)
+    with open(harmless, "w") as f:
+        f.write(text)
+    with open(harmless, "a") as f:
         for name in HELPERS + FILE_UTILITIES:
             f.write(f'\n# Used by the Oils spec cases.\n[utilities."{name}"]\n')
     arm = os.path.join(root, "arm")
@@ -135,6 +145,11 @@ def main():
     root = tempfile.mkdtemp(prefix="oils-")
     try:
         arm, stubs, shell_env = build_arm(root, repo_dir, guard_dir)
+        # Commands of an arm read nothing outside it: the cases' data files
+        # are copied into its work folder.
+        arm_checkout = os.path.join(arm, "work", "oils")
+        shutil.copytree(os.path.join(spec, "testdata"),
+                        os.path.join(arm_checkout, "spec", "testdata"), symlinks=True)
         total = {"cases": 0, "match": 0, "refused": 0}
         print(f"{'file':28} {'cases':>5} {'match':>5} {'refused':>7} {'differ':>6}")
         for name in names:
@@ -147,7 +162,8 @@ def main():
                     base = os.path.join(arm, "work") if shell == "guard-sh" else root
                     cwd = os.path.join(base, "case", f"{name}-{i}-{shell}")
                     os.makedirs(cwd)
-                    common = {"TMP": cwd, "SH": bash, "REPO_ROOT": args.oils,
+                    checkout = arm_checkout if shell == "guard-sh" else args.oils
+                    common = {"TMP": cwd, "SH": bash, "REPO_ROOT": checkout,
                               "LC_ALL": "C.UTF-8"}
                     if shell == "bash":
                         env = dict(common, PATH=f"{stubs}:/usr/bin:/bin", HOME=cwd)
@@ -160,7 +176,7 @@ def main():
                 if bo == go and bs == gs:
                     row["match"] += 1
                     continue
-                refused = b"denied" in ge
+                refused = b"guard-sh: denied" in ge
                 row["refused"] += refused
                 if args.show_failures:
                     print(f"--- {name} #{i} {case} ({'refused' if refused else 'differs'})")
