@@ -458,20 +458,43 @@ fn protected_beneath<'p>(
         .map(|(protected, _)| *protected)
 }
 
-/// Dynamic check of an assignment or `export` of `name`.
+/// Dynamic check of an assignment or `export` of `name`. A name the arm
+/// holds for every command ([`crate::policy::EnvPolicy::held_by_arm`]) may
+/// be assigned: its value stays the shell's, and a command it would reach
+/// is refused by [`check_held_environment`].
 pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
-    match policy
-        .env
-        .deny
-        .iter()
-        .find(|d| crate::policy::env_pattern_matches(&d.pattern, name))
-    {
+    if policy.env.held_by_arm(name) {
+        return Ok(());
+    }
+    match policy.env.denial(name) {
         Some(denied) => Err(Deny::new(
             Rule::Environment,
             format!("assigning {name} is not permitted: {}", denied.reason),
         )),
         None => Ok(()),
     }
+}
+
+/// The refusal of a command that bash would have given the line's own
+/// value of `held`, a name the arm holds: every command gets the arm's.
+pub fn check_held_environment(
+    policy: &Policy,
+    command: &str,
+    held: Option<&str>,
+) -> Result<(), Deny> {
+    let Some(name) = held else {
+        return Ok(());
+    };
+    let why = policy
+        .env
+        .denial(name)
+        .map_or("it is the arm's", |d| d.reason.as_str());
+    Err(Deny::new(
+        Rule::Environment,
+        format!(
+            "{name} was changed in this shell and {command} would get it from bash, but every command gets the arm's {name}: {why}"
+        ),
+    ))
 }
 
 /// Dynamic check of a file guard-sh itself is about to open for writing

@@ -275,7 +275,52 @@ impl<'p> Walker<'p> {
         }
         self.redirects(&simple.redirects);
         if !simple.words.is_empty() {
+            self.held_prefix_assignments(simple);
             self.command_words(&simple.words, simple.span, true);
+        }
+    }
+
+    /// `HOME=/x tool`: a name the arm holds, given a fixed value for one of
+    /// its commands, would reach it in bash but not here. The run-time
+    /// check refuses it too, whatever form the line takes.
+    fn held_prefix_assignments(&mut self, simple: &SimpleCommand) {
+        let Some(name) = static_value(&simple.words[0]) else {
+            return;
+        };
+        let name = String::from_utf8_lossy(&name);
+        let Some(rule) = self.policy.commands.get(name.as_ref()) else {
+            return;
+        };
+        if self.functions.contains(name.as_bytes()) || Builtin::from_name(name.as_bytes()).is_some()
+        {
+            return;
+        }
+        for assignment in &simple.assignments {
+            let Some(arms) = self.policy.env.set.get(&assignment.name) else {
+                continue;
+            };
+            if !self.policy.env.held_by_arm(&assignment.name) {
+                continue;
+            }
+            let given = rule.env.get(&assignment.name).unwrap_or(arms);
+            // A value known only at run time (`HOME=$HOME`) is left to
+            // the run-time check, which knows what bash would pass on.
+            let AssignValue::Scalar(word) = &assignment.value else {
+                continue;
+            };
+            if static_value(word).is_none_or(|value| value == given.as_bytes()) {
+                continue;
+            }
+            if let Err(deny) =
+                super::check_held_environment(self.policy, &name, Some(&assignment.name))
+            {
+                self.push_denied(
+                    assignment.name.clone(),
+                    ReachedKind::Assignment,
+                    assignment.span,
+                    deny,
+                );
+            }
         }
     }
 

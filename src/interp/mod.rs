@@ -170,6 +170,10 @@ pub struct Shell<'a> {
     audit_reopen: Option<AuditReopen<'a>>,
     /// The sink of a forked copy, when `audit_reopen` made one.
     child_audit: Option<Box<dyn AuditSink>>,
+    /// The names the arm holds for every command, as the environment the
+    /// shell imported gave them: what bash would have passed on before
+    /// the line changed any (`sandbox::env::changed_held_name`).
+    held_at_start: Rc<[(String, Vec<u8>)]>,
 }
 
 /// Makes the audit sink of a forked copy of the shell.
@@ -230,6 +234,16 @@ impl<'a> Shell<'a> {
         let shell_pid = sys.getpid();
         let cwd = sys.current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         let abort_pipe = sys.abort_pipe();
+        let held_at_start = environ
+            .iter()
+            .filter_map(|(n, v)| {
+                let name = std::str::from_utf8(n).ok()?;
+                policy
+                    .env
+                    .held_by_arm(name)
+                    .then(|| (name.to_string(), v.clone()))
+            })
+            .collect();
         let mut shell = Shell {
             policy,
             sys,
@@ -266,6 +280,7 @@ impl<'a> Shell<'a> {
             getopts_pos: 0,
             audit_reopen: None,
             child_audit: None,
+            held_at_start,
         };
         shell.vars.import(environ);
         shell.init_vars();
@@ -322,6 +337,7 @@ impl<'a> Shell<'a> {
             getopts_pos: self.getopts_pos,
             audit_reopen,
             child_audit: None,
+            held_at_start: self.held_at_start.clone(),
         }
     }
 

@@ -198,6 +198,25 @@ pub struct EnvPolicy {
     pub deny: Vec<EnvDeny>,
 }
 
+impl EnvPolicy {
+    /// The rule of `deny` that `name` falls under.
+    pub fn denial(&self, name: &str) -> Option<&EnvDeny> {
+        self.deny
+            .iter()
+            .find(|d| env_pattern_matches(&d.pattern, name))
+    }
+
+    /// Is `name` one the arm sets for every command and denies the agent
+    /// (`HOME`, the XDG folders, `CURL_HOME`)? No command can receive the
+    /// agent's value of it, so the shell may hold one for its own uses
+    /// (`~`, `cd`) as bash does; a command that would have received it
+    /// from bash is refused instead (`sandbox::env::changed_held_name`).
+    /// `PATH` is never held: it picks the program bash would run.
+    pub fn held_by_arm(&self, name: &str) -> bool {
+        name != "PATH" && self.set.contains_key(name) && self.denial(name).is_some()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EnvDeny {

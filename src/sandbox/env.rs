@@ -84,6 +84,40 @@ pub fn is_denied(policy: &Policy, name: &str) -> bool {
             .any(|d| env_pattern_matches(&d.pattern, name))
 }
 
+/// The first name the arm holds ([`crate::policy::EnvPolicy::held_by_arm`])
+/// whose value bash would now give a command with `rule` other than the
+/// one it would have given when the shell started (`at_start`: the held
+/// names of the environment it imported) and other than the one the
+/// command gets (the rule's own, else the arm's): the line set, exported,
+/// unexported or unset it. The command gets the arm's value whatever the
+/// shell holds, so it is refused rather than run with a value bash would
+/// not give it.
+pub fn changed_held_name<'p>(
+    policy: &'p Policy,
+    rule: &CommandRule,
+    vars: &[ShellVar<'_>],
+    at_start: &[(String, Vec<u8>)],
+) -> Option<&'p str> {
+    policy
+        .env
+        .set
+        .iter()
+        .filter(|(name, _)| policy.env.held_by_arm(name))
+        .map(|(name, arms)| (name, rule.env.get(name).unwrap_or(arms)))
+        .find(|(name, given)| {
+            let now = vars
+                .iter()
+                .find(|v| v.name == name.as_str() && v.exported)
+                .map(|v| v.value);
+            let start = at_start
+                .iter()
+                .find(|(n, _)| n == *name)
+                .map(|(_, v)| v.as_slice());
+            now != start && now != Some(given.as_bytes())
+        })
+        .map(|(name, _)| name.as_str())
+}
+
 /// Build the environment for a command with `rule` from the shell's variables.
 pub fn build_child_env<'a>(
     policy: &Policy,
@@ -268,5 +302,57 @@ mod tests {
         );
         assert_eq!(get(&env, "TOKEN"), Some(&b"s3"[..]));
         assert_eq!(get(&env, "LD_LIBRARY_PATH"), Some(&b"/arm/lib"[..]));
+    }
+
+    /// `HOME` held by the arm: set for every child and denied the agent.
+    fn holding_home() -> Policy {
+        let mut p = policy();
+        p.env.set.insert("HOME".into(), "/arm/home".into());
+        p.env.deny.push(EnvDeny {
+            pattern: "HOME".into(),
+            reason: "config".into(),
+        });
+        p
+    }
+
+    #[test]
+    fn a_held_name_is_changed_when_bash_would_pass_on_another_value() {
+        let p = holding_home();
+        let start = [("HOME".to_string(), b"/root".to_vec())];
+        let changed = |vars: &[ShellVar<'_>], start: &[(String, Vec<u8>)]| {
+            changed_held_name(&p, &rule(), vars, start)
+        };
+        // Untouched, or set back to the start's or to the arm's value.
+        assert_eq!(changed(&[var("HOME", b"/root", true, true)], &start), None);
+        assert_eq!(changed(&[var("HOME", b"/root", true, false)], &start), None);
+        assert_eq!(
+            changed(&[var("HOME", b"/arm/home", true, false)], &start),
+            None
+        );
+        // Set, unset, unexported: bash would pass on something else.
+        assert_eq!(
+            changed(&[var("HOME", b"/x", true, false)], &start),
+            Some("HOME")
+        );
+        assert_eq!(changed(&[], &start), Some("HOME"));
+        assert_eq!(
+            changed(&[var("HOME", b"/root", false, true)], &start),
+            Some("HOME")
+        );
+        // Not in the environment at start: an unexported value reaches no
+        // command in bash either; an exported one would.
+        assert_eq!(changed(&[var("HOME", b"/x", false, false)], &[]), None);
+        assert_eq!(
+            changed(&[var("HOME", b"/x", true, false)], &[]),
+            Some("HOME")
+        );
+        // A name set but not denied (LANG) is never held.
+        assert_eq!(changed(&[var("LANG", b"fr", true, false)], &[]), None);
+        // The rule's own value is the one a command gets.
+        let mut own = rule();
+        own.env.insert("HOME".into(), "/tool/home".into());
+        let vars = [var("HOME", b"/tool/home", true, false)];
+        assert_eq!(changed_held_name(&p, &own, &vars, &start), None);
+        assert_eq!(changed_held_name(&p, &rule(), &vars, &start), Some("HOME"));
     }
 }

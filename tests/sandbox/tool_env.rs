@@ -21,11 +21,20 @@ fn build(arm: &str, root: &Path) -> PathBuf {
     common::build_arm(arm, "http://127.0.0.1:3999", root)
 }
 
-/// Run `line` in the arm's guard-sh under `strace -f -v`; the environment
-/// of the `execve` of `bin/TOOL`.
-fn tool_env(arm: &Path, tool: &str, line: &str) -> BTreeMap<String, String> {
+/// What one traced run of guard-sh left: its status, its stderr, and the
+/// `execve` calls of its whole process tree (`strace -f -v`).
+struct Traced {
+    status: Option<i32>,
+    stderr: String,
+    execs: String,
+}
+
+/// Run `line` in the arm's guard-sh under `strace -f -v`, started with the
+/// operator's HOME and XDG folder, with Landlock on or off.
+fn traced(arm: &Path, line: &str, landlock: bool) -> Traced {
     let trace = arm.join("trace.out");
-    let o = Command::new(STRACE)
+    let mut command = Command::new(STRACE);
+    command
         .args(["-f", "-qq", "-v", "-s", "4096", "-e", "trace=execve", "-o"])
         .arg(&trace)
         .arg(common::guard_sh())
@@ -36,21 +45,31 @@ fn tool_env(arm: &Path, tool: &str, line: &str) -> BTreeMap<String, String> {
         .env("TMPDIR", "/tmp")
         .env("LANG", "C.UTF-8")
         .env("GUARD_SH_POLICY", arm.join("policy.json"))
-        .current_dir(arm.join("work"))
-        .output()
-        .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{line}: {}",
-        common::text(&o.stderr)
-    );
-    let text = sandbox_support::join_resumed(&std::fs::read_to_string(&trace).unwrap());
+        .current_dir(arm.join("work"));
+    if !landlock {
+        command.env("GUARD_SH_LANDLOCK", "off");
+    }
+    let o = command.output().unwrap();
+    Traced {
+        status: o.status.code(),
+        stderr: common::text(&o.stderr),
+        execs: sandbox_support::join_resumed(&std::fs::read_to_string(&trace).unwrap()),
+    }
+}
+
+/// The `execve` of `bin/TOOL` in a trace, if there is one.
+fn exec_of<'t>(arm: &Path, tool: &str, execs: &'t str) -> Option<&'t str> {
     let target = format!("execve(\"{}\"", arm.join("bin").join(tool).display());
-    let call = text
-        .lines()
-        .find(|l| l.contains(&target))
-        .unwrap_or_else(|| panic!("no execve of {tool} in:\n{text}"));
+    execs.lines().find(|l| l.contains(&target))
+}
+
+/// Run `line` (which must succeed) in the arm's guard-sh under
+/// `strace -f -v`; the environment of the `execve` of `bin/TOOL`.
+fn tool_env(arm: &Path, tool: &str, line: &str) -> BTreeMap<String, String> {
+    let run = traced(arm, line, true);
+    assert_eq!(run.status, Some(0), "{line}: {}", run.stderr);
+    let call = exec_of(arm, tool, &run.execs)
+        .unwrap_or_else(|| panic!("no execve of {tool} in:\n{}", run.execs));
     // `execve("path", ["argv"...], ["K=V", ...]) = 0`: the last array.
     let envp = call.rsplit_once(", [").unwrap().1;
     let envp = envp.rsplit_once("])").unwrap().0;
@@ -153,4 +172,88 @@ fn the_raw_api_tool_reads_no_operator_dotfile() {
         .unwrap();
     assert_eq!(o.status.code(), Some(126), "{}", common::text(&o.stderr));
     assert!(!arm.join("home/.curlrc").exists());
+}
+
+/// `HOME` and the XDG folders are the arm's for every command, so the
+/// agent may give the shell its own (`~` and `cd` follow it, as in bash),
+/// but a command bash would have given that value to is refused, not run
+/// with the arm's silently; judged by the trace of every `execve`, with
+/// Landlock on and off (the shell's check and its environment builder are
+/// what stop it, not the kernel).
+#[test]
+fn a_home_the_line_sets_moves_the_shell_but_reaches_no_command() {
+    let root = tempfile::tempdir().unwrap();
+    let arm = build("tea", root.path());
+    let work = arm.join("work").display().to_string();
+    for landlock in [true, false] {
+        let own = traced(
+            &arm,
+            "HOME=/elsewhere; echo ~/x; HOME=$PWD; cd; pwd",
+            landlock,
+        );
+        assert_eq!(own.status, Some(0), "{}", own.stderr);
+        for line in [
+            "HOME=/x tea --version",
+            "HOME=$PWD; tea --version",
+            "HOME=$PWD tea --version",
+            "export XDG_CONFIG_HOME=$PWD; tea --version",
+            "unset HOME; tea --version",
+            "declare +x HOME; tea --version",
+            "f() { local HOME=$PWD; tea --version; }; f",
+            "HOME=$PWD; (tea --version)",
+            "CURL_HOME=$PWD; export CURL_HOME; tea --version | cat",
+        ] {
+            let run = traced(&arm, line, landlock);
+            assert_eq!(run.status, Some(126), "{line}: {}", run.stderr);
+            assert!(
+                run.stderr.contains("every command gets the arm's"),
+                "{line}: {}",
+                run.stderr
+            );
+            assert!(
+                exec_of(&arm, "tea", &run.execs).is_none(),
+                "{line} ran tea:\n{}",
+                run.execs
+            );
+        }
+        // Changed back, or set to the arm's own value: bash would pass the
+        // same as guard-sh does, so the command runs.
+        let arms_home = arm.join("home").display().to_string();
+        for line in [
+            "HOME=/x; HOME=/root; tea --version".to_string(),
+            format!("HOME={arms_home} tea --version"),
+        ] {
+            let run = traced(&arm, &line, landlock);
+            assert_eq!(run.status, Some(0), "{line}: {}", run.stderr);
+            let call = exec_of(&arm, "tea", &run.execs).unwrap_or_else(|| panic!("{line}"));
+            assert!(call.contains(&format!("\"HOME={arms_home}\"")), "{call}");
+            assert!(!call.contains(&format!("HOME={work}")), "{call}");
+        }
+    }
+    // The static check names a fixed value given to a command; one known
+    // only at run time is left to the run-time check above.
+    let explain = |line: &str| {
+        let o = Command::new(common::guard_sh())
+            .args(["--explain", "-c", line])
+            .env_clear()
+            .env("GUARD_SH_POLICY", arm.join("policy.json"))
+            .current_dir(arm.join("work"))
+            .output()
+            .unwrap();
+        (o.status.code(), common::text(&o.stdout))
+    };
+    let (status, verdict) = explain("HOME=/x tea --version");
+    assert_eq!(status, Some(1), "{verdict}");
+    assert!(verdict.contains(r#""rule":"environment""#), "{verdict}");
+    assert_eq!(explain("HOME=$PWD tea --version").0, Some(0));
+    assert_eq!(explain("HOME=/x; echo ~").0, Some(0));
+    let out = Command::new(common::guard_sh())
+        .args(["-c", "HOME=/elsewhere; echo ~/x; HOME=$PWD; cd; pwd"])
+        .env_clear()
+        .env("HOME", "/root")
+        .env("GUARD_SH_POLICY", arm.join("policy.json"))
+        .current_dir(arm.join("work"))
+        .output()
+        .unwrap();
+    assert_eq!(common::text(&out.stdout), format!("/elsewhere/x\n{work}\n"));
 }

@@ -7,7 +7,7 @@ use crate::guard;
 use crate::interp::lossy;
 use crate::interp::{Flow, Shell};
 use crate::sandbox::SandboxSpec;
-use crate::sandbox::env::{ShellVar, build_child_env};
+use crate::sandbox::env::{ShellVar, build_child_env, changed_held_name};
 use crate::sandbox::supervisor::Attach;
 use crate::system::{Pid, ProcessGroup, SpawnError, SpawnRequest};
 use std::os::unix::ffi::OsStrExt;
@@ -92,6 +92,10 @@ impl Shell<'_> {
                 exported: true,
                 inherited: false,
             });
+        }
+        let held = changed_held_name(&policy, rule, &shell_vars, &self.held_at_start);
+        if let Err(deny) = guard::check_held_environment(&policy, &name, held) {
+            return Err(self.deny(&deny, argv));
         }
         let env = build_child_env(&policy, rule, shell_vars);
         let inbox = self.exec_inbox()?;
