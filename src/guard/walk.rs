@@ -531,9 +531,12 @@ impl<'p> Walker<'p> {
                     reached.span = span;
                 }
             }
+            // The same parser reads the same text when it runs, fails the
+            // same way and runs none of it: a syntax error, status 2, as
+            // bash reports it (nothing to refuse).
             Err(error) => {
                 let reason = format!(
-                    "the text given to {name} does not parse: {}",
+                    "the text given to {name} does not parse ({}): {name} fails with a syntax error and runs none of it",
                     error.render(&text)
                 );
                 self.push(
@@ -541,7 +544,7 @@ impl<'p> Walker<'p> {
                     ReachedKind::Builtin,
                     Rule::EvalSyntax,
                     span,
-                    Err(reason),
+                    Ok(reason),
                 )
             }
         }

@@ -272,7 +272,8 @@ impl Shell<'_> {
     /// or standard input: each is parsed, checked and run before the next
     /// is read (memory stays that of one command; an error that ends a
     /// command goes on with the next). In a shell that is not interactive
-    /// a syntax error ends it with status 2, as in bash.
+    /// a syntax error ends it, with status 2 (or `$?` as it was, for one
+    /// inside `[[ … ]]`), as in bash.
     pub fn run_input(&mut self, mut input: Input, origin: &str) -> i32 {
         self.running_script = matches!(input, Input::File(..));
         let mut chunker = if self.interactive {
@@ -322,7 +323,7 @@ impl Shell<'_> {
                     return s;
                 }
                 if self.syntax_error_ends_input() {
-                    return 2;
+                    return self.status;
                 }
                 if let Some(signal) = self.sys.pending_termination() {
                     return 128 + signal;

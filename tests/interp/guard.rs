@@ -227,6 +227,25 @@ fn eval_text_is_guarded_like_a_line() {
     assert_eq!(ran(&s), "");
 }
 
+/// `eval` or `trap` text that does not parse is no refusal (bash reports
+/// a syntax error, status 2, and goes on), but none of it runs: not the
+/// forbidden program before the error, not the tool, as the stubs' log
+/// shows; the line goes on after it.
+#[test]
+fn eval_and_trap_text_that_does_not_parse_runs_none_of_it() {
+    let s = setup();
+    let (status, out, err) = run(
+        &s,
+        "eval 'evil; tool inside; echo >'; echo \"eval: $?\"; trap 'evil; echo >' EXIT; tool after",
+    );
+    assert_eq!((status, out.as_str()), (0, "eval: 2\n"), "{err}");
+    assert!(err.contains("syntax error"), "{err}");
+    assert_eq!(ran(&s), "tool|after\n");
+    let (status, _, err) = run(&s, "eval \"evil; $(echo '[[ a b ]]')\"");
+    assert_eq!(status, 2, "{err}");
+    assert_eq!(ran(&s), "tool|after\n");
+}
+
 #[test]
 fn sourced_file_is_checked_before_any_of_it_runs() {
     let s = setup();

@@ -112,9 +112,12 @@ impl Shell<'_> {
                 let message = format!("syntax error at {}", e.render_after(text, lines_before));
                 self.error(&message);
                 let _ = self.sink().record(Event::Error { message });
-                self.status = 2;
-                self.syntax_error_seen = self.depth.texts == 0;
-                return Err(Ok(2));
+                let top_level = self.depth.texts == 0;
+                if !(top_level && e.keeps_status()) {
+                    self.status = 2;
+                }
+                self.syntax_error_seen = top_level;
+                return Err(Ok(self.status));
             }
         };
         let protected = self

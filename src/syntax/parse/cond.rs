@@ -65,9 +65,9 @@ impl<'a> Parser<'a> {
     }
 
     fn expected(&self, i: &[u8], what: &'static str) -> SyntaxError {
-        SyntaxError::Expected {
+        SyntaxError::InConditional {
             expected: what,
-            found: super::describe(i),
+            found: super::describe(i).into(),
             at: self.span_at(i, 1),
         }
     }
