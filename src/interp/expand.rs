@@ -28,8 +28,21 @@ enum Q {
 struct Field {
     bytes: Vec<u8>,
     q: Vec<Q>,
+    /// Where a quoted part began (offsets into `bytes`, ascending): the
+    /// field exists even if empty, and splitting keeps an empty one at
+    /// its place (`""$A""` with blanks around `A` keeps both ends).
+    quoted_at: Vec<usize>,
+}
+
+impl Field {
     /// A quoted part was present, so the field exists even if empty.
-    forced: bool,
+    fn forced(&self) -> bool {
+        !self.quoted_at.is_empty()
+    }
+
+    fn quoted_at(&self, i: usize) -> bool {
+        self.quoted_at.binary_search(&i).is_ok()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -48,7 +61,10 @@ impl Builder {
     }
 
     fn force(&mut self) {
-        self.cur.forced = true;
+        let at = self.cur.bytes.len();
+        if self.cur.quoted_at.last() != Some(&at) {
+            self.cur.quoted_at.push(at);
+        }
     }
 
     /// A field boundary from `"$@"`.
@@ -1118,7 +1134,7 @@ impl Shell<'_> {
     /// Field splitting of one field on `IFS` (only unquoted expansion bytes split).
     fn split_field(&self, field: Field) -> Vec<Field> {
         if !field.q.contains(&Q::Exp) {
-            if field.bytes.is_empty() && !field.forced {
+            if field.bytes.is_empty() && !field.forced() {
                 return Vec::new();
             }
             return vec![field];
@@ -1128,21 +1144,26 @@ impl Shell<'_> {
         let is_ws = |b: u8| is_ifs(b) && matches!(b, b' ' | b'\t' | b'\n');
         let n = field.bytes.len();
         let splits = |i: usize| field.q[i] == Q::Exp && is_ifs(field.bytes[i]);
+        // A run of separators goes on to `j` unless a quoted part (even an
+        // empty one) stands there: that part is a field of its own.
+        let run_goes_on =
+            |i: usize, j: usize| j < n && splits(j) && (j == i || !field.quoted_at(j));
         let mut out = Vec::new();
         let mut cur = Field::default();
-        let mut have = field.forced;
+        let mut have = false;
         let mut i = 0;
         while i < n {
+            have |= field.quoted_at(i);
             if splits(i) {
                 let mut j = i;
-                while j < n && splits(j) && is_ws(field.bytes[j]) {
+                while run_goes_on(i, j) && is_ws(field.bytes[j]) {
                     j += 1;
                 }
                 let mut hard = false;
-                if j < n && splits(j) && !is_ws(field.bytes[j]) {
+                if run_goes_on(i, j) && !is_ws(field.bytes[j]) {
                     hard = true;
                     j += 1;
-                    while j < n && splits(j) && is_ws(field.bytes[j]) {
+                    while run_goes_on(i, j) && is_ws(field.bytes[j]) {
                         j += 1;
                     }
                 }
@@ -1158,7 +1179,7 @@ impl Shell<'_> {
                 i += 1;
             }
         }
-        if have {
+        if have || field.quoted_at(n) {
             out.push(cur);
         }
         out
