@@ -773,7 +773,8 @@ impl Shell<'_> {
                         } else {
                             String::from_utf8_lossy(&k).into_owned()
                         };
-                        let mut pair = format!("{key} {}", super::quote::dq_quote(&v)).into_bytes();
+                        let mut pair =
+                            format!("{key} {}", super::quote::value_text(&v)).into_bytes();
                         if assoc {
                             pair.push(b' ');
                         }

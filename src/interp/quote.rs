@@ -28,28 +28,64 @@ pub fn quote(s: &[u8]) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
+/// Does bash write `s` as `$'…'`: it holds a control byte, or a byte
+/// that is part of no UTF-8 character (which no other quoting keeps).
+fn needs_ansi_c(s: &[u8]) -> bool {
+    s.iter().any(u8::is_ascii_control) || std::str::from_utf8(s).is_err()
+}
+
+/// `$'…'` as bash writes it: its escapes for the control characters it
+/// names, octal for every other control byte and every byte that is part
+/// of no character; the rest as it is.
+fn ansi_c_quote(s: &[u8]) -> String {
+    let mut out = String::from("$'");
+    let octal = |out: &mut String, bytes: &[u8]| {
+        for b in bytes {
+            out.push_str(&format!("\\{b:03o}"));
+        }
+    };
+    for chunk in s.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                '\u{7}' => out.push_str("\\a"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{1b}' => out.push_str("\\E"),
+                '\u{c}' => out.push_str("\\f"),
+                '\u{b}' => out.push_str("\\v"),
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                c if c.is_control() => octal(&mut out, c.encode_utf8(&mut [0; 4]).as_bytes()),
+                c => out.push(c),
+            }
+        }
+        octal(&mut out, chunk.invalid());
+    }
+    out.push('\'');
+    out
+}
+
+/// A value as `declare -p`, `set` and `@K` write it: `"…"`, or `$'…'`
+/// when only that keeps its bytes.
+pub fn value_text(v: &[u8]) -> String {
+    if needs_ansi_c(v) {
+        ansi_c_quote(v)
+    } else {
+        dq_quote(v)
+    }
+}
+
 /// `printf %q`: backslash-escape shell-special characters.
 pub fn quote_q(s: &[u8]) -> String {
     if s.is_empty() {
         return "''".into();
     }
-    let text = String::from_utf8_lossy(s);
-    if text.chars().any(|c| c.is_control()) {
-        let mut out = String::from("$'");
-        for c in text.chars() {
-            match c {
-                '\n' => out.push_str("\\n"),
-                '\t' => out.push_str("\\t"),
-                '\r' => out.push_str("\\r"),
-                '\'' => out.push_str("\\'"),
-                '\\' => out.push_str("\\\\"),
-                c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
-                c => out.push(c),
-            }
-        }
-        out.push('\'');
-        return out;
+    if needs_ansi_c(s) {
+        return ansi_c_quote(s);
     }
+    let text = String::from_utf8_lossy(s);
     let mut out = String::new();
     for c in text.chars() {
         if c.is_ascii_alphanumeric()
@@ -172,7 +208,7 @@ pub fn quote_key(k: &[u8]) -> String {
     if reads_back_bare(k) {
         lossy(k)
     } else {
-        dq_quote(k)
+        value_text(k)
     }
 }
 
@@ -191,13 +227,7 @@ pub fn escape_dq(v: &[u8]) -> String {
 /// An array as `declare -p` and `set` print it: `([0]="x" [1]="y")`, an
 /// associative one `([k]="v" )` (bash's trailing blank).
 pub fn array_text(value: &Value) -> String {
-    let element = |v: &[u8]| {
-        if v.iter().any(|b| b.is_ascii_control()) {
-            quote_q(v)
-        } else {
-            dq_quote(v)
-        }
-    };
+    let element = value_text;
     let mut out = String::from("(");
     match value {
         Value::Scalar(v) => out.push_str(&format!("[0]={}", element(v))),

@@ -156,10 +156,6 @@ fn unsupported_features_are_named() {
             "1:6: not supported by guard-sh: `{var}>` redirections",
         ),
         (
-            "echo $\"hi\"",
-            "1:6: not supported by guard-sh: `$\"…\"` locale strings (use `\"…\"`)",
-        ),
-        (
             "echo ${x@P}",
             "1:9: not supported by guard-sh: `${x@P}` (it would run the command substitutions a value holds)",
         ),

@@ -4,7 +4,7 @@
 
 use super::lossy;
 use crate::interp::arrays::split_reference;
-use crate::interp::quote::{array_text, escape_dq, quote};
+use crate::interp::quote::{array_text, quote, value_text};
 use crate::interp::vars::is_name;
 use crate::interp::{Flow, Shell, Status};
 
@@ -105,7 +105,7 @@ impl Shell<'_> {
             }
             Some(array) if array.is_array() => format!("declare {flags} {name}\n"),
             _ => match self.vars.get(name) {
-                Some(v) => format!("declare {flags} {name}=\"{}\"\n", escape_dq(v)),
+                Some(v) => format!("declare {flags} {name}={}\n", value_text(v)),
                 None => format!("declare {flags} {name}\n"),
             },
         };

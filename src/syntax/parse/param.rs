@@ -73,10 +73,12 @@ impl<'a> Parser<'a> {
                 let (r, text) = self.ansi_c(i)?;
                 Ok((r, Some(WordPart::AnsiC(text))))
             }
-            b'"' if q == Quoting::Unquoted => Err(SyntaxError::Unsupported {
-                feature: "`$\"…\"` locale strings (use `\"…\"`)",
-                at: self.span_at(i, 2),
-            }),
+            // A locale string: bash translates it only with a message
+            // catalog for `TEXTDOMAIN`, which no arm has; as `"…"`.
+            b'"' if q == Quoting::Unquoted => {
+                let (r, inner) = self.double_quoted(&i[1..])?;
+                Ok((r, Some(WordPart::DoubleQuoted(inner))))
+            }
             b'[' => {
                 let Some(len) = closing_bracket(&i[2..]) else {
                     return Err(SyntaxError::Unterminated {
@@ -537,10 +539,9 @@ impl<'a> Parser<'a> {
                     rest = r;
                 }
                 b'$' if how.extquote && rest.get(1) == Some(&b'"') => {
-                    return Err(SyntaxError::Unsupported {
-                        feature: "`$\"…\"` locale strings (use `\"…\"`)",
-                        at: self.span_at(rest, 2),
-                    });
+                    let (r, inner) = self.double_quoted(&rest[1..])?;
+                    p.push(WordPart::DoubleQuoted(inner));
+                    rest = r;
                 }
                 b'$' => {
                     let q = if how.quoted {

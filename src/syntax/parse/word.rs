@@ -406,9 +406,20 @@ impl<'a> Parser<'a> {
                             }
                             out.push((v & 0xff) as u8);
                         }
+                        // bash's TOCTRL: `?` is DEL, anything else its
+                        // upper case masked to five bits; `\c\\` takes
+                        // the escaped backslash.
                         b'c' => match i.get(k) {
+                            Some(b'?') => {
+                                out.push(0x7f);
+                                k += 1;
+                            }
+                            Some(b'\\') => {
+                                out.push(0x1c);
+                                k += if i.get(k + 1) == Some(&b'\\') { 2 } else { 1 };
+                            }
                             Some(&x) if x != b'\'' => {
-                                out.push(x.to_ascii_uppercase() ^ 0x40);
+                                out.push(x.to_ascii_uppercase() & 0x1f);
                                 k += 1;
                             }
                             _ => out.extend_from_slice(b"\\c"),
