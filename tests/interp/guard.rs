@@ -100,6 +100,16 @@ fn foreign_name_in_command_substitution_refuses_the_line() {
     let (status, _, _) = run(&s, "tool first; echo `node -e 1`");
     assert_eq!(status, 126);
     assert_eq!(ran(&s), "");
+    // A locale string `$"…"` is a double-quoted word: its substitutions
+    // are checked like any other, in an operand too.
+    for line in [
+        "tool first; echo $\"$(evil)\"",
+        "tool first; echo \"${x:-$\"`evil`\"}\"",
+    ] {
+        let (status, _, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert_eq!(ran(&s), "", "{line}");
+    }
 }
 
 #[test]
