@@ -13,6 +13,27 @@ pub enum Item<'w> {
     Part(&'w WordPart),
 }
 
+/// The tilde prefix a word made by brace expansion starts with: how many
+/// items it takes and the user it names (`None`: `~` alone, the home).
+/// Only unquoted text up to the first `/` (or the end) forms one, as bash
+/// reads a prefix; a word whose first part the parser already read as a
+/// tilde has none here.
+pub fn tilde_prefix(word: &[Item<'_>]) -> Option<(usize, Option<Vec<u8>>)> {
+    let Some(Item::Char(b'~')) = word.first() else {
+        return None;
+    };
+    let mut user = Vec::new();
+    for item in &word[1..] {
+        match item {
+            Item::Char(b'/') => break,
+            Item::Char(c) => user.push(*c),
+            Item::Part(_) => return None,
+        }
+    }
+    let len = 1 + user.len();
+    Some((len, (!user.is_empty()).then_some(user)))
+}
+
 /// Upper bound on the words one brace expression may produce.
 pub const MAX_WORDS: usize = 100_000;
 

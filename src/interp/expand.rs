@@ -153,7 +153,15 @@ impl Shell<'_> {
         };
         for variant in variants {
             let mut b = Builder::default();
-            for item in &variant {
+            // Tilde expansion follows brace expansion: a word it made that
+            // starts with `~` (`{a,~}/x`, `~{/src,root}`) has its prefix.
+            let mut items = variant.as_slice();
+            if let Some((len, user)) = brace::tilde_prefix(items) {
+                let home = self.tilde(user.as_deref());
+                b.push(&home, Q::Quoted);
+                items = &items[len..];
+            }
+            for item in items {
                 match item {
                     Item::Char(c) => b.push(&[*c], Q::Lit),
                     Item::Part(part) => self.expand_part(part, false, &mut b)?,

@@ -38,6 +38,10 @@ pub(super) struct Operand {
     /// A value word (`-`, `=`, `?`, `+`) rather than a pattern: inside
     /// double quotes its single quotes are ordinary characters, as in bash.
     pub(super) value: bool,
+    /// A leading `~` is a tilde prefix: a value word's outside double
+    /// quotes; the pattern of `#`, `%`, `/` and `//` and the replacement
+    /// of `/` even inside them (bash 5.2).
+    pub(super) tilde: bool,
 }
 
 impl Operand {
@@ -48,6 +52,7 @@ impl Operand {
             quoted: q != Quoting::Unquoted,
             extquote: q == Quoting::Double,
             value: false,
+            tilde: false,
         }
     }
 }
@@ -301,12 +306,14 @@ impl<'a> Parser<'a> {
             quoted,
             extquote,
             value: true,
+            tilde: !quoted,
         };
         let pattern = Operand {
             stop: b"",
             quoted,
             extquote,
             value: false,
+            tilde: true,
         };
         let (r, op) = match r {
             [b'}', ..] => (r, ParamOp::Plain),
@@ -326,12 +333,17 @@ impl<'a> Parser<'a> {
                         quoted,
                         extquote,
                         value: false,
+                        tilde: false,
                     },
                     open,
                 )?;
                 let (r, length) = match r.strip_prefix(b":") {
                     Some(r) => {
-                        let (r, l) = self.operand(r, pattern, open)?;
+                        let length = Operand {
+                            tilde: false,
+                            ..pattern
+                        };
+                        let (r, l) = self.operand(r, length, open)?;
                         (r, Some(l))
                     }
                     None => (r, None),
@@ -423,6 +435,8 @@ impl<'a> Parser<'a> {
                 quoted,
                 extquote,
                 value: false,
+                // After `/#` and `/%` the anchor comes first.
+                tilde: matches!(mode, ReplaceMode::All | ReplaceMode::First) && !slash_first,
             },
             open,
         )?;
@@ -440,6 +454,7 @@ impl<'a> Parser<'a> {
                     quoted,
                     extquote,
                     value: true,
+                    tilde: true,
                 },
                 open,
             )?,
@@ -471,8 +486,9 @@ impl<'a> Parser<'a> {
     ) -> PResult<'a, Word> {
         let mut p = Parts::default();
         let mut rest = i;
-        if how.value && !how.quoted && rest.first() == Some(&b'~') {
-            if let Some((r, user)) = tilde(rest, |b| matches!(b, b'/' | b'}' | b':')) {
+        if how.tilde && rest.first() == Some(&b'~') {
+            let ends = |b: u8| matches!(b, b'/' | b'}' | b':') || how.stop.contains(&b);
+            if let Some((r, user)) = tilde(rest, ends) {
                 p.push(WordPart::Tilde(user));
                 rest = r;
             }
