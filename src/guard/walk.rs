@@ -667,6 +667,8 @@ impl<'p> Walker<'p> {
             }
             WordPart::Arithmetic(word) => self.word(word),
             WordPart::Array(items) => self.array_items(items),
+            // Never expanded: its expansion is an error before anything in it.
+            WordPart::BadSubstitution(_) => {}
         }
     }
 

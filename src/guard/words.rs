@@ -79,7 +79,8 @@ fn push_static(part: &WordPart, in_double_quotes: bool, out: &mut Vec<u8>) -> Op
         | WordPart::CommandSubst { .. }
         | WordPart::Arithmetic(_)
         | WordPart::ProcessSubst { .. }
-        | WordPart::Array(_) => return None,
+        | WordPart::Array(_)
+        | WordPart::BadSubstitution(_) => return None,
     }
     Some(())
 }
@@ -128,5 +129,6 @@ fn describe_part(part: &WordPart, out: &mut Vec<u8>) {
         WordPart::Arithmetic(_) => out.extend_from_slice("$((…))".as_bytes()),
         WordPart::ProcessSubst { .. } => out.extend_from_slice("<(…)".as_bytes()),
         WordPart::Array(_) => out.extend_from_slice("(…)".as_bytes()),
+        WordPart::BadSubstitution(text) => out.extend_from_slice(text),
     }
 }

@@ -291,6 +291,10 @@ impl Shell<'_> {
             // Only a declaration builtin's operand holds one; that command
             // expands it itself (`expand_simple`).
             WordPart::Array(_) => {}
+            WordPart::BadSubstitution(text) => {
+                self.error(&format!("{}: bad substitution", super::lossy(text)));
+                return Err(Flow::Abort(1));
+            }
         }
         Ok(())
     }

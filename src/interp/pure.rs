@@ -35,6 +35,8 @@ fn part_is_pure(part: &WordPart, nounset: bool) -> bool {
         | WordPart::Arithmetic(_)
         | WordPart::ProcessSubst { .. }
         | WordPart::Array(_) => false,
+        // Expanding it is an error.
+        WordPart::BadSubstitution(_) => false,
         WordPart::Parameter(pe) => param_is_pure(pe, nounset),
     }
 }

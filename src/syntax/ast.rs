@@ -247,6 +247,11 @@ pub enum WordPart {
     /// `~` or `~user` at the start of a word or after `:`/`=` in an
     /// assignment value. `None` is the current user's home.
     Tilde(Option<Vec<u8>>),
+    /// `${…}` that bash reads but cannot expand (`${#x-w}`, `${a[0][0]}`,
+    /// `${#v:1:3}`): its text. Expanding it is bash's run-time error (bad
+    /// substitution, status 1, the rest of the line skipped); nothing in
+    /// it is expanded or run, so the guard has nothing of it to check.
+    BadSubstitution(Box<[u8]>),
     /// Boxed: an expansion with its operator is the largest part, and a
     /// word holds many small ones.
     Parameter(Box<ParamExpansion>),

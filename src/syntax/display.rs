@@ -561,6 +561,7 @@ impl Writer {
                 self.s(" )");
             }
             WordPart::Array(items) => self.array_items(items),
+            WordPart::BadSubstitution(text) => self.out.extend_from_slice(text),
         }
     }
 

@@ -321,6 +321,7 @@ fn part(out: &mut String, p: &WordPart) {
             out.push(')');
         }
         WordPart::Array(items) => array(out, items),
+        WordPart::BadSubstitution(text) => out.push_str(&format!("(bad {})", quote(text))),
     }
 }
 

@@ -150,7 +150,8 @@ fn walk_parts(v: &mut impl VisitMut, parts: &mut [WordPart]) {
             }
             WordPart::Arithmetic(w) => walk_word(v, w),
             WordPart::Array(items) => walk_items(v, items),
-            WordPart::Literal(_)
+            WordPart::BadSubstitution(_)
+            | WordPart::Literal(_)
             | WordPart::SingleQuoted(_)
             | WordPart::AnsiC(_)
             | WordPart::Escaped(_)

@@ -182,6 +182,38 @@ fn scripts_on_standard_input_agree_with_bash() {
     }
 }
 
+/// `-c` text runs one line at a time, as bash reads it: an error that ends
+/// a command (a bad substitution, an arithmetic error) skips the rest of
+/// its line only, the next line runs (a line continuation, or a
+/// here-document's body, is part of its line).
+#[test]
+fn command_text_goes_on_with_the_next_line_after_an_error() {
+    let bash = common::system_program("bash").expect("bash is required");
+    let arm = common::test_arm(&[], None);
+    let texts = [
+        "echo ${#x-d}; echo same\necho next $?; x=${a[0][0]}; echo after $?\nf() { echo ${#x-$(false)}; }; echo defined",
+        "echo $((1/0)); echo same\necho next; cat <<EOF; echo $((2/0))\nbody\nEOF\necho last",
+        "echo a; \\\necho $((1/0)); echo b\necho c",
+        "v=abcdef; echo ${#v:1:3}\nexit 3\necho not reached",
+    ];
+    for text in texts {
+        let work = tempfile::tempdir().expect("work");
+        let mut outputs = Vec::new();
+        for shell in ["bash", "guard-sh"] {
+            let mut cmd = if shell == "bash" {
+                let mut c = Command::new(&bash);
+                c.env_clear().env("LC_ALL", "C").current_dir(work.path());
+                c
+            } else {
+                common::guard_cmd(&arm, work.path())
+            };
+            let out = cmd.args(["-c", text]).output().expect("run");
+            outputs.push((common::text(&out.stdout), out.status.code()));
+        }
+        assert_eq!(outputs[0], outputs[1], "text:\n{text}");
+    }
+}
+
 /// A script on standard input as a regular file (`guard-sh < script`):
 /// the shell reads it in blocks and gives back what it read ahead before
 /// each command, so a command that reads standard input gets the lines

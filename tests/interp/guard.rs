@@ -256,6 +256,20 @@ fn eval_and_trap_text_that_does_not_parse_runs_none_of_it() {
     assert_eq!(ran(&s), "tool|after\n");
 }
 
+/// A `${…}` bash cannot expand is an error when expanded, before anything
+/// inside it: the substitution in it never runs, whatever it names.
+#[test]
+fn a_bad_substitution_runs_nothing_inside_it() {
+    let s = setup();
+    let (status, out, err) = run(
+        &s,
+        "f() { echo ${#x-$(evil)}; }; f; echo same\necho ${a[0][0]`tool inside`}\ntool after",
+    );
+    assert_eq!((status, out.as_str()), (0, ""), "{err}");
+    assert!(err.contains("bad substitution"), "{err}");
+    assert_eq!(ran(&s), "tool|after\n");
+}
+
 #[test]
 fn sourced_file_is_checked_before_any_of_it_runs() {
     let s = setup();

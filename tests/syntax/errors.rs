@@ -166,8 +166,15 @@ fn unsupported_features_are_named() {
 }
 
 #[test]
-fn bad_substitutions_are_errors() {
-    assert_eq!(error_of("echo ${x y}"), "1:9: bad substitution");
+fn a_bad_substitution_is_kept_as_its_text_for_run_time() {
+    let list = parse(b"echo ${x y} $((1))").expect("bash reads it");
+    let Command::Simple(cmd) = &list.items[0].and_or.first.elements[0].command else {
+        panic!("a simple command");
+    };
+    assert_eq!(
+        cmd.words[1].parts,
+        vec![WordPart::BadSubstitution(b"${x y}".to_vec().into())]
+    );
 }
 
 #[test]
@@ -231,7 +238,7 @@ fn incomplete_input_is_flagged_for_line_readers() {
         "ls | | wc",
         "a ;; b",
         "echo >",
-        "echo ${}",
+        "echo ${x@P}",
     ] {
         let err = parse(src.as_bytes()).expect_err(src);
         assert!(!err.is_incomplete(), "{src:?} should be complete: {err:?}");

@@ -71,9 +71,14 @@ impl Shell<'_> {
             Ok(list) => list,
             Err(status) => return status,
         };
+        let top_level = self.depth.texts == 0;
         self.depth.texts += 1;
         let saved_lines = self.enter_text(text, origin);
-        let result = self.run_list(&list);
+        let result = if top_level {
+            self.run_by_lines(&list.items, text)
+        } else {
+            self.run_list(&list)
+        };
         self.leave_text(saved_lines, origin);
         self.depth.texts -= 1;
         result
@@ -177,9 +182,39 @@ impl Shell<'_> {
         (self.position.line_starts, self.position.line_base) = saved;
     }
 
+    /// The commands of a top-level text (`-c`, a chunk of a script or of
+    /// standard input) one line at a time, as bash reads them: an error
+    /// that ends a command (a bad substitution, an arithmetic error)
+    /// skips the rest of its line, not of the text. A denial (126) and the
+    /// line's time bound (124) still end it all, as does `exit`.
+    fn run_by_lines(&mut self, items: &[ListItem], text: &[u8]) -> Status {
+        let mut result = Ok(self.status);
+        let mut start = 0;
+        while start < items.len() {
+            let mut end = start + 1;
+            while end < items.len() && !newline_between(text, &items[end - 1], &items[end]) {
+                end += 1;
+            }
+            result = self.run_items(&items[start..end]);
+            match result {
+                Err(Flow::Abort(s)) if s != 126 && s != 124 && end < items.len() => {
+                    self.status = s;
+                }
+                Ok(_) => {}
+                Err(_) => return result,
+            }
+            start = end;
+        }
+        result
+    }
+
     pub(in crate::interp) fn run_list(&mut self, list: &List) -> Status {
+        self.run_items(&list.items)
+    }
+
+    fn run_items(&mut self, items: &[ListItem]) -> Status {
         let mut status = self.status;
-        for item in &list.items {
+        for item in items {
             status = if item.background {
                 self.run_background(&item.and_or)?
             } else {
@@ -316,4 +351,20 @@ fn judged_by_status(p: &Pipeline) -> bool {
         },
         _ => true,
     }
+}
+
+/// Is there a newline (not a line continuation) between where `before`
+/// ends and `after` starts in `text`: are they on lines of their own?
+fn newline_between(text: &[u8], before: &ListItem, after: &ListItem) -> bool {
+    let last = before
+        .and_or
+        .rest
+        .last()
+        .map_or(&before.and_or.first, |(_, p)| p);
+    let gap = text
+        .get(last.span.end()..after.and_or.first.span.start())
+        .unwrap_or_default();
+    gap.iter()
+        .enumerate()
+        .any(|(k, &b)| b == b'\n' && (k == 0 || gap[k - 1] != b'\\'))
 }

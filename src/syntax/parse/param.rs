@@ -71,8 +71,8 @@ impl<'a> Parser<'a> {
                 Ok((r, Some(part)))
             }
             b'{' => {
-                let (r, pe) = self.braced(i, q)?;
-                Ok((r, Some(WordPart::Parameter(Box::new(pe)))))
+                let (r, part) = self.braced(i, q)?;
+                Ok((r, Some(part)))
             }
             b'\'' if q == Quoting::Unquoted => {
                 let (r, text) = self.ansi_c(i)?;
@@ -174,12 +174,42 @@ impl<'a> Parser<'a> {
             .map(|sp| (&i[1..], Parameter::Special(sp))))
     }
 
-    /// `${…}` at `i` (which starts with `${`).
-    fn braced(&mut self, i: &'a [u8], q: Quoting) -> PResult<'a, ParamExpansion> {
+    /// `${…}` at `i` (which starts with `${`). One that is no expansion
+    /// bash knows but whose `}` is found is bash's run-time error, not a
+    /// syntax error: [`WordPart::BadSubstitution`].
+    fn braced(&mut self, i: &'a [u8], q: Quoting) -> PResult<'a, WordPart> {
         self.enter(i)?;
-        let res = self.braced_inner(i, q);
+        let res = match self.braced_inner(i, q) {
+            Ok((r, pe)) => Ok((r, WordPart::Parameter(Box::new(pe)))),
+            Err(SyntaxError::BadSubstitution { at }) => self.bad_substitution(i, q, at),
+            Err(e) => Err(e),
+        };
         self.leave();
         res
+    }
+
+    /// The text of `${…}` at `i` up to its `}`, read as bash finds the end
+    /// (quotes and nested expansions paired), as a bad substitution; the
+    /// error at `at` when there is no such `}` (or, when the input ends
+    /// first, that it is unterminated).
+    fn bad_substitution(&mut self, i: &'a [u8], q: Quoting, at: Span) -> PResult<'a, WordPart> {
+        let open = self.span_at(i, 2);
+        let anything = Operand {
+            stop: b"",
+            quoted: q != Quoting::Unquoted,
+            extquote: q == Quoting::Double,
+            value: true,
+            tilde: false,
+        };
+        match self.operand(&i[2..], anything, open) {
+            Ok((r, _)) if r.first() == Some(&b'}') => {
+                let end = i.len() - r.len() + 1;
+                Ok((&r[1..], WordPart::BadSubstitution(i[..end].into())))
+            }
+            // The input ended before its `}`: a line reader reads on.
+            Err(e) if e.is_incomplete() => Err(e),
+            _ => Err(SyntaxError::BadSubstitution { at }),
+        }
     }
 
     /// `[@]`, `[*]` or `[word]` at `i` (which starts with `[`).
