@@ -1213,6 +1213,7 @@ impl Shell<'_> {
             dotglob: self.opts.dotglob,
             extglob: self.opts.extglob,
             unit: self.pattern_unit(),
+            dots: self.opts.glob_dots,
         };
         let matches = pattern::glob(&*self.sys, &pat, options, &|real| self.may_list(real));
         if matches.is_empty() {

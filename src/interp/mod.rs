@@ -80,6 +80,8 @@ pub struct Options {
     pub allexport: bool,
     pub nullglob: bool,
     pub dotglob: bool,
+    /// `shopt -u globskipdots` (bash 5.2's default is on: dots skipped).
+    pub glob_dots: bool,
     pub failglob: bool,
     pub extglob: bool,
     pub expand_aliases: bool,
@@ -256,7 +258,8 @@ impl<'a> Shell<'a> {
             opts: Options::default(),
             aliases: BTreeMap::new(),
             history: history::History::default(),
-            pipestatus: vec![0],
+            // Empty until a pipeline has run, as in bash.
+            pipestatus: Vec::new(),
             interactive: false,
             traps: state::Traps::default(),
             jobs: state::Jobs::new(shell_pid),

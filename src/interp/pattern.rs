@@ -378,6 +378,9 @@ pub struct GlobOptions {
     pub extglob: bool,
     /// What `?` takes in a name.
     pub unit: Unit,
+    /// `shopt -u globskipdots`: `.` and `..` are names a pattern with a
+    /// leading `.` may match.
+    pub dots: bool,
 }
 
 /// Pathname expansion of `pat` relative to the working folder, reading
@@ -394,6 +397,7 @@ pub fn glob(
         dotglob,
         extglob,
         unit,
+        dots,
     } = options;
     use std::os::unix::ffi::OsStrExt;
     let components: Vec<&[PatByte]> = pat.split(|p| p.0 == b'/').collect();
@@ -430,11 +434,15 @@ pub fn glob(
             }
             let dir: &[u8] = if base.is_empty() { b"." } else { base };
             let listing = sys.dir_names(Path::new(std::ffi::OsStr::from_bytes(dir)));
-            let Some(entries) = listing.ok().filter(|l| may_list(&l.real)).map(|l| l.names) else {
+            let Some(mut entries) = listing.ok().filter(|l| may_list(&l.real)).map(|l| l.names)
+            else {
                 continue;
             };
             let tokens = compile(comp, extglob);
             let leading_dot = comp.first().is_some_and(|p| p.0 == b'.');
+            if dots && leading_dot {
+                entries.extend([b".".to_vec(), b"..".to_vec()]);
+            }
             let mut names: Vec<Vec<u8>> = entries
                 .into_iter()
                 .filter(|name| {
@@ -520,6 +528,7 @@ mod tests {
                 dotglob: *dotglob,
                 extglob: false,
                 unit: Unit::Utf8,
+                dots: false,
             };
             let got = glob(&sys, &unquoted(pattern.as_bytes()), options, &|_| true);
             let got: Vec<String> = got

@@ -7,6 +7,7 @@ use crate::interp::{Shell, Status};
 /// `shopt` options guard-sh accepts.
 const SHOPTS: &[&str] = &[
     "dotglob",
+    "globskipdots",
     "lastpipe",
     "expand_aliases",
     "extglob",
@@ -252,6 +253,7 @@ impl Shell<'_> {
     fn set_shopt(&mut self, name: &str, on: bool) {
         match name {
             "dotglob" => self.opts.dotglob = on,
+            "globskipdots" => self.opts.glob_dots = !on,
             "nullglob" => self.opts.nullglob = on,
             "failglob" => self.opts.failglob = on,
             "extglob" => self.opts.extglob = on,
@@ -266,6 +268,7 @@ impl Shell<'_> {
     fn shopt_value(&self, name: &str) -> bool {
         match name {
             "dotglob" => self.opts.dotglob,
+            "globskipdots" => !self.opts.glob_dots,
             "nullglob" => self.opts.nullglob,
             "failglob" => self.opts.failglob,
             "extglob" => self.opts.extglob,

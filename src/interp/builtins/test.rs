@@ -227,13 +227,11 @@ pub(crate) fn unary(sys: &dyn System, op: &[u8], arg: &[u8]) -> R {
         b"-r" => sys.may_access(path(arg), Access::Read),
         b"-w" => sys.may_access(path(arg), Access::Write),
         b"-x" => sys.may_access(path(arg), Access::Execute),
-        b"-t" => {
-            let fd: i32 = lossy(arg)
-                .trim()
-                .parse()
-                .map_err(|_| format!("{}: integer expression expected", lossy(arg)))?;
-            sys.isatty(fd)
-        }
+        // bash: a descriptor that is no number (or too large) is no terminal.
+        b"-t" => lossy(arg)
+            .trim()
+            .parse::<i32>()
+            .is_ok_and(|fd| sys.isatty(fd)),
         _ => return Err(format!("{}: unary operator expected", lossy(op))),
     })
 }
