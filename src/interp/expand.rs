@@ -561,6 +561,33 @@ impl Shell<'_> {
                 self.push_list(&keys, star, in_dq, b);
                 Ok(true)
             }
+            (
+                ParamOp::Default { colon, word } | ParamOp::Alternative { colon, word },
+                Some((star, array)),
+            ) => {
+                let values = match array {
+                    None => self.positional.clone(),
+                    Some(name) => self.array_values(name).unwrap_or_default(),
+                };
+                // Unset when it has no elements; null (`:`) when its
+                // elements joined are empty: by the first byte of IFS for
+                // a quoted `*`, else by a space (bash).
+                let joiner = if star && in_dq {
+                    self.ifs_first()
+                } else {
+                    b" ".to_vec()
+                };
+                let null =
+                    values.is_empty() || (*colon && values.join(joiner.as_slice()).is_empty());
+                match (&pe.op, null) {
+                    (ParamOp::Default { .. }, true) | (ParamOp::Alternative { .. }, false) => {
+                        self.expand_inline(word, in_dq, b)?;
+                    }
+                    (ParamOp::Default { .. }, false) => self.push_list(&values, star, in_dq, b),
+                    _ => {}
+                }
+                Ok(true)
+            }
             (_, Some((star, array))) => {
                 let values = match array {
                     None => Some(self.positional.clone()),
@@ -875,6 +902,13 @@ impl Shell<'_> {
         if let (true, Some(sep)) = (star, &b.star_joiner) {
             let joined = values.join(sep.as_slice());
             b.push(&joined, Q::Exp);
+            return;
+        }
+        // Unquoted, bash joins the elements by the first byte of IFS and
+        // splits the result: with a separator that is not a blank, an
+        // empty element before another is a field of its own.
+        if !in_dq && b.star_joiner.is_none() && self.vars.get("IFS") != Some(b"") {
+            b.push(&values.join(self.ifs_first().as_slice()), Q::Exp);
             return;
         }
         for (i, v) in values.iter().enumerate() {
