@@ -235,14 +235,23 @@ impl Shell<'_> {
     /// Move `new` onto `fd`, saving `fd` first.
     fn install(&mut self, fd: Fd, new: Fd, saved: &mut Saved) -> Result<(), RedirFail> {
         if !saved.iter().any(|(f, _)| *f == fd) {
-            saved.push(self.save_fd(fd));
+            // A file opened onto `fd` itself found it closed: closed is
+            // what to restore (a copy would keep the file open after).
+            saved.push(if new == fd {
+                (fd, None)
+            } else {
+                self.save_fd(fd)
+            });
         }
+        // Onto itself too: a file opened close-on-exec that landed on the
+        // number it is meant for must still reach the command (`dup2`
+        // onto itself clears the flag).
+        let r = self.sys.dup2(new, fd);
         if new != fd {
-            let r = self.sys.dup2(new, fd);
             let _ = self.sys.close(new);
-            if let Err(e) = r {
-                return Err(self.fail(format!("{fd}: {}", describe_io(&e))));
-            }
+        }
+        if let Err(e) = r {
+            return Err(self.fail(format!("{fd}: {}", describe_io(&e))));
         }
         Ok(())
     }
