@@ -198,7 +198,7 @@ pub fn backslash_escapes(s: &[u8], mode: Escapes) -> (Vec<u8>, bool) {
 }
 
 /// `"…"` as bash's `declare -p` and `@K` write a value.
-pub fn dq_quote(v: &[u8]) -> String {
+fn dq_quote(v: &[u8]) -> String {
     format!("\"{}\"", escape_dq(v))
 }
 
@@ -213,7 +213,7 @@ pub fn quote_key(k: &[u8]) -> String {
 }
 
 /// A value's text inside `"…"`: `" \\ $ `` ` `` backslashed.
-pub fn escape_dq(v: &[u8]) -> String {
+fn escape_dq(v: &[u8]) -> String {
     let mut out = String::new();
     for c in lossy(v).chars() {
         if matches!(c, '"' | '\\' | '$' | '`') {

@@ -141,12 +141,12 @@ impl Shell<'_> {
             ));
             return Ok(0);
         }
-        // As bash: a count that is not a number (or a second
-        // operand) is fatal; one below 1 leaves every enclosing
-        // loop with status 1.
+        // As bash: a count that is not a number is fatal, a second
+        // operand ends the line (status 1); one below 1 leaves every
+        // enclosing loop with status 1.
         if args.len() > 1 {
             self.error(&format!("{name}: too many arguments"));
-            return Err(Flow::Exit(1));
+            return Err(Flow::Abort(1));
         }
         let n = match args.first() {
             None => 1,
