@@ -461,7 +461,7 @@ fn protected_beneath<'p>(
 /// Dynamic check of an assignment or `export` of `name`. A name the arm
 /// holds for every command ([`crate::policy::EnvPolicy::held_by_arm`]) may
 /// be assigned: its value stays the shell's, and a command it would reach
-/// is refused by [`check_held_environment`].
+/// is refused ([`held_environment_denial`]).
 pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
     if policy.env.held_by_arm(name) {
         return Ok(());
@@ -475,26 +475,19 @@ pub fn check_assignment(policy: &Policy, name: &str) -> Result<(), Deny> {
     }
 }
 
-/// The refusal of a command that bash would have given the line's own
-/// value of `held`, a name the arm holds: every command gets the arm's.
-pub fn check_held_environment(
-    policy: &Policy,
-    command: &str,
-    held: Option<&str>,
-) -> Result<(), Deny> {
-    let Some(name) = held else {
-        return Ok(());
-    };
+/// The refusal of `command`, which bash would have given the line's own
+/// value of `name`, a name the arm holds: every command gets the arm's.
+pub fn held_environment_denial(policy: &Policy, command: &str, name: &str) -> Deny {
     let why = policy
         .env
         .denial(name)
         .map_or("it is the arm's", |d| d.reason.as_str());
-    Err(Deny::new(
+    Deny::new(
         Rule::Environment,
         format!(
             "{name} was changed in this shell and {command} would get it from bash, but every command gets the arm's {name}: {why}"
         ),
-    ))
+    )
 }
 
 /// Dynamic check of a file guard-sh itself is about to open for writing

@@ -296,13 +296,14 @@ impl<'p> Walker<'p> {
             return;
         }
         for assignment in &simple.assignments {
-            let Some(arms) = self.policy.env.set.get(&assignment.name) else {
+            let Some((_, given)) = self
+                .policy
+                .env
+                .held_values(rule)
+                .find(|(held, _)| *held == assignment.name)
+            else {
                 continue;
             };
-            if !self.policy.env.held_by_arm(&assignment.name) {
-                continue;
-            }
-            let given = rule.env.get(&assignment.name).unwrap_or(arms);
             // A value known only at run time (`HOME=$HOME`) is left to
             // the run-time check, which knows what bash would pass on.
             let AssignValue::Scalar(word) = &assignment.value else {
@@ -311,16 +312,13 @@ impl<'p> Walker<'p> {
             if static_value(word).is_none_or(|value| value == given.as_bytes()) {
                 continue;
             }
-            if let Err(deny) =
-                super::check_held_environment(self.policy, &name, Some(&assignment.name))
-            {
-                self.push_denied(
-                    assignment.name.clone(),
-                    ReachedKind::Assignment,
-                    assignment.span,
-                    deny,
-                );
-            }
+            let deny = super::held_environment_denial(self.policy, &name, &assignment.name);
+            self.push_denied(
+                assignment.name.clone(),
+                ReachedKind::Assignment,
+                assignment.span,
+                deny,
+            );
         }
     }
 

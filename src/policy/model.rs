@@ -215,6 +215,18 @@ impl EnvPolicy {
     pub fn held_by_arm(&self, name: &str) -> bool {
         name != "PATH" && self.set.contains_key(name) && self.denial(name).is_some()
     }
+
+    /// The names the arm holds, each with the value a command with `rule`
+    /// gets for it (the rule's own, else the arm's).
+    pub fn held_values<'s: 'r, 'r>(
+        &'s self,
+        rule: &'r CommandRule,
+    ) -> impl Iterator<Item = (&'s str, &'r str)> + 'r {
+        self.set
+            .iter()
+            .filter(|(name, _)| self.held_by_arm(name))
+            .map(|(name, arms)| (name.as_str(), rule.env.get(name).unwrap_or(arms).as_str()))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

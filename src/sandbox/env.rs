@@ -76,12 +76,7 @@ fn matches_any<'a>(patterns: impl IntoIterator<Item = &'a String>, name: &str) -
 
 /// Is `name` one no child may receive?
 pub fn is_denied(policy: &Policy, name: &str) -> bool {
-    name == "PATH"
-        || policy
-            .env
-            .deny
-            .iter()
-            .any(|d| env_pattern_matches(&d.pattern, name))
+    name == "PATH" || policy.env.denial(name).is_some()
 }
 
 /// The first name the arm holds ([`crate::policy::EnvPolicy::held_by_arm`])
@@ -100,22 +95,19 @@ pub fn changed_held_name<'p>(
 ) -> Option<&'p str> {
     policy
         .env
-        .set
-        .iter()
-        .filter(|(name, _)| policy.env.held_by_arm(name))
-        .map(|(name, arms)| (name, rule.env.get(name).unwrap_or(arms)))
+        .held_values(rule)
         .find(|(name, given)| {
             let now = vars
                 .iter()
-                .find(|v| v.name == name.as_str() && v.exported)
+                .find(|v| v.name == *name && v.exported)
                 .map(|v| v.value);
             let start = at_start
                 .iter()
-                .find(|(n, _)| n == *name)
+                .find(|(n, _)| n == name)
                 .map(|(_, v)| v.as_slice());
             now != start && now != Some(given.as_bytes())
         })
-        .map(|(name, _)| name.as_str())
+        .map(|(name, _)| name)
 }
 
 /// Build the environment for a command with `rule` from the shell's variables.

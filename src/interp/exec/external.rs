@@ -93,8 +93,8 @@ impl Shell<'_> {
                 inherited: false,
             });
         }
-        let held = changed_held_name(&policy, rule, &shell_vars, &self.held_at_start);
-        if let Err(deny) = guard::check_held_environment(&policy, &name, held) {
+        if let Some(held) = changed_held_name(&policy, rule, &shell_vars, &self.held_at_start) {
+            let deny = guard::held_environment_denial(&policy, &name, held);
             return Err(self.deny(&deny, argv));
         }
         let env = build_child_env(&policy, rule, shell_vars);
