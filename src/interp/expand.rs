@@ -565,10 +565,7 @@ impl Shell<'_> {
                 ParamOp::Default { colon, word } | ParamOp::Alternative { colon, word },
                 Some((star, array)),
             ) => {
-                let values = match array {
-                    None => self.positional.clone(),
-                    Some(name) => self.array_values(name).unwrap_or_default(),
-                };
+                let values = self.list_elements(array).unwrap_or_default();
                 // Unset when it has no elements; null (`:`) when its
                 // elements joined are empty: by the first byte of IFS for
                 // a quoted `*`, else by a space (bash).
@@ -589,11 +586,7 @@ impl Shell<'_> {
                 Ok(true)
             }
             (_, Some((star, array))) => {
-                let values = match array {
-                    None => Some(self.positional.clone()),
-                    Some(name) => self.array_values(name),
-                };
-                let Some(values) = values else {
+                let Some(values) = self.list_elements(array) else {
                     return Ok(false);
                 };
                 match self.list_op(pe, array.map(String::as_str), values)? {
@@ -605,6 +598,16 @@ impl Shell<'_> {
                 }
             }
             _ => Ok(false),
+        }
+    }
+
+    /// The elements of the list a `[@]`/`[*]` parameter names: the
+    /// positional parameters (`None`) or an array's; `None` when that
+    /// variable is unset.
+    fn list_elements(&mut self, array: Option<&String>) -> Option<Vec<Vec<u8>>> {
+        match array {
+            None => Some(self.positional.clone()),
+            Some(name) => self.array_values(name),
         }
     }
 

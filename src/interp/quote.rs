@@ -227,21 +227,20 @@ fn escape_dq(v: &[u8]) -> String {
 /// An array as `declare -p` and `set` print it: `([0]="x" [1]="y")`, an
 /// associative one `([k]="v" )` (bash's trailing blank).
 pub fn array_text(value: &Value) -> String {
-    let element = value_text;
     let mut out = String::from("(");
     match value {
-        Value::Scalar(v) => out.push_str(&format!("[0]={}", element(v))),
+        Value::Scalar(v) => out.push_str(&format!("[0]={}", value_text(v))),
         Value::Indexed(map) => {
             let items: Vec<String> = map
                 .iter()
-                .map(|(k, v)| format!("[{k}]={}", element(v)))
+                .map(|(k, v)| format!("[{k}]={}", value_text(v)))
                 .collect();
             out.push_str(&items.join(" "));
         }
         Value::Assoc(map) => {
             for (k, v) in map.iter() {
                 let key = quote_key(k);
-                out.push_str(&format!("[{key}]={} ", element(v)));
+                out.push_str(&format!("[{key}]={} ", value_text(v)));
             }
         }
     }
