@@ -15,9 +15,9 @@ pub enum Item<'w> {
 
 /// The tilde prefix a word made by brace expansion starts with: how many
 /// items it takes and the user it names (`None`: `~` alone, the home).
-/// Only unquoted text up to the first `/` (or the end) forms one, as bash
-/// reads a prefix; a word whose first part the parser already read as a
-/// tilde has none here.
+/// Only unquoted name bytes up to the first `/` (or the end) form one, as
+/// the parser reads a prefix; a word whose first part the parser already
+/// read as a tilde has none here.
 pub fn tilde_prefix(word: &[Item<'_>]) -> Option<(usize, Option<Vec<u8>>)> {
     let Some(Item::Char(b'~')) = word.first() else {
         return None;
@@ -26,8 +26,8 @@ pub fn tilde_prefix(word: &[Item<'_>]) -> Option<(usize, Option<Vec<u8>>)> {
     for item in &word[1..] {
         match item {
             Item::Char(b'/') => break,
-            Item::Char(c) => user.push(*c),
-            Item::Part(_) => return None,
+            Item::Char(c) if crate::syntax::is_tilde_name_byte(*c) => user.push(*c),
+            Item::Char(_) | Item::Part(_) => return None,
         }
     }
     let len = 1 + user.len();

@@ -18,7 +18,7 @@ pub use display::{
     pipeline_to_source, to_source, without_spans, word_to_source,
 };
 pub use error::SyntaxError;
-pub use parse::{MAX_DEPTH, ends_in_continuation, is_declaration_name};
+pub use parse::{MAX_DEPTH, ends_in_continuation, is_declaration_name, is_tilde_name_byte};
 
 /// Parse a whole command line or script.
 ///

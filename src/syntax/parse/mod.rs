@@ -25,6 +25,7 @@ pub use command::is_declaration_name;
 use heredoc::PendingHereDoc;
 pub use join::ends_in_continuation;
 pub(crate) use join::parse_program;
+pub use word::is_tilde_name_byte;
 
 /// Deepest nesting of subshells, groups, compound commands and
 /// substitutions accepted before [`SyntaxError::TooDeep`].

@@ -455,13 +455,19 @@ fn hex_value(i: &[u8], max: usize) -> (u32, usize) {
     (v, n)
 }
 
+/// A byte a tilde prefix's login name may hold (`+` and `-` for `~+`,
+/// `~-`); a prefix with any other is literal text.
+pub fn is_tilde_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+')
+}
+
 /// A tilde prefix at `i` (which starts with `~`): the login name, if any,
 /// when the prefix ends where `is_end` says (or at end of input) and holds
 /// only plain name bytes; otherwise the `~` is literal.
 pub(super) fn tilde(i: &[u8], is_end: impl Fn(u8) -> bool) -> Option<(&[u8], Option<Vec<u8>>)> {
     let user_len = i[1..]
         .iter()
-        .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+'))
+        .take_while(|&&b| is_tilde_name_byte(b))
         .count();
     let after = &i[1 + user_len..];
     if !after.first().is_none_or(|&b| is_end(b)) {
