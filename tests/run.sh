@@ -29,10 +29,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
     fi
 fi
 
-cargo fmt --check
-cargo clippy --all-targets --locked -- -D warnings
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
 # Test the binaries as the README installs them: the C library linked
 # statically (an explicit --target keeps the flag off build scripts and
 # proc macros, which cannot be static).
 host=$(rustc -vV | sed -n 's/^host: //p')
-RUSTFLAGS="-C target-feature=+crt-static" cargo test --locked --target "$host"
+RUSTFLAGS="-C target-feature=+crt-static" cargo test --workspace --locked --target "$host"

@@ -36,9 +36,9 @@ use sha2::{Digest, Sha256};
 
 /// The id of the trial (the harness session) a guard-sh belongs to.
 pub const TRIAL_ENV: &str = "GUARD_SH_TRIAL";
-/// The trial's key, hex. (Not named `*KEY*`/`*TOKEN*`: Codex drops such
-/// variables from the commands it runs.)
-pub const SEAL_ENV: &str = "GUARD_SH_TRIAL_SEAL";
+/// The trial's key, hex (named on the line server's wire, whose client
+/// hides it).
+pub use guard_sh_wire::SEAL_ENV;
 
 /// A trial's secret key.
 #[derive(Clone, PartialEq, Eq)]

@@ -26,10 +26,6 @@
 
 #![cfg_attr(all(target_arch = "x86_64", target_os = "linux"), no_std, no_main)]
 
-/// Names the server: `NAME PID START` (`guard_sh::cli::serve::SERVER_ENV`).
-#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-const SERVER_ENV: &[u8] = b"GUARD_SH_SERVER";
-
 #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 fn main() {
     use std::os::unix::process::CommandExt;
@@ -48,8 +44,10 @@ fn main() {
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 mod client {
-    use super::SERVER_ENV;
     use core::arch::{asm, global_asm};
+    use guard_sh_wire::{
+        HEADER_LEN, Header, MAX_FDS, NAMESPACES, PROOF_FDS, Reply, SECRETS, SERVER_ENV, TOKEN_FD,
+    };
 
     // The kernel starts the program with the stack holding argc, the
     // argument pointers, NULL, the environment pointers, NULL.
@@ -114,7 +112,6 @@ mod client {
     /// Signals passed on to the line: what a harness or a terminal sends
     /// to end or wake a shell.
     const FORWARDED: [usize; 7] = [1, 2, 3, 10, 12, 14, 15];
-    const HEADER_LEN: usize = 40;
 
     /// # Safety
     /// A raw system call: the caller passes what the kernel expects.
@@ -345,37 +342,21 @@ mod client {
             .and_then(decimal)
     }
 
-    /// The namespaces the server compares (`guard_sh::cli::serve`'s
-    /// `caller::NAMESPACES`, in its order).
-    const NAMESPACES: [&[u8]; 10] = [
-        b"cgroup\0",
-        b"ipc\0",
-        b"mnt\0",
-        b"net\0",
-        b"pid\0",
-        b"pid_for_children\0",
-        b"time\0",
-        b"time_for_children\0",
-        b"user\0",
-        b"uts\0",
-    ];
-    /// The token, then one descriptor per namespace.
-    const PROOF_FDS: usize = 1 + NAMESPACES.len();
-    /// Descriptors a request carries: the folder, 0–63 and the proof.
-    const MAX_FDS: usize = 1 + 64 + PROOF_FDS;
-
     /// Open the server's token (`/proc/MARKER/fd/3`: the kernel lets only
     /// a process in the marker's Landlock domain, or in none, open it) and
     /// this process's namespaces into `proof`. False (all closed again)
     /// when one cannot be opened.
     fn open_proof(marker: &[u8], proof: &mut [i32; PROOF_FDS]) -> bool {
+        // The token's number is written as one digit.
+        const _: () = assert!(TOKEN_FD >= 0 && TOKEN_FD < 10);
         if decimal(marker).is_none() || marker.len() > 10 {
             return false;
         }
         let mut path = [0u8; 48];
         path[..6].copy_from_slice(b"/proc/");
         path[6..6 + marker.len()].copy_from_slice(marker);
-        path[6 + marker.len()..6 + marker.len() + 6].copy_from_slice(b"/fd/3\0");
+        let token = [b'/', b'f', b'd', b'/', b'0' + TOKEN_FD as u8, 0];
+        path[6 + marker.len()..6 + marker.len() + 6].copy_from_slice(&token);
         let mut opened = 0;
         let mut open = |path: &[u8]| {
             let fd = sys(
@@ -395,7 +376,8 @@ mod client {
             if !all {
                 break;
             }
-            ns[14..14 + name.len()].copy_from_slice(name);
+            ns[14..14 + name.len()].copy_from_slice(name.as_bytes());
+            ns[14 + name.len()] = 0;
             all = open(&ns);
         }
         if !all {
@@ -431,10 +413,6 @@ mod client {
         ignored
     }
 
-    fn put_u32(buf: &mut [u8], at: usize, value: usize) {
-        buf[at..at + 4].copy_from_slice(&(value as u32).to_le_bytes());
-    }
-
     /// How handing the request over went.
     enum Sent {
         All,
@@ -454,7 +432,7 @@ mod client {
         numbers: &[i32],
     ) -> Sent {
         let mut strings_len = 0;
-        let (mut argc, mut envc) = (0, 0);
+        let (mut argc, mut envc) = (0u32, 0u32);
         for s in start.strings(start.argv) {
             strings_len += s.len() + 1;
             argc += 1;
@@ -463,7 +441,16 @@ mod client {
             strings_len += s.len() + 1;
             envc += 1;
         }
-        let total = HEADER_LEN + 4 * numbers.len() + strings_len;
+        let header = Header {
+            umask: state[0] as u32,
+            ignored: state[1],
+            blocked: state[2],
+            descriptors: numbers.len() as u32,
+            arguments: argc,
+            variables: envc,
+            strings_len: strings_len as u32,
+        };
+        let total = header.request_len();
         // PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS.
         let mapped = sys(SYS_MMAP, &[0, total, 3, 0x22, usize::MAX, 0]);
         if mapped < 0 {
@@ -471,14 +458,7 @@ mod client {
         }
         // SAFETY: a fresh private mapping of `total` bytes.
         let buf = unsafe { core::slice::from_raw_parts_mut(mapped as *mut u8, total) };
-        buf[..4].copy_from_slice(b"GSH1");
-        put_u32(buf, 4, state[0] as usize);
-        buf[8..16].copy_from_slice(&state[1].to_le_bytes());
-        buf[16..24].copy_from_slice(&state[2].to_le_bytes());
-        put_u32(buf, 24, numbers.len());
-        put_u32(buf, 28, argc);
-        put_u32(buf, 32, envc);
-        put_u32(buf, 36, strings_len);
+        buf[..HEADER_LEN].copy_from_slice(&header.encode());
         let mut at = HEADER_LEN;
         for n in numbers {
             buf[at..at + 4].copy_from_slice(&n.to_le_bytes());
@@ -535,7 +515,14 @@ mod client {
     /// The variables whose values leave this process's environment block
     /// (what `/proc/PID/environ` shows) once the request is sent: the
     /// trial's key and the server's address.
-    const SECRETS: [&[u8]; 2] = [b"GUARD_SH_TRIAL_SEAL=", b"GUARD_SH_SERVER="];
+    /// The value of `var` (`NAME=VALUE`) when it is one of the
+    /// [`SECRETS`].
+    fn secret_value(var: &[u8]) -> Option<&[u8]> {
+        SECRETS.iter().find_map(|name| {
+            var.strip_prefix(name.as_bytes())
+                .and_then(|rest| rest.strip_prefix(b"="))
+        })
+    }
 
     /// Room for the secrets' values while a worker may run the line, and
     /// for how many of them (a block may name a variable twice).
@@ -558,8 +545,8 @@ mod client {
         fn fit(start: &Start) -> bool {
             let (mut total, mut count) = (0, 0);
             for var in start.strings(start.envp) {
-                if let Some(name) = SECRETS.iter().find(|n| var.starts_with(n)) {
-                    total += var.len() - name.len();
+                if let Some(value) = secret_value(var) {
+                    total += value.len();
                     count += 1;
                 }
             }
@@ -575,10 +562,9 @@ mod client {
             };
             let mut used = 0;
             for var in start.strings(start.envp) {
-                let Some(name) = SECRETS.iter().find(|n| var.starts_with(n)) else {
+                let Some(value) = secret_value(var) else {
                     continue;
                 };
-                let value = &var[name.len()..];
                 let at = value.as_ptr().cast_mut();
                 hidden.bytes[used..used + value.len()].copy_from_slice(value);
                 used += value.len();
@@ -646,11 +632,10 @@ mod client {
                 say(b"the guard-sh server ended before the line did");
                 exit(126);
             }
-            let value = i32::from_le_bytes([reply[4], reply[5], reply[6], reply[7]]);
-            match reply[0] {
-                b'X' => exit((value & 0xff) as usize),
-                b'K' => {
-                    let signal = value as usize;
+            match Reply::decode(reply) {
+                Some(Reply::Exited(status)) => exit((status & 0xff) as usize),
+                Some(Reply::Killed(signal)) => {
+                    let signal = signal as usize;
                     let default = [0usize; 4];
                     sys(SYS_RT_SIGACTION, &[signal, default.as_ptr() as usize, 0, 8]);
                     set_mask(SIG_UNBLOCK, 1 << (signal.wrapping_sub(1) & 63));
@@ -658,14 +643,14 @@ mod client {
                     sys(SYS_KILL, &[pid as usize, signal]);
                     exit(128 + (signal & 0x7f));
                 }
-                b'F' => {
+                Some(Reply::Fallback) => {
                     sys(SYS_CLOSE, &[sock]);
                     sys(SYS_CLOSE, &[sigfd]);
                     set_mask(SIG_SETMASK, blocked);
                     hidden.put_back();
                     become_guard_sh(start);
                 }
-                _ => {
+                None => {
                     say(b"the guard-sh server sent something else than a status");
                     exit(126);
                 }
@@ -692,7 +677,7 @@ mod client {
         // Other processes of the user may not read this one's memory or
         // environment (root still may; Landlock's scoping holds there).
         sys(SYS_PRCTL, &[PR_SET_DUMPABLE, 0]);
-        let Some(server) = start.var(SERVER_ENV) else {
+        let Some(server) = start.var(SERVER_ENV.as_bytes()) else {
             become_guard_sh(&start);
         };
         // A terminal on standard input: an interactive or job-controlled

@@ -36,31 +36,11 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 
-/// The namespaces a client sends, in this order, after its token
-/// (`guard-sh-client` opens `/proc/self/ns/NAME` for each).
-pub const NAMESPACES: [&str; 10] = [
-    "cgroup",
-    "ipc",
-    "mnt",
-    "net",
-    "pid",
-    "pid_for_children",
-    "time",
-    "time_for_children",
-    "user",
-    "uts",
-];
-
-/// Descriptors a request carries to prove its caller's confinement: the
-/// token, then one per namespace.
-pub const PROOF_FDS: usize = 1 + NAMESPACES.len();
+pub use guard_sh_wire::{NAMESPACES, TOKEN_FD};
 
 /// The argument that makes guard-sh the server's marker (see the module
 /// docs): it holds descriptor 3 and waits, nothing else.
 pub const MARKER_ARG: &str = "--serve-marker";
-
-/// The descriptor the marker holds its token at.
-pub const TOKEN_FD: libc::c_int = 3;
 
 /// The marker's argument that says the process to outlive is named by a
 /// pidfd at [`SERVER_PIDFD`], not by its parent's pid: a marker the

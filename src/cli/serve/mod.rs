@@ -11,8 +11,10 @@
 //! The client is `guard-sh-client` (`src/bin/guard-sh-client.rs`), a
 //! program without a C library whose start costs a tenth of guard-sh's;
 //! `guard-sh-launch` starts the server and names it to the harness in
-//! [`SERVER_ENV`] (`NAME PID START`: the abstract socket's name, the
-//! server's pid and its start time in clock ticks after boot). Without the
+//! [`SERVER_ENV`] (`NAME PID START MARKER`: the abstract socket's name,
+//! the server's pid, its start time in clock ticks after boot and the pid
+//! of the process holding its token). The wire both speak is the
+//! `guard-sh-wire` crate (`wire/`). Without the
 //! variable, or when anything differs from what the server loaded (another
 //! policy, pin or audit log, another `GUARD_SH_LANDLOCK` or
 //! `GUARD_SH_SUPERVISOR`, a terminal, `-i`), the client runs guard-sh
@@ -41,7 +43,7 @@ pub use caller::{
     hold_token, marker_command, new_token,
 };
 
-pub use wire::{HEADER_LEN, Reply, Request, decode_request, pidfd_open};
+pub use wire::{Reply, Request, decode_request, pidfd_open};
 
 use crate::audit::{self, AuditSink, FileSink};
 use crate::cli::Exit;
@@ -57,8 +59,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use wire::{high, pollin, reap, receive, send_all, stream_pair};
 
-/// Names the server to the client: `NAME PID START`.
-pub const SERVER_ENV: &str = "GUARD_SH_SERVER";
+pub use guard_sh_wire::SERVER_ENV;
 
 /// What the server loaded once, handed to each worker.
 pub(super) struct Loaded {

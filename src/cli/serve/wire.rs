@@ -1,4 +1,6 @@
-//! The line server's wire and the socket calls its processes share.
+//! The line server's wire, read (its layout is the `guard-sh-wire`
+//! crate's, which the client writes with), and the socket calls the
+//! server's processes share.
 //!
 //! A request (client → worker, [`decode_request`]) carries the client's
 //! process state with its descriptors attached (`SCM_RIGHTS`); after it the
@@ -11,46 +13,8 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStringExt;
 
-use super::caller::PROOF_FDS;
-
-/// The first bytes of a request.
-const MAGIC: &[u8; 4] = b"GSH1";
-/// A request's fixed part: magic, umask, ignored and blocked signals, the
-/// number of descriptors, of arguments and of variables, the strings'
-/// length.
-pub const HEADER_LEN: usize = 40;
-/// A request larger than this is refused (the kernel's own limit on
-/// arguments and environment together is 2 MiB by default).
-const MAX_REQUEST: usize = 8 << 20;
-/// Numbered descriptors a request may carry: 0–63.
-const MAX_NUMBERED: usize = 64;
-/// Descriptors a request may carry: the folder, 0–63 and the proof of the
-/// caller's confinement ([`super::caller`]).
-pub(super) const MAX_FDS: usize = 1 + MAX_NUMBERED + PROOF_FDS;
-
-/// What the server says when a line ends, 8 bytes: a tag and a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reply {
-    /// The worker exited with this status.
-    Exited(i32),
-    /// A signal ended the worker.
-    Killed(i32),
-    /// Not served: the client runs guard-sh itself.
-    Fallback,
-}
-
-impl Reply {
-    /// The 8 bytes on the wire.
-    pub fn encode(self) -> [u8; 8] {
-        let (tag, value) = match self {
-            Reply::Exited(code) => (b'X', code),
-            Reply::Killed(signal) => (b'K', signal),
-            Reply::Fallback => (b'F', 0),
-        };
-        let v = value.to_le_bytes();
-        [tag, 0, 0, 0, v[0], v[1], v[2], v[3]]
-    }
-}
+pub use guard_sh_wire::Reply;
+use guard_sh_wire::{HEADER_LEN, Header, HeaderError, MAX_FDS, MAX_STRINGS, PROOF_FDS};
 
 /// One line's process state, as the client had it.
 #[derive(Debug)]
@@ -74,31 +38,31 @@ pub struct Request {
     pub proof: Vec<OwnedFd>,
 }
 
-/// Read a request: [`HEADER_LEN`] bytes (`GSH1`, then as u32 the umask, as
-/// u64 the ignored and the blocked signals, as u32 the number of
-/// descriptors N, of arguments, of variables and the strings' length),
-/// N numbers (i32), then the arguments and `NAME=VALUE` variables, each
-/// ending in NUL. `fds` are the descriptors that came with it: the folder,
-/// one per number, then the [`PROOF_FDS`] of the caller's confinement. `None`: incomplete so far; `Err`: malformed.
+/// Read a request ([`guard_sh_wire`] says its layout). `fds` are the
+/// descriptors that came with it: the folder, one per number, then the
+/// [`PROOF_FDS`] of the caller's confinement. `None`: incomplete so far;
+/// `Err`: malformed.
 pub fn decode_request(bytes: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Option<Request>, String> {
-    let Some(header) = bytes.get(..HEADER_LEN) else {
+    let Some(header) = bytes.first_chunk::<HEADER_LEN>() else {
         return Ok(None);
     };
-    if &header[..4] != MAGIC {
-        return Err("not a guard-sh request".into());
-    }
-    let u32_at = |at: usize| {
-        u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
-    };
-    let u64_at = |at: usize| u64::from(u32_at(at)) | (u64::from(u32_at(at + 4)) << 32);
-    let umask = u32_at(4);
-    let (ignored, blocked) = (u64_at(8), u64_at(16));
-    let count = |at: usize| usize::try_from(u32_at(at)).unwrap_or(usize::MAX);
-    let (nfds, argc, envc, strings_len) = (count(24), count(28), count(32), count(36));
-    if nfds > MAX_NUMBERED || strings_len > MAX_REQUEST {
-        return Err("request too large".into());
-    }
-    let total = HEADER_LEN + 4 * nfds + strings_len;
+    let header = Header::decode(header).map_err(|e| match e {
+        HeaderError::NotARequest => "not a guard-sh request",
+        HeaderError::TooLarge => "request too large",
+    })?;
+    let Header {
+        umask,
+        ignored,
+        blocked,
+        ..
+    } = header;
+    let count = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
+    let (nfds, argc, envc) = (
+        count(header.descriptors),
+        count(header.arguments),
+        count(header.variables),
+    );
+    let total = header.request_len();
     if bytes.len() < total {
         return Ok(None);
     }
@@ -249,7 +213,7 @@ pub(super) fn receive(
             return Ok(false);
         }
         bytes.extend_from_slice(&buf[..n as usize]);
-        if bytes.len() > MAX_REQUEST + HEADER_LEN + 4 * MAX_FDS {
+        if bytes.len() > MAX_STRINGS + HEADER_LEN + 4 * MAX_FDS {
             return Err(io::Error::other("request too large"));
         }
     }
@@ -257,18 +221,15 @@ pub(super) fn receive(
 }
 
 /// How long the request whose first bytes are `bytes` is: [`HEADER_LEN`]
-/// until its header is in, then the whole (capped, so a lying header
-/// cannot make anyone wait for more than a request may hold).
+/// until its header is in, then the whole (a header past the limits, or
+/// none, is taken as complete, to be refused by [`decode_request`]; so a
+/// lying header cannot make anyone wait for more than a request may hold).
 pub(super) fn request_len(bytes: &[u8]) -> usize {
-    let Some(header) = bytes.get(..HEADER_LEN) else {
-        return HEADER_LEN;
-    };
-    let u32_at = |at: usize| {
-        let v = u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]]);
-        usize::try_from(v).unwrap_or(usize::MAX)
-    };
-    let (nfds, strings) = (u32_at(24).min(MAX_FDS), u32_at(36).min(MAX_REQUEST));
-    HEADER_LEN + 4 * nfds + strings
+    match bytes.first_chunk::<HEADER_LEN>().map(Header::decode) {
+        None => HEADER_LEN,
+        Some(Ok(header)) => header.request_len(),
+        Some(Err(_)) => bytes.len(),
+    }
 }
 
 /// Write all of `bytes`, never raising SIGPIPE (a client that is gone
@@ -419,8 +380,7 @@ mod tests {
     use super::*;
     use std::os::unix::ffi::OsStrExt;
 
-    /// A request's bytes as the client writes them
-    /// (`src/bin/guard-sh-client.rs`, which has no crate to share).
+    /// A request's bytes as the client writes them.
     fn encode_request(
         argv: &[&[u8]],
         env: &[&[u8]],
@@ -434,15 +394,17 @@ mod tests {
             .chain(env)
             .flat_map(|s| s.iter().copied().chain([0]))
             .collect();
-        let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
-        let mut out = MAGIC.to_vec();
-        out.extend(umask.to_le_bytes());
-        out.extend(ignored.to_le_bytes());
-        out.extend(blocked.to_le_bytes());
-        out.extend(len(numbers.len()));
-        out.extend(len(argv.len()));
-        out.extend(len(env.len()));
-        out.extend(len(strings.len()));
+        let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let header = Header {
+            umask,
+            ignored,
+            blocked,
+            descriptors: len(numbers.len()),
+            arguments: len(argv.len()),
+            variables: len(env.len()),
+            strings_len: len(strings.len()),
+        };
+        let mut out = header.encode().to_vec();
         for n in numbers {
             out.extend(n.to_le_bytes());
         }
