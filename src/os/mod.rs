@@ -5,7 +5,8 @@
 //! the wall-time bound of the line being run ([`deadline`]),
 //! random bytes ([`random`]), the `/proc` files a line may read
 //! ([`procfs`]), the stack left to recurse ([`stack`]) and the standard
-//! descriptors at start ([`stdio`]).
+//! descriptors at start ([`stdio`]), unix sockets and the descriptors they
+//! carry ([`socket`]).
 //! Nothing here depends on any other module of the crate.
 
 pub mod deadline;
@@ -14,6 +15,7 @@ pub mod procfs;
 pub mod random;
 pub mod real_path;
 pub mod signals;
+pub mod socket;
 pub mod stack;
 pub mod stdio;
 

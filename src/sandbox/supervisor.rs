@@ -40,11 +40,13 @@
 use super::bpf::{AssembleError, Place, Step, Target, assemble};
 use super::landlock::CommandFiles;
 use crate::audit::{AuditSink, Event, FileSink};
+use crate::os::socket::{self, seqpacket_pair};
 use crate::os::{Fd, Pid};
 use crate::policy::CommandRule;
 use std::collections::BTreeSet;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
+use std::os::fd::BorrowedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -310,7 +312,7 @@ impl Attach {
             if listener < 0 {
                 return Err(errno());
             }
-            if !put_descriptor(&msg, listener) {
+            if !socket::put_descriptor(&msg, listener) {
                 libc::close(listener);
                 return Err(libc::EINVAL);
             }
@@ -568,7 +570,9 @@ impl Supervisor {
     /// Hand `watch` over: from now on the supervisor process serves its
     /// tree (the spawning process stops waiting for it).
     pub fn adopt(&self, watch: Watch) -> io::Result<()> {
-        send_with_descriptor(self.socket, watch.listener, &watch.plan.encode())
+        // SAFETY: `self.socket` is this supervisor's end, open while it lives.
+        let socket = unsafe { BorrowedFd::borrow_raw(self.socket) };
+        socket::send_with_descriptors(socket, &watch.plan.encode(), &[watch.listener]).map(drop)
         // `watch` is dropped here: the supervisor holds its own copy.
     }
 
@@ -583,78 +587,6 @@ impl Supervisor {
     pub fn wanted() -> bool {
         std::env::var_os(SUPERVISOR_ENV).is_none_or(|v| v != "off")
     }
-}
-
-/// Send `message` with a copy of descriptor `fd` over the SEQPACKET
-/// `socket`.
-fn send_with_descriptor(socket: Fd, fd: Fd, message: &[u8]) -> io::Result<()> {
-    let mut iov = libc::iovec {
-        iov_base: message.as_ptr().cast_mut().cast(),
-        iov_len: message.len(),
-    };
-    let mut control = [0u64; 4];
-    // SAFETY: a zeroed msghdr pointing at live locals; the control buffer
-    // has room for one descriptor, aligned for cmsghdr.
-    let sent = unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as _;
-        if !put_descriptor(&msg, fd) {
-            return Err(io::Error::from_raw_os_error(libc::EINVAL));
-        }
-        libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL)
-    };
-    if sent < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// Put descriptor `fd` into `msg`'s control buffer as its one
-/// `SCM_RIGHTS` message; false if the buffer has no room. Only stack
-/// memory and no call: safe in a spawned child before its exec.
-///
-/// # Safety
-/// `msg.msg_control` points at `msg.msg_controllen` writable bytes,
-/// aligned for `cmsghdr`.
-unsafe fn put_descriptor(msg: &libc::msghdr, fd: Fd) -> bool {
-    // SAFETY: the caller's buffer; CMSG_FIRSTHDR checks it holds a header.
-    unsafe {
-        let cmsg = libc::CMSG_FIRSTHDR(msg);
-        if cmsg.is_null() {
-            return false;
-        }
-        (*cmsg).cmsg_level = libc::SOL_SOCKET;
-        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) as _;
-        std::ptr::copy_nonoverlapping(
-            (&fd as *const libc::c_int).cast::<u8>(),
-            libc::CMSG_DATA(cmsg),
-            std::mem::size_of::<libc::c_int>(),
-        );
-    }
-    true
-}
-
-/// A connected pair of `SOCK_SEQPACKET` UNIX sockets, close-on-exec: one
-/// message a send, a listener travelling with it.
-pub fn seqpacket_pair() -> io::Result<(Fd, Fd)> {
-    let mut pair = [0; 2];
-    // SAFETY: a valid array for socketpair.
-    let r = unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-            0,
-            pair.as_mut_ptr(),
-        )
-    };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok((pair[0], pair[1]))
 }
 
 /// The supervisor keeps running until every command it watches has ended;
@@ -741,50 +673,22 @@ impl Watch {
             buf.clear();
             BUFFER.with(|b| *b.borrow_mut() = buf);
         };
-        let mut control_buf = [0u64; 4];
-        let mut iov = libc::iovec {
-            iov_base: buf.as_mut_ptr().cast(),
-            iov_len: buf.capacity(),
+        let received = socket::receive_one_descriptor(inbox, &mut buf);
+        let fd = match received {
+            Ok(Some(Some(fd))) => fd,
+            Ok(Some(None)) => {
+                give_back(buf);
+                return Err(io::Error::other("a message without a listener"));
+            }
+            Ok(None) => {
+                give_back(buf);
+                return Ok(None);
+            }
+            Err(e) => {
+                give_back(buf);
+                return Err(e);
+            }
         };
-        // SAFETY: a zeroed msghdr pointing at live locals; the received
-        // descriptor is read out of the control buffer as the kernel wrote it.
-        let (n, fd) = unsafe {
-            let mut msg: libc::msghdr = std::mem::zeroed();
-            msg.msg_iov = &mut iov;
-            msg.msg_iovlen = 1;
-            msg.msg_control = control_buf.as_mut_ptr().cast();
-            msg.msg_controllen = std::mem::size_of_val(&control_buf) as _;
-            let n = libc::recvmsg(inbox, &mut msg, libc::MSG_CMSG_CLOEXEC);
-            let cmsg = libc::CMSG_FIRSTHDR(&msg);
-            let fd = if n > 0
-                && !cmsg.is_null()
-                && (*cmsg).cmsg_level == libc::SOL_SOCKET
-                && (*cmsg).cmsg_type == libc::SCM_RIGHTS
-            {
-                let mut fd: libc::c_int = -1;
-                std::ptr::copy_nonoverlapping(
-                    libc::CMSG_DATA(cmsg),
-                    (&mut fd as *mut libc::c_int).cast::<u8>(),
-                    std::mem::size_of::<libc::c_int>(),
-                );
-                fd
-            } else {
-                -1
-            };
-            (n, fd)
-        };
-        if n <= 0 {
-            let e = io::Error::last_os_error();
-            give_back(buf);
-            return if n == 0 { Ok(None) } else { Err(e) };
-        }
-        if fd < 0 {
-            give_back(buf);
-            return Err(io::Error::other("a message without a listener"));
-        }
-        // SAFETY: recvmsg wrote `n` bytes (at most the capacity) at the
-        // start of `buf`.
-        unsafe { buf.set_len(n as usize) };
         let plan = ExecPlan::decode(&buf);
         give_back(buf);
         // Among the private descriptors: the kernel gave the lowest free

@@ -18,7 +18,8 @@
 use super::{Fd, Pid};
 use crate::audit::AuditSink;
 use crate::os::private_fd;
-use crate::sandbox::supervisor::{Supervisor, Watch, poll_set, seqpacket_pair, serve_ready};
+use crate::os::socket::seqpacket_pair;
+use crate::sandbox::supervisor::{Supervisor, Watch, poll_set, serve_ready};
 use std::io;
 
 /// Starts the supervisor process that adopts trees this process stops

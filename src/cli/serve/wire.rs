@@ -14,6 +14,10 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStringExt;
 
 pub use guard_sh_wire::Reply;
+use nix::sys::socket::MsgFlags;
+
+use crate::os::socket;
+pub(super) use crate::os::socket::{peer_pid, send_all};
 use guard_sh_wire::{HEADER_LEN, Header, HeaderError, MAX_FDS, MAX_STRINGS, PROOF_FDS};
 
 /// One line's process state, as the client had it.
@@ -162,57 +166,27 @@ pub(super) fn receive(
 ) -> io::Result<bool> {
     while bytes.len() < limit {
         let mut buf = [0u8; 16384];
-        let mut iov = libc::iovec {
-            iov_base: buf.as_mut_ptr().cast(),
-            iov_len: buf.len().min(limit - bytes.len()),
+        let room = buf.len().min(limit - bytes.len());
+        let before = fds.len();
+        let n = match socket::receive_with_descriptors(
+            conn,
+            &mut buf[..room],
+            MsgFlags::MSG_DONTWAIT,
+            MAX_FDS,
+            fds,
+        ) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(true),
+            Err(e) => return Err(e),
         };
-        // Room for MAX_FDS descriptors, aligned for cmsghdr.
-        let mut control = [0u64; (MAX_FDS * 4 + 64) / 8];
-        // SAFETY: msghdr is plain data; all zeros is a valid value.
-        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = std::mem::size_of_val(&control) as _;
-        // SAFETY: `msg` points at live buffers of the lengths it says.
-        let n = unsafe {
-            libc::recvmsg(
-                conn.as_raw_fd(),
-                &mut msg,
-                libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC,
-            )
-        };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            return match e.kind() {
-                io::ErrorKind::WouldBlock => Ok(true),
-                io::ErrorKind::Interrupted => continue,
-                _ => Err(e),
-            };
-        }
-        // SAFETY: walking the control messages recvmsg filled in.
-        unsafe {
-            let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
-            while !cmsg.is_null() {
-                if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
-                    let data = libc::CMSG_DATA(cmsg).cast::<RawFd>();
-                    let header = libc::CMSG_LEN(0) as usize;
-                    let count = ((*cmsg).cmsg_len as usize - header) / std::mem::size_of::<RawFd>();
-                    for i in 0..count {
-                        let fd = OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i)));
-                        fds.push(high(fd)?);
-                    }
-                }
-                cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
-            }
-        }
-        if msg.msg_flags & libc::MSG_CTRUNC != 0 || fds.len() > MAX_FDS {
-            return Err(io::Error::other("too many descriptors"));
+        let received: Vec<OwnedFd> = fds.drain(before..).collect();
+        for fd in received {
+            fds.push(high(fd)?);
         }
         if n == 0 {
             return Ok(false);
         }
-        bytes.extend_from_slice(&buf[..n as usize]);
+        bytes.extend_from_slice(&buf[..n]);
         if bytes.len() > MAX_STRINGS + HEADER_LEN + 4 * MAX_FDS {
             return Err(io::Error::other("request too large"));
         }
@@ -232,132 +206,24 @@ pub(super) fn request_len(bytes: &[u8]) -> usize {
     }
 }
 
-/// Write all of `bytes`, never raising SIGPIPE (a client that is gone
-/// must not end the server).
-pub(super) fn send_all(conn: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
-    while !bytes.is_empty() {
-        // SAFETY: sending from a live slice of its length.
-        let n = unsafe {
-            libc::send(
-                conn.as_raw_fd(),
-                bytes.as_ptr().cast(),
-                bytes.len(),
-                libc::MSG_NOSIGNAL,
-            )
-        };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            if e.kind() == io::ErrorKind::WouldBlock {
-                let mut p = [libc::pollfd {
-                    fd: conn.as_raw_fd(),
-                    events: libc::POLLOUT,
-                    revents: 0,
-                }];
-                // SAFETY: one valid pollfd; a one-second wait at most.
-                if unsafe { libc::poll(p.as_mut_ptr(), 1, 1000) } <= 0 {
-                    return Err(io::Error::from(io::ErrorKind::TimedOut));
-                }
-                continue;
-            }
-            return Err(e);
-        }
-        bytes = &bytes[n as usize..];
-    }
-    Ok(())
-}
-
 /// A connected pair of stream sockets at private numbers: the server's
 /// end and an idle worker's.
 pub(super) fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut pair = [0; 2];
-    // SAFETY: socketpair(2) into a two-element array.
-    if unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-            0,
-            pair.as_mut_ptr(),
-        )
-    } != 0
-    {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both were just returned by socketpair and nothing else owns them.
-    let (a, b) = unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
+    let (a, b) = socket::stream_pair()?;
     Ok((high(a)?, high(b)?))
 }
 
 /// Send `bytes` with the descriptors `fds` attached to the first of them.
-pub(super) fn send_with_descriptors(
-    socket: &OwnedFd,
-    bytes: &[u8],
-    fds: &[RawFd],
-) -> io::Result<()> {
+pub(super) fn send_with_descriptors(conn: &OwnedFd, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
     let first = bytes.len().min(65536);
-    let mut iov = libc::iovec {
-        iov_base: bytes.as_ptr().cast_mut().cast(),
-        iov_len: first,
-    };
-    // Room for MAX_FDS descriptors, aligned for cmsghdr.
-    let mut control = [0u64; (MAX_FDS * 4 + 64) / 8];
-    let payload = std::mem::size_of_val(fds);
-    // SAFETY: msghdr is plain data; all zeros is a valid value.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr().cast();
-    // SAFETY: CMSG_SPACE and CMSG_LEN compute sizes; the header is written
-    // into `control`, which has room for MAX_FDS descriptors.
-    unsafe {
-        msg.msg_controllen = libc::CMSG_SPACE(payload as u32) as _;
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        (*cmsg).cmsg_level = libc::SOL_SOCKET;
-        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(payload as u32) as _;
-        std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(cmsg).cast(), fds.len());
-    }
-    let sent = loop {
-        // SAFETY: `msg` points at live buffers of the lengths it says.
-        let n = unsafe { libc::sendmsg(socket.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) };
-        if n >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            break n;
-        }
-    };
-    if sent < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    send_all(socket, &bytes[sent as usize..])
-}
-
-/// The pid of the process at the other end of `conn`.
-pub(super) fn peer_pid(conn: &OwnedFd) -> Option<u32> {
-    // SAFETY: ucred is plain data; getsockopt fills at most its size.
-    let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: a valid buffer and its length.
-    let got = unsafe {
-        libc::getsockopt(
-            conn.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&mut cred as *mut libc::ucred).cast(),
-            &mut len,
-        )
-    };
-    (got == 0 && cred.pid > 0).then_some(cred.pid as u32)
+    let sent = socket::send_with_descriptors(conn, &bytes[..first], fds)?;
+    socket::send_all(conn, &bytes[sent..])
 }
 
 /// A pidfd of process `pid`, at a high descriptor number; None when the
 /// kernel refuses it.
 pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
-    // SAFETY: pidfd_open(2) with integer arguments.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    let fd = RawFd::try_from(fd).ok().filter(|&fd| fd >= 0)?;
-    // SAFETY: `fd` was just returned by pidfd_open and nothing else owns it.
-    high(unsafe { OwnedFd::from_raw_fd(fd) }).ok()
+    high(socket::pidfd_open(pid)?).ok()
 }
 
 /// The worker's end, once its pidfd says it ended.
