@@ -207,7 +207,7 @@ impl Shell<'_> {
     }
 
     /// The line has run past its wall-time bound (the commands it waited
-    /// for were ended by [`crate::system::System::wait`]): said and
+    /// for were ended by [`crate::system::Processes::wait`]): said and
     /// recorded once, by the shell that read the line, and the line ends
     /// with 124 (as `timeout`'s). A copy of the shell only ends.
     fn out_of_time(&mut self) -> Flow {

@@ -7,17 +7,18 @@
 //! descriptor is kept per open file, so tests can read what `echo` wrote.
 //!
 //! A copy of the shell (subshell, pipeline member, substitution) is run in
-//! this process: [`System::fork_shell`] returns [`Forked::Simulated`], the
+//! this process: [`Processes::fork_shell`] returns [`Forked::Simulated`], the
 //! shell runs the copy's work at once on a copy of its state, and
-//! [`System::end_simulated_copy`] puts the parent's descriptors, folder,
+//! [`Processes::end_simulated_copy`] puts the parent's descriptors, folder,
 //! mask and signals back. Copies therefore run one after the other, never side by
 //! side: a pipe keeps everything written to it, and a read of an empty
 //! pipe is the end of its input (a reader that expects a writer started
 //! after it sees nothing).
 
 use super::{
-    Access, Disposition, ExitStatus, Fd, FileInfo, FileKind, Forked, Listing, OpenMode, Pid,
-    ProcessGroup, SpawnError, SpawnRequest, System,
+    Access, Disposition, ExitStatus, Fd, FileInfo, FileKind, Files, Forked, Host, Limit, Listing,
+    OpenMode, Pid, ProcessGroup, Processes, Signals, SpawnError, SpawnRequest, Supervision,
+    Terminal,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
@@ -310,7 +311,7 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-impl System for FakeSystem {
+impl Processes for FakeSystem {
     fn spawn(
         &mut self,
         req: &SpawnRequest,
@@ -380,14 +381,6 @@ impl System for FakeSystem {
         }
     }
 
-    fn abort_pipe(&mut self) -> Option<(Fd, Fd)> {
-        let (r, w) = self.pipe().ok()?;
-        let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
-        let r = self.move_to(r, floor);
-        let w = self.move_to(w, floor);
-        Some((r, w))
-    }
-
     fn wait(
         &mut self,
         pid: Pid,
@@ -423,6 +416,72 @@ impl System for FakeSystem {
             .remove(&pid)
             .map(Some)
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ECHILD))
+    }
+
+    /// 999 for the shell, a copy's own pid inside a copy.
+    fn getpid(&self) -> Pid {
+        self.parents.last().map_or(999, |p| p.copy)
+    }
+
+    /// Recorded; one sent to this process arrives if it is caught (a
+    /// trap, or the shell's own SIGTERM/SIGHUP handler), else it is lost.
+    fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()> {
+        self.kills.push((pid, signal));
+        if pid == self.getpid() && self.is_caught(signal) {
+            self.received.insert(signal);
+        }
+        Ok(())
+    }
+
+    fn group_led_by(&self, _pid: Pid) -> Option<Pid> {
+        None
+    }
+
+    fn parent_pid(&self) -> Pid {
+        self.ppid
+    }
+
+    fn resource_limit(&self, _resource: Limit) -> io::Result<(u64, u64)> {
+        Ok(self.limits)
+    }
+
+    fn set_process_group(&mut self, _pid: Pid, _pgid: Pid) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn bound_line(&mut self, within: Option<std::time::Duration>) {
+        self.line_deadline = within.map(|d| std::time::Instant::now() + d);
+    }
+
+    fn line_bound_passed(&self) -> bool {
+        self.line_deadline
+            .is_some_and(|at| std::time::Instant::now() >= at)
+    }
+
+    /// Recorded in `died_by`; the test's process goes on.
+    fn die_by(&mut self, signal: i32) -> i32 {
+        self.died_by = Some(signal);
+        128 + signal
+    }
+
+    /// `cpu_per_call` times the calls so far, this one included.
+    fn cpu_seconds(&self) -> (f64, f64) {
+        let calls = self.cpu_calls.get() + 1;
+        self.cpu_calls.set(calls);
+        let (user, system) = self.cpu_per_call;
+        (user * f64::from(calls), system * f64::from(calls))
+    }
+}
+
+impl Supervision for FakeSystem {}
+
+impl Files for FakeSystem {
+    fn abort_pipe(&mut self) -> Option<(Fd, Fd)> {
+        let (r, w) = self.pipe().ok()?;
+        let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
+        let r = self.move_to(r, floor);
+        let w = self.move_to(w, floor);
+        Some((r, w))
     }
 
     fn regular_file_at(&self, _fd: Fd) -> bool {
@@ -556,33 +615,6 @@ impl System for FakeSystem {
         Ok(())
     }
 
-    /// 999 for the shell, a copy's own pid inside a copy.
-    fn getpid(&self) -> Pid {
-        self.parents.last().map_or(999, |p| p.copy)
-    }
-
-    /// Recorded; one sent to this process arrives if it is caught (a
-    /// trap, or the shell's own SIGTERM/SIGHUP handler), else it is lost.
-    fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()> {
-        self.kills.push((pid, signal));
-        if pid == self.getpid() && self.is_caught(signal) {
-            self.received.insert(signal);
-        }
-        Ok(())
-    }
-
-    fn group_led_by(&self, _pid: Pid) -> Option<Pid> {
-        None
-    }
-
-    fn isatty(&self, _fd: Fd) -> bool {
-        false
-    }
-
-    fn tcsetpgrp(&mut self, _fd: Fd, _pgid: Pid) -> io::Result<()> {
-        Ok(())
-    }
-
     fn umask(&mut self, mask: u32) -> u32 {
         std::mem::replace(&mut self.mask, mask)
     }
@@ -639,45 +671,8 @@ impl System for FakeSystem {
         Ok(self.cwd.clone())
     }
 
-    fn parent_pid(&self) -> Pid {
-        self.ppid
-    }
-
     fn real_user_id(&self) -> u32 {
         self.uid
-    }
-
-    fn random_bytes(&mut self, buf: &mut [u8]) {
-        for b in buf {
-            *b = self.next_random;
-            self.next_random = self.next_random.wrapping_add(1);
-        }
-    }
-
-    fn now(&self) -> i64 {
-        self.now
-    }
-
-    fn host_name(&self) -> Option<Vec<u8>> {
-        self.host.clone()
-    }
-
-    /// No descriptor of the fake is a terminal.
-    fn terminal_name(&self, _fd: Fd) -> Option<Vec<u8>> {
-        None
-    }
-
-    fn resource_limit(&self, _resource: nix::sys::resource::Resource) -> io::Result<(u64, u64)> {
-        Ok(self.limits)
-    }
-
-    fn set_process_group(&mut self, _pid: Pid, _pgid: Pid) -> io::Result<()> {
-        Ok(())
-    }
-
-    /// No descriptor of the fake is a terminal.
-    fn raw_terminal(&mut self, _fd: Fd) -> Option<Box<dyn std::any::Any>> {
-        None
     }
 
     /// Input is waiting on an open descriptor whose file `add_text` filled
@@ -686,6 +681,32 @@ impl System for FakeSystem {
         self.unread(fd).is_ok_and(|rest| !rest.is_empty())
     }
 
+    fn is_a_program(&self, name: &str) -> bool {
+        !self.nowhere.contains(name)
+    }
+
+    /// The files of the table directly inside `dir` (a relative `dir`
+    /// is taken from `cwd`).
+    fn dir_names(&self, dir: &Path) -> io::Result<Listing> {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = self.resolve(dir);
+        match self.files.get(&dir) {
+            Some(info) if info.kind == FileKind::Dir => {}
+            Some(_) => return Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
+            None => return Err(io::Error::from_raw_os_error(libc::ENOENT)),
+        }
+        let names = self
+            .files
+            .keys()
+            .filter(|p| p.parent() == Some(dir.as_path()))
+            .filter_map(|p| p.file_name())
+            .map(|n| n.as_bytes().to_vec())
+            .collect();
+        Ok(Listing { names, real: dir })
+    }
+}
+
+impl Signals for FakeSystem {
     fn set_signal(&mut self, signal: i32, disposition: Disposition) {
         if disposition == Disposition::Default {
             self.received.remove(&signal);
@@ -695,19 +716,6 @@ impl System for FakeSystem {
 
     fn ignored_at_entry(&self, signal: i32) -> bool {
         self.ignored_at_start.contains(&signal)
-    }
-
-    fn is_a_program(&self, name: &str) -> bool {
-        !self.nowhere.contains(name)
-    }
-
-    fn bound_line(&mut self, within: Option<std::time::Duration>) {
-        self.line_deadline = within.map(|d| std::time::Instant::now() + d);
-    }
-
-    fn line_bound_passed(&self) -> bool {
-        self.line_deadline
-            .is_some_and(|at| std::time::Instant::now() >= at)
     }
 
     fn pending_termination(&self) -> Option<i32> {
@@ -737,38 +745,41 @@ impl System for FakeSystem {
     fn copy_signal_defaults(&mut self, _was_interactive: bool) {
         self.dispositions.retain(|_, d| *d != Disposition::Catch);
     }
+}
 
-    /// Recorded in `died_by`; the test's process goes on.
-    fn die_by(&mut self, signal: i32) -> i32 {
-        self.died_by = Some(signal);
-        128 + signal
+impl Terminal for FakeSystem {
+    fn isatty(&self, _fd: Fd) -> bool {
+        false
     }
 
-    /// `cpu_per_call` times the calls so far, this one included.
-    fn cpu_seconds(&self) -> (f64, f64) {
-        let calls = self.cpu_calls.get() + 1;
-        self.cpu_calls.set(calls);
-        let (user, system) = self.cpu_per_call;
-        (user * f64::from(calls), system * f64::from(calls))
+    fn tcsetpgrp(&mut self, _fd: Fd, _pgid: Pid) -> io::Result<()> {
+        Ok(())
     }
 
-    /// The files of the table directly inside `dir` (a relative `dir`
-    /// is taken from `cwd`).
-    fn dir_names(&self, dir: &Path) -> io::Result<Listing> {
-        use std::os::unix::ffi::OsStrExt;
-        let dir = self.resolve(dir);
-        match self.files.get(&dir) {
-            Some(info) if info.kind == FileKind::Dir => {}
-            Some(_) => return Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
-            None => return Err(io::Error::from_raw_os_error(libc::ENOENT)),
+    /// No descriptor of the fake is a terminal.
+    fn terminal_name(&self, _fd: Fd) -> Option<Vec<u8>> {
+        None
+    }
+
+    /// No descriptor of the fake is a terminal.
+    fn raw_terminal(&mut self, _fd: Fd) -> Option<super::RawMode> {
+        None
+    }
+}
+
+impl Host for FakeSystem {
+    fn random_bytes(&mut self, buf: &mut [u8]) {
+        for b in buf {
+            *b = self.next_random;
+            self.next_random = self.next_random.wrapping_add(1);
         }
-        let names = self
-            .files
-            .keys()
-            .filter(|p| p.parent() == Some(dir.as_path()))
-            .filter_map(|p| p.file_name())
-            .map(|n| n.as_bytes().to_vec())
-            .collect();
-        Ok(Listing { names, real: dir })
+    }
+
+    fn now(&self) -> i64 {
+        self.now
+    }
+
+    fn host_name(&self) -> Option<Vec<u8>> {
+        self.host.clone()
     }
 }

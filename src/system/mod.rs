@@ -1,6 +1,8 @@
 //! Stage 4: the process layer. Everything the interpreter does to the
-//! operating system goes through the [`System`] trait: spawning a command,
-//! forking a copy of the shell, descriptors, waiting, the working folder.
+//! operating system goes through [`System`], six traits by concern:
+//! [`Processes`] (spawning a command, forking a copy of the shell,
+//! waiting), [`Supervision`], [`Files`] (descriptors, the file system, the
+//! working folder), [`Signals`], [`Terminal`] and [`Host`].
 //!
 //! [`real::RealSystem`] is the only code that forks and execs (a command
 //! with `clone(CLONE_VM)` + `execve`, never through `/bin/sh`; a copy of the
@@ -20,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub use crate::os::signals::Disposition;
 pub use crate::os::{Fd, Pid};
+pub use real::RawMode;
 
 /// Which process group a spawned or forked child joins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,12 +88,12 @@ pub enum Forked {
     Child,
     /// A simulated system's copy with this pid: the caller runs the copy's
     /// work itself, in this process, then calls
-    /// [`System::end_simulated_copy`] and goes on as the parent. The real
+    /// [`Processes::end_simulated_copy`] and goes on as the parent. The real
     /// system never returns it.
     Simulated(Pid),
 }
 
-/// How [`System::open`] opens a file.
+/// How [`Files::open`] opens a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenMode {
     Read,
@@ -102,9 +105,16 @@ pub enum OpenMode {
     ReadWrite,
 }
 
-/// The operating-system interface of the interpreter. Every descriptor the
-/// system returns is close-on-exec, except those made by [`System::dup2`].
-pub trait System {
+/// The operating-system interface of the interpreter, by concern; a
+/// system is all of them. Every descriptor a system returns is
+/// close-on-exec, except those made by [`Files::dup2`].
+pub trait System: Processes + Supervision + Files + Signals + Terminal + Host {}
+
+impl<T: Processes + Supervision + Files + Signals + Terminal + Host> System for T {}
+
+/// Processes and their ends: starting a command, forking a copy of the shell,
+/// waiting, signalling, process groups, the line's wall-time bound.
+pub trait Processes {
     /// Start `req`. After the child exists but before it may exec,
     /// `before_release(pid, audit)` runs in the parent; if it fails the
     /// child is killed without exec'ing. A supervised child's calls are
@@ -120,19 +130,15 @@ pub trait System {
     fn fork_shell(&mut self, pgroup: ProcessGroup) -> io::Result<Forked>;
     /// End a forked copy of the shell at once.
     fn exit_child(&mut self, status: i32) -> !;
-    /// End the copy [`System::fork_shell`] returned as
+    /// End the copy [`Processes::fork_shell`] returned as
     /// [`Forked::Simulated`]: its descriptors, folder, mask and signal
     /// state are dropped, the parent's are back, and `status` is what
     /// waiting for it gives.
     fn end_simulated_copy(&mut self, status: i32);
-    /// The pipe a forked copy reports a refusal through (see
-    /// `Shell::deny`): non-blocking, among the private descriptors; `None`
-    /// if it cannot be made.
-    fn abort_pipe(&mut self) -> Option<(Fd, Fd)>;
     /// Wait for `pid` to end, answering the supervised calls of what this
     /// process spawned meanwhile (recorded in `audit`).
     fn wait(&mut self, pid: Pid, audit: &mut dyn AuditSink) -> io::Result<ExitStatus>;
-    /// [`System::wait`] for whichever of `pids` ends first (non-empty),
+    /// [`Processes::wait`] for whichever of `pids` ends first (non-empty),
     /// or `None` as soon as a signal with a `trap` action arrives (the
     /// `wait` builtin, `wait -n`).
     fn wait_unless_trapped(
@@ -140,13 +146,44 @@ pub trait System {
         pids: &[Pid],
         audit: &mut dyn AuditSink,
     ) -> io::Result<Option<(Pid, ExitStatus)>>;
-    /// [`System::wait`] for a job of an interactive shell: also returns
+    /// [`Processes::wait`] for a job of an interactive shell: also returns
     /// when `pid` stops (Ctrl-Z), with the signal that stopped it.
     fn wait_or_stop(
         &mut self,
         pid: Pid,
         audit: &mut dyn AuditSink,
     ) -> io::Result<Result<ExitStatus, i32>>;
+    /// Has `pid` ended? Reaps it if so, without blocking.
+    fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>>;
+    fn getpid(&self) -> Pid;
+    fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()>;
+    /// The process group `pid` (a child of this process) leads, if it
+    /// leads one.
+    fn group_led_by(&self, pid: Pid) -> Option<Pid>;
+    /// The parent's process id (`$PPID`).
+    fn parent_pid(&self) -> Pid;
+    /// Bound the wall time of the line starting now (`None`: unbounded);
+    /// a copy of the shell forked from here on keeps the same bound, and
+    /// [`Processes::wait`] ends the child it waits for once it is passed.
+    fn bound_line(&mut self, within: Option<std::time::Duration>);
+    /// Whether the line has run past the bound of [`Processes::bound_line`].
+    fn line_bound_passed(&self) -> bool;
+    /// End this process by `signal` with its default action; returns
+    /// `128 + signal` if it is still running.
+    fn die_by(&mut self, signal: i32) -> i32;
+    /// User and system CPU seconds of this process and of its reaped
+    /// children, summed (`time`).
+    fn cpu_seconds(&self) -> (f64, f64);
+    /// The soft and hard limits of `resource` (`ulimit`), [`UNLIMITED`]
+    /// for none.
+    fn resource_limit(&self, resource: Limit) -> io::Result<(u64, u64)>;
+    /// Put process `pid` (0: this one) in group `pgid` (0: its own).
+    fn set_process_group(&mut self, pid: Pid, pgid: Pid) -> io::Result<()>;
+}
+
+/// The exec supervision of what this process spawns (a system that
+/// supervises nothing keeps the defaults).
+pub trait Supervision {
     /// Where a child of this process hands its supervision listener
     /// ([`crate::sandbox::supervisor::Attach::to`]); `None` when this
     /// system supervises nothing.
@@ -157,8 +194,15 @@ pub trait System {
     /// supervisor process serves them from now on (the shell exits, or
     /// runs shell code while they go on).
     fn hand_over_served(&mut self) {}
-    /// Has `pid` ended? Reaps it if so, without blocking.
-    fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>>;
+}
+
+/// Descriptors and the file system: pipes, opening, reading and writing,
+/// the working folder, what a path is and who may use it.
+pub trait Files {
+    /// The pipe a forked copy reports a refusal through (see
+    /// `Shell::deny`): non-blocking, among the private descriptors; `None`
+    /// if it cannot be made.
+    fn abort_pipe(&mut self) -> Option<(Fd, Fd)>;
     fn pipe(&mut self) -> io::Result<(Fd, Fd)>;
     /// Whether `fd` is open on a regular file (which can be read in
     /// blocks and then rewound, as bash reads a script on its stdin).
@@ -167,7 +211,7 @@ pub trait System {
     /// line goes back for the commands that read the same input).
     fn rewind_by(&mut self, fd: Fd, bytes: usize) -> io::Result<()>;
     /// Open `path`; [`OpenMode::Write`] creates the file but leaves its
-    /// bytes: the caller judges the file reached, then [`System::truncate`]s.
+    /// bytes: the caller judges the file reached, then [`Files::truncate`]s.
     fn open(&mut self, path: &Path, mode: OpenMode) -> io::Result<Fd>;
     /// Empty the regular file open at `fd` (what `>` does to it).
     fn truncate(&mut self, fd: Fd) -> io::Result<()>;
@@ -191,14 +235,6 @@ pub trait System {
     fn write_all(&mut self, fd: Fd, data: &[u8]) -> io::Result<()>;
     fn read(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize>;
     fn chdir(&mut self, path: &Path) -> io::Result<()>;
-    fn getpid(&self) -> Pid;
-    fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()>;
-    /// The process group `pid` (a child of this process) leads, if it
-    /// leads one.
-    fn group_led_by(&self, pid: Pid) -> Option<Pid>;
-    fn isatty(&self, fd: Fd) -> bool;
-    /// Give the terminal on `fd` to process group `pgid`.
-    fn tcsetpgrp(&mut self, fd: Fd, pgid: Pid) -> io::Result<()>;
     /// Set the file-creation mask; returns the previous one.
     fn umask(&mut self, mask: u32) -> u32;
     /// What `stat` (`lstat` when `follow` is false) says of `path`.
@@ -220,12 +256,19 @@ pub trait System {
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// The working folder the process started in (`getcwd`).
     fn current_dir(&self) -> io::Result<PathBuf>;
-    /// The parent's process id (`$PPID`).
-    fn parent_pid(&self) -> Pid;
-    /// The real user id (`$UID`; the effective one is [`System::effective_ids`]).
+    /// The real user id (`$UID`; the effective one is [`Files::effective_ids`]).
     fn real_user_id(&self) -> u32;
-    /// Fill `buf` with unpredictable bytes (`$RANDOM`).
-    fn random_bytes(&mut self, buf: &mut [u8]);
+    /// Whether `name` is a program anywhere on the system (the system's
+    /// program folders and the `PATH` the shell started with): tells a
+    /// typo from a refused program (`guard::on_this_system`).
+    fn is_a_program(&self, name: &str) -> bool;
+    /// Whether `fd` has input (or its end) waiting within `seconds`
+    /// (`read -t`).
+    fn wait_readable(&self, fd: Fd, seconds: f64) -> bool;
+}
+
+/// Signal dispositions and the signals that arrived (`trap`).
+pub trait Signals {
     /// Apply `trap`'s `disposition` to `signal`.
     fn set_signal(&mut self, signal: i32, disposition: Disposition);
     /// Whether `signal` was ignored when this non-interactive shell
@@ -233,16 +276,6 @@ pub trait System {
     fn ignored_at_entry(&self, signal: i32) -> bool;
     /// An untrapped SIGTERM or SIGHUP that arrived, if any.
     fn pending_termination(&self) -> Option<i32>;
-    /// Whether `name` is a program anywhere on the system (the system's
-    /// program folders and the `PATH` the shell started with): tells a
-    /// typo from a refused program (`guard::on_this_system`).
-    fn is_a_program(&self, name: &str) -> bool;
-    /// Bound the wall time of the line starting now (`None`: unbounded);
-    /// a copy of the shell forked from here on keeps the same bound, and
-    /// [`System::wait`] ends the child it waits for once it is passed.
-    fn bound_line(&mut self, within: Option<std::time::Duration>);
-    /// Whether the line has run past the bound of [`System::bound_line`].
-    fn line_bound_passed(&self) -> bool;
     /// Take the trapped signals that arrived, lowest number first.
     fn take_trapped(&mut self) -> Vec<i32>;
     /// The lowest trapped signal that arrived and is not handled yet.
@@ -251,29 +284,29 @@ pub trait System {
     /// defaults, and an interactive parent's ignored keyboard signals to
     /// theirs.
     fn copy_signal_defaults(&mut self, was_interactive: bool);
-    /// End this process by `signal` with its default action; returns
-    /// `128 + signal` if it is still running.
-    fn die_by(&mut self, signal: i32) -> i32;
-    /// User and system CPU seconds of this process and of its reaped
-    /// children, summed (`time`).
-    fn cpu_seconds(&self) -> (f64, f64);
-    /// Whether `fd` has input (or its end) waiting within `seconds`
-    /// (`read -t`).
-    fn wait_readable(&self, fd: Fd, seconds: f64) -> bool;
+}
+
+/// The controlling terminal: whose it is, its name, the line editor's mode.
+pub trait Terminal {
+    fn isatty(&self, fd: Fd) -> bool;
+    /// Give the terminal on `fd` to process group `pgid`.
+    fn tcsetpgrp(&mut self, fd: Fd, pgid: Pid) -> io::Result<()>;
+    /// The name of the terminal on `fd` (`/dev/pts/1`), if it is one.
+    fn terminal_name(&self, fd: Fd) -> Option<Vec<u8>>;
+    /// The terminal at `fd` in the line editor's mode (no echo, keys one
+    /// at a time, Ctrl-C a key) until the returned guard is dropped; `None`
+    /// when `fd` is no terminal whose mode can be set.
+    fn raw_terminal(&mut self, fd: Fd) -> Option<RawMode>;
+}
+
+/// Facts of the machine: the time, its name, random bytes.
+pub trait Host {
+    /// Fill `buf` with unpredictable bytes (`$RANDOM`).
+    fn random_bytes(&mut self, buf: &mut [u8]);
     /// Seconds since the epoch (`printf %(…)T`, the prompt's times).
     fn now(&self) -> i64;
     /// The machine's name (`$HOSTNAME`, the prompt's `\h`).
     fn host_name(&self) -> Option<Vec<u8>>;
-    /// The name of the terminal on `fd` (`/dev/pts/1`), if it is one.
-    fn terminal_name(&self, fd: Fd) -> Option<Vec<u8>>;
-    /// The soft and hard limits of `resource` (`ulimit`).
-    fn resource_limit(&self, resource: nix::sys::resource::Resource) -> io::Result<(u64, u64)>;
-    /// Put process `pid` (0: this one) in group `pgid` (0: its own).
-    fn set_process_group(&mut self, pid: Pid, pgid: Pid) -> io::Result<()>;
-    /// The terminal at `fd` in the line editor's mode (no echo, keys one
-    /// at a time, Ctrl-C a key) until the returned guard is dropped; `None`
-    /// when `fd` is no terminal whose mode can be set.
-    fn raw_terminal(&mut self, fd: Fd) -> Option<Box<dyn std::any::Any>>;
 }
 
 /// The names in a folder, and the folder they were read from as the
@@ -327,7 +360,48 @@ pub enum FileKind {
     Char,
 }
 
-/// What [`System::may_access`] asks.
+/// The resources whose limits `ulimit` shows (`RLIMIT_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// `RLIMIT_RTTIME`: CPU time without a blocking call, real-time.
+    RealTime,
+    /// `RLIMIT_CORE`.
+    CoreFile,
+    /// `RLIMIT_DATA`.
+    Data,
+    /// `RLIMIT_NICE`.
+    Nice,
+    /// `RLIMIT_FSIZE`.
+    FileSize,
+    /// `RLIMIT_SIGPENDING`.
+    PendingSignals,
+    /// `RLIMIT_MEMLOCK`.
+    LockedMemory,
+    /// `RLIMIT_RSS`.
+    ResidentMemory,
+    /// `RLIMIT_NOFILE`.
+    OpenFiles,
+    /// `RLIMIT_MSGQUEUE`.
+    MessageQueues,
+    /// `RLIMIT_RTPRIO`.
+    RealTimePriority,
+    /// `RLIMIT_STACK`.
+    Stack,
+    /// `RLIMIT_CPU`.
+    CpuTime,
+    /// `RLIMIT_NPROC`.
+    Processes,
+    /// `RLIMIT_AS`.
+    AddressSpace,
+    /// `RLIMIT_LOCKS`.
+    FileLocks,
+}
+
+/// What [`Processes::resource_limit`] gives for a resource without a limit
+/// (`RLIM_INFINITY`).
+pub const UNLIMITED: u64 = u64::MAX;
+
+/// What [`Files::may_access`] asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     /// Reading.

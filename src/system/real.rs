@@ -10,8 +10,8 @@
 
 use super::served::{Served, StartSupervisor};
 use super::{
-    Access, ExitStatus, Fd, FileInfo, FileKind, Forked, Listing, OpenMode, Pid, ProcessGroup,
-    SpawnError, SpawnRequest, System,
+    Access, ExitStatus, Fd, FileInfo, FileKind, Files, Forked, Host, Limit, Listing, OpenMode, Pid,
+    ProcessGroup, Processes, Signals, SpawnError, SpawnRequest, Supervision, Terminal,
 };
 use crate::audit::AuditSink;
 use crate::os::{private_fd, procfs, signals};
@@ -284,7 +284,7 @@ fn make_abort_pipe() -> Option<(Fd, Fd)> {
 
 /// The terminal at `fd` in the mode line editing needs (no echo, keys one
 /// at a time, Ctrl-C a key) until dropped.
-struct RawMode {
+pub struct RawMode {
     fd: Fd,
     saved: nix::sys::termios::Termios,
 }
@@ -632,7 +632,7 @@ fn read_child_errno(error_r: Fd) -> Option<i32> {
 }
 
 impl RealSystem {
-    /// [`System::spawn`] with the child running on `stack`.
+    /// [`Processes::spawn`] with the child running on `stack`.
     fn spawn_on(
         &mut self,
         stack: &ChildStack,
@@ -771,7 +771,7 @@ fn serve_until_readable(served: &mut Served, fd: Fd, pid: Pid, audit: &mut dyn A
     }
 }
 
-impl System for RealSystem {
+impl Processes for RealSystem {
     fn spawn(
         &mut self,
         req: &SpawnRequest,
@@ -820,10 +820,6 @@ impl System for RealSystem {
     /// Never called: this system's `fork_shell` makes real copies.
     fn end_simulated_copy(&mut self, _status: i32) {}
 
-    fn abort_pipe(&mut self) -> Option<(Fd, Fd)> {
-        make_abort_pipe()
-    }
-
     fn wait(&mut self, pid: Pid, audit: &mut dyn AuditSink) -> io::Result<ExitStatus> {
         loop {
             if let Waited::Ended(_, status) =
@@ -859,8 +855,112 @@ impl System for RealSystem {
         }
     }
 
+    fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {
+        let mut status = 0;
+        // SAFETY: waitpid on a child pid with a valid status pointer.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(if r == 0 { None } else { decode(status) })
+    }
+
+    fn getpid(&self) -> Pid {
+        // SAFETY: getpid has no preconditions.
+        unsafe { libc::getpid() }
+    }
+
+    fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()> {
+        // SAFETY: kill with a pid and signal number.
+        check(unsafe { libc::kill(pid, signal) }).map(|_| ())
+    }
+
+    fn group_led_by(&self, pid: Pid) -> Option<Pid> {
+        // SAFETY: getpgid on a pid.
+        (unsafe { libc::getpgid(pid) } == pid).then_some(pid)
+    }
+
+    fn parent_pid(&self) -> Pid {
+        // SAFETY: getppid has no preconditions.
+        unsafe { libc::getppid() }
+    }
+
+    fn resource_limit(&self, resource: Limit) -> io::Result<(u64, u64)> {
+        use nix::sys::resource::Resource as R;
+        let resource = match resource {
+            Limit::RealTime => R::RLIMIT_RTTIME,
+            Limit::CoreFile => R::RLIMIT_CORE,
+            Limit::Data => R::RLIMIT_DATA,
+            Limit::Nice => R::RLIMIT_NICE,
+            Limit::FileSize => R::RLIMIT_FSIZE,
+            Limit::PendingSignals => R::RLIMIT_SIGPENDING,
+            Limit::LockedMemory => R::RLIMIT_MEMLOCK,
+            Limit::ResidentMemory => R::RLIMIT_RSS,
+            Limit::OpenFiles => R::RLIMIT_NOFILE,
+            Limit::MessageQueues => R::RLIMIT_MSGQUEUE,
+            Limit::RealTimePriority => R::RLIMIT_RTPRIO,
+            Limit::Stack => R::RLIMIT_STACK,
+            Limit::CpuTime => R::RLIMIT_CPU,
+            Limit::Processes => R::RLIMIT_NPROC,
+            Limit::AddressSpace => R::RLIMIT_AS,
+            Limit::FileLocks => R::RLIMIT_LOCKS,
+        };
+        // `RLIM_INFINITY` is all ones on Linux, as UNLIMITED says.
+        const _: () = assert!(nix::sys::resource::RLIM_INFINITY == super::UNLIMITED);
+        nix::sys::resource::getrlimit(resource).map_err(io::Error::from)
+    }
+
+    fn set_process_group(&mut self, pid: Pid, pgid: Pid) -> io::Result<()> {
+        // SAFETY: setpgid with plain numbers.
+        check(unsafe { libc::setpgid(pid, pgid) }).map(|_| ())
+    }
+
+    fn bound_line(&mut self, within: Option<std::time::Duration>) {
+        crate::os::deadline::set(within);
+    }
+
+    fn line_bound_passed(&self) -> bool {
+        crate::os::deadline::passed()
+    }
+
+    fn die_by(&mut self, signal: i32) -> i32 {
+        signals::die_by(signal)
+    }
+
+    fn cpu_seconds(&self) -> (f64, f64) {
+        let mut user = 0.0;
+        let mut system = 0.0;
+        for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+            let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+            // SAFETY: getrusage fills `usage` when it returns 0.
+            if unsafe { libc::getrusage(who, usage.as_mut_ptr()) } != 0 {
+                continue;
+            }
+            // SAFETY: initialized by the successful call above.
+            let usage = unsafe { usage.assume_init() };
+            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+            user += secs(usage.ru_utime);
+            system += secs(usage.ru_stime);
+        }
+        (user, system)
+    }
+}
+
+impl Supervision for RealSystem {
     fn exec_inbox(&mut self) -> Option<io::Result<Fd>> {
         self.served.as_mut().map(Served::inbox)
+    }
+
+    fn hand_over_served(&mut self) {
+        if let Some(served) = self.served.as_mut() {
+            served.hand_over_all();
+        }
+    }
+}
+
+impl Files for RealSystem {
+    fn abort_pipe(&mut self) -> Option<(Fd, Fd)> {
+        make_abort_pipe()
     }
 
     fn close_line_descriptors(&mut self) {
@@ -877,22 +977,6 @@ impl System for RealSystem {
         }
         // And the line's descriptors saved around a redirection.
         private_fd::close_saved();
-    }
-
-    fn hand_over_served(&mut self) {
-        if let Some(served) = self.served.as_mut() {
-            served.hand_over_all();
-        }
-    }
-
-    fn try_wait(&mut self, pid: Pid) -> io::Result<Option<ExitStatus>> {
-        let mut status = 0;
-        // SAFETY: waitpid on a child pid with a valid status pointer.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if r < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(if r == 0 { None } else { decode(status) })
     }
 
     fn pipe(&mut self) -> io::Result<(Fd, Fd)> {
@@ -1000,31 +1084,6 @@ impl System for RealSystem {
         std::env::set_current_dir(path)
     }
 
-    fn getpid(&self) -> Pid {
-        // SAFETY: getpid has no preconditions.
-        unsafe { libc::getpid() }
-    }
-
-    fn kill(&mut self, pid: Pid, signal: i32) -> io::Result<()> {
-        // SAFETY: kill with a pid and signal number.
-        check(unsafe { libc::kill(pid, signal) }).map(|_| ())
-    }
-
-    fn group_led_by(&self, pid: Pid) -> Option<Pid> {
-        // SAFETY: getpgid on a pid.
-        (unsafe { libc::getpgid(pid) } == pid).then_some(pid)
-    }
-
-    fn isatty(&self, fd: Fd) -> bool {
-        // SAFETY: isatty on a descriptor number.
-        unsafe { libc::isatty(fd) == 1 }
-    }
-
-    fn tcsetpgrp(&mut self, fd: Fd, pgid: Pid) -> io::Result<()> {
-        // SAFETY: tcsetpgrp on a descriptor number.
-        check(unsafe { libc::tcsetpgrp(fd, pgid) }).map(|_| ())
-    }
-
     fn umask(&mut self, mask: u32) -> u32 {
         // SAFETY: umask has no preconditions.
         unsafe { libc::umask(mask as libc::mode_t) as u32 }
@@ -1127,53 +1186,9 @@ impl System for RealSystem {
         std::env::current_dir()
     }
 
-    fn parent_pid(&self) -> Pid {
-        // SAFETY: getppid has no preconditions.
-        unsafe { libc::getppid() }
-    }
-
     fn real_user_id(&self) -> u32 {
         // SAFETY: getuid has no preconditions.
         unsafe { libc::getuid() }
-    }
-
-    fn random_bytes(&mut self, buf: &mut [u8]) {
-        // A failure leaves the rest of `buf` as it was, as before.
-        let _ = crate::os::random::fill(buf);
-    }
-
-    fn host_name(&self) -> Option<Vec<u8>> {
-        nix::unistd::gethostname()
-            .ok()
-            .map(|name| name.as_encoded_bytes().to_vec())
-    }
-
-    fn terminal_name(&self, fd: Fd) -> Option<Vec<u8>> {
-        // SAFETY: the descriptor is only borrowed for the call; an invalid
-        // one makes ttyname fail, nothing else.
-        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-        nix::unistd::ttyname(fd)
-            .ok()
-            .map(|p| p.into_os_string().into_encoded_bytes())
-    }
-
-    fn resource_limit(&self, resource: nix::sys::resource::Resource) -> io::Result<(u64, u64)> {
-        nix::sys::resource::getrlimit(resource).map_err(io::Error::from)
-    }
-
-    fn raw_terminal(&mut self, fd: Fd) -> Option<Box<dyn std::any::Any>> {
-        RawMode::enter(fd).map(|mode| Box::new(mode) as Box<dyn std::any::Any>)
-    }
-
-    fn set_process_group(&mut self, pid: Pid, pgid: Pid) -> io::Result<()> {
-        // SAFETY: setpgid with plain numbers.
-        check(unsafe { libc::setpgid(pid, pgid) }).map(|_| ())
-    }
-
-    fn now(&self) -> i64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
     }
 
     fn wait_readable(&self, fd: Fd, seconds: f64) -> bool {
@@ -1187,6 +1202,12 @@ impl System for RealSystem {
         unsafe { libc::poll(&mut pfd, 1, millis) > 0 }
     }
 
+    fn is_a_program(&self, name: &str) -> bool {
+        RealSystem::program_anywhere(name)
+    }
+}
+
+impl Signals for RealSystem {
     fn set_signal(&mut self, signal: i32, disposition: super::Disposition) {
         signals::set(signal, disposition);
     }
@@ -1197,18 +1218,6 @@ impl System for RealSystem {
 
     fn pending_termination(&self) -> Option<i32> {
         signals::pending_termination()
-    }
-
-    fn is_a_program(&self, name: &str) -> bool {
-        RealSystem::program_anywhere(name)
-    }
-
-    fn bound_line(&mut self, within: Option<std::time::Duration>) {
-        crate::os::deadline::set(within);
-    }
-
-    fn line_bound_passed(&self) -> bool {
-        crate::os::deadline::passed()
     }
 
     fn take_trapped(&mut self) -> Vec<i32> {
@@ -1226,27 +1235,49 @@ impl System for RealSystem {
     fn copy_signal_defaults(&mut self, was_interactive: bool) {
         signals::child_defaults(was_interactive);
     }
+}
 
-    fn die_by(&mut self, signal: i32) -> i32 {
-        signals::die_by(signal)
+impl Terminal for RealSystem {
+    fn isatty(&self, fd: Fd) -> bool {
+        // SAFETY: isatty on a descriptor number.
+        unsafe { libc::isatty(fd) == 1 }
     }
 
-    fn cpu_seconds(&self) -> (f64, f64) {
-        let mut user = 0.0;
-        let mut system = 0.0;
-        for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
-            let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
-            // SAFETY: getrusage fills `usage` when it returns 0.
-            if unsafe { libc::getrusage(who, usage.as_mut_ptr()) } != 0 {
-                continue;
-            }
-            // SAFETY: initialized by the successful call above.
-            let usage = unsafe { usage.assume_init() };
-            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-            user += secs(usage.ru_utime);
-            system += secs(usage.ru_stime);
-        }
-        (user, system)
+    fn tcsetpgrp(&mut self, fd: Fd, pgid: Pid) -> io::Result<()> {
+        // SAFETY: tcsetpgrp on a descriptor number.
+        check(unsafe { libc::tcsetpgrp(fd, pgid) }).map(|_| ())
+    }
+
+    fn terminal_name(&self, fd: Fd) -> Option<Vec<u8>> {
+        // SAFETY: the descriptor is only borrowed for the call; an invalid
+        // one makes ttyname fail, nothing else.
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+        nix::unistd::ttyname(fd)
+            .ok()
+            .map(|p| p.into_os_string().into_encoded_bytes())
+    }
+
+    fn raw_terminal(&mut self, fd: Fd) -> Option<RawMode> {
+        RawMode::enter(fd)
+    }
+}
+
+impl Host for RealSystem {
+    fn random_bytes(&mut self, buf: &mut [u8]) {
+        // A failure leaves the rest of `buf` as it was, as before.
+        let _ = crate::os::random::fill(buf);
+    }
+
+    fn host_name(&self) -> Option<Vec<u8>> {
+        nix::unistd::gethostname()
+            .ok()
+            .map(|name| name.as_encoded_bytes().to_vec())
+    }
+
+    fn now(&self) -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
     }
 }
 
@@ -1270,7 +1301,7 @@ fn truncate_if_regular(fd: Fd) -> io::Result<()> {
 /// or another process's `/proc` file.
 fn open_checked(path: &Path, mode: OpenMode) -> io::Result<Fd> {
     let c = cstring(path.as_os_str().as_bytes())?;
-    // `>` truncates (the caller, [`System::truncate`]) only once the file
+    // `>` truncates (the caller, [`Files::truncate`]) only once the file
     // reached is judged: not one of the shell's private files, not a
     // protected one (a race could swap the path before the open).
     let flags = match mode {

@@ -769,7 +769,7 @@ impl Shell<'_> {
             let value = match self.sys.resource_limit(resource) {
                 Ok((soft, max)) => {
                     let v = if hard { max } else { soft };
-                    if v == nix::sys::resource::RLIM_INFINITY {
+                    if v == crate::system::UNLIMITED {
                         "unlimited".to_string()
                     } else {
                         (v / limit.unit).to_string()
@@ -921,7 +921,7 @@ struct Ulimit {
     name: &'static str,
     unit_name: &'static str,
     unit: u64,
-    resource: Option<nix::sys::resource::Resource>,
+    resource: Option<crate::system::Limit>,
 }
 
 /// A `ulimit` line: the value alone, or with bash's `-a` label
@@ -939,7 +939,7 @@ fn ulimit_line(limit: &Ulimit, labelled: bool, value: &str) -> String {
 
 /// bash 5.2's `ulimit -a` rows, in its order.
 const ULIMITS: &[Ulimit] = {
-    use nix::sys::resource::Resource as R;
+    use crate::system::Limit as R;
     const fn u(
         letter: u8,
         name: &'static str,
@@ -961,16 +961,16 @@ const ULIMITS: &[Ulimit] = {
             "real-time non-blocking time",
             "microseconds",
             1,
-            R::RLIMIT_RTTIME,
+            R::RealTime,
         ),
-        u(b'c', "core file size", "blocks", 512, R::RLIMIT_CORE),
-        u(b'd', "data seg size", "kbytes", 1024, R::RLIMIT_DATA),
-        u(b'e', "scheduling priority", "", 1, R::RLIMIT_NICE),
-        u(b'f', "file size", "blocks", 512, R::RLIMIT_FSIZE),
-        u(b'i', "pending signals", "", 1, R::RLIMIT_SIGPENDING),
-        u(b'l', "max locked memory", "kbytes", 1024, R::RLIMIT_MEMLOCK),
-        u(b'm', "max memory size", "kbytes", 1024, R::RLIMIT_RSS),
-        u(b'n', "open files", "", 1, R::RLIMIT_NOFILE),
+        u(b'c', "core file size", "blocks", 512, R::CoreFile),
+        u(b'd', "data seg size", "kbytes", 1024, R::Data),
+        u(b'e', "scheduling priority", "", 1, R::Nice),
+        u(b'f', "file size", "blocks", 512, R::FileSize),
+        u(b'i', "pending signals", "", 1, R::PendingSignals),
+        u(b'l', "max locked memory", "kbytes", 1024, R::LockedMemory),
+        u(b'm', "max memory size", "kbytes", 1024, R::ResidentMemory),
+        u(b'n', "open files", "", 1, R::OpenFiles),
         Ulimit {
             letter: b'p',
             name: "pipe size",
@@ -978,12 +978,12 @@ const ULIMITS: &[Ulimit] = {
             unit: 1,
             resource: None,
         },
-        u(b'q', "POSIX message queues", "bytes", 1, R::RLIMIT_MSGQUEUE),
-        u(b'r', "real-time priority", "", 1, R::RLIMIT_RTPRIO),
-        u(b's', "stack size", "kbytes", 1024, R::RLIMIT_STACK),
-        u(b't', "cpu time", "seconds", 1, R::RLIMIT_CPU),
-        u(b'u', "max user processes", "", 1, R::RLIMIT_NPROC),
-        u(b'v', "virtual memory", "kbytes", 1024, R::RLIMIT_AS),
-        u(b'x', "file locks", "", 1, R::RLIMIT_LOCKS),
+        u(b'q', "POSIX message queues", "bytes", 1, R::MessageQueues),
+        u(b'r', "real-time priority", "", 1, R::RealTimePriority),
+        u(b's', "stack size", "kbytes", 1024, R::Stack),
+        u(b't', "cpu time", "seconds", 1, R::CpuTime),
+        u(b'u', "max user processes", "", 1, R::Processes),
+        u(b'v', "virtual memory", "kbytes", 1024, R::AddressSpace),
+        u(b'x', "file locks", "", 1, R::FileLocks),
     ]
 };
