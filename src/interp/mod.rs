@@ -235,7 +235,7 @@ impl<'a> Shell<'a> {
     ) -> Self {
         let shell_pid = sys.getpid();
         let cwd = sys.current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        let abort_pipe = sys.abort_pipe();
+        let abort_pipe = sys.private_pipe();
         let held_at_start = environ
             .iter()
             .filter_map(|(n, v)| {

@@ -476,7 +476,7 @@ impl Processes for FakeSystem {
 impl Supervision for FakeSystem {}
 
 impl Files for FakeSystem {
-    fn abort_pipe(&mut self) -> Option<(Fd, Fd)> {
+    fn private_pipe(&mut self) -> Option<(Fd, Fd)> {
         let (r, w) = self.pipe().ok()?;
         let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
         let r = self.move_to(r, floor);

@@ -199,10 +199,11 @@ pub trait Supervision {
 /// Descriptors and the file system: pipes, opening, reading and writing,
 /// the working folder, what a path is and who may use it.
 pub trait Files {
-    /// The pipe a forked copy reports a refusal through (see
-    /// `Shell::deny`): non-blocking, among the private descriptors; `None`
-    /// if it cannot be made.
-    fn abort_pipe(&mut self) -> Option<(Fd, Fd)>;
+    /// A non-blocking pipe (an empty one reads as `EAGAIN`), close-on-exec,
+    /// both ends among the private descriptors, where a line cannot name
+    /// them to drain or close it; `None` if it cannot be made. (The shell
+    /// makes its abort pipe with it: `Shell::deny`.)
+    fn private_pipe(&mut self) -> Option<(Fd, Fd)>;
     fn pipe(&mut self) -> io::Result<(Fd, Fd)>;
     /// Whether `fd` is open on a regular file (which can be read in
     /// blocks and then rewound, as bash reads a script on its stdin).

@@ -267,12 +267,8 @@ fn restore_signal_mask(mask: &libc::sigset_t) {
     }
 }
 
-/// The abort pipe of a top-level shell: a forked copy writes to it when it
-/// refused a command, so the shell aborts its line too. Non-blocking (an
-/// empty pipe reads as `EAGAIN`), close-on-exec, and among the shell's
-/// private descriptors: a line cannot name either end, so it cannot drain
-/// or close the pipe.
-fn make_abort_pipe() -> Option<(Fd, Fd)> {
+/// [`Files::private_pipe`].
+fn make_private_pipe() -> Option<(Fd, Fd)> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: valid array for pipe2.
     let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) };
@@ -959,8 +955,8 @@ impl Supervision for RealSystem {
 }
 
 impl Files for RealSystem {
-    fn abort_pipe(&mut self) -> Option<(Fd, Fd)> {
-        make_abort_pipe()
+    fn private_pipe(&mut self) -> Option<(Fd, Fd)> {
+        make_private_pipe()
     }
 
     fn close_line_descriptors(&mut self) {
