@@ -10,9 +10,8 @@ use guard_sh::{guard, policy, syntax};
 use std::hint::black_box;
 use std::path::Path;
 
-#[path = "../tests/arm_support/mod.rs"]
-#[allow(clippy::panic)] // bench set-up fails loudly
-mod arm_support;
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 /// Every input of the guard corpus (the lines agents write, and evasions).
 fn corpus_lines() -> Vec<String> {
@@ -38,7 +37,7 @@ fn corpus_lines() -> Vec<String> {
 /// The real tea arm, compiled with stub tools standing in for the programs.
 fn tea_policy() -> policy::Policy {
     let dir = tempfile::tempdir().expect("temp dir");
-    arm_support::compile_with_stubs("tea", dir.path())
+    common::compile_with_stubs("tea", dir.path())
 }
 
 fn benches(c: &mut Criterion) {

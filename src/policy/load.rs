@@ -77,26 +77,11 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::model::{AuditPolicy, EnvPolicy, SandboxPolicy};
-    use std::collections::BTreeMap;
 
     fn sample() -> Policy {
-        Policy {
-            format: POLICY_FORMAT,
-            arm: "t".into(),
-            shell: true,
-            tool: None,
-            bin_dir: "/b".into(),
-            commands: BTreeMap::new(),
-            env: EnvPolicy {
-                pass: vec!["HOME".into()],
-                set: BTreeMap::new(),
-                deny: vec![],
-            },
-            sandbox: SandboxPolicy::default(),
-            audit: AuditPolicy::default(),
-            bounds: Default::default(),
-        }
+        let mut policy = Policy::bare();
+        policy.env.pass = vec!["HOME".into()];
+        policy
     }
 
     #[test]

@@ -36,6 +36,31 @@ pub struct Policy {
     pub bounds: Bounds,
 }
 
+#[cfg(test)]
+impl Policy {
+    /// The unit tests' fixture: arm `t` with a shell, bin folder `/b`, no
+    /// command, no environment rule, the default sandbox, audit and
+    /// bounds. A test adds what it is about.
+    pub(crate) fn bare() -> Policy {
+        Policy {
+            format: POLICY_FORMAT,
+            arm: "t".into(),
+            shell: true,
+            tool: None,
+            bin_dir: "/b".into(),
+            commands: BTreeMap::new(),
+            env: EnvPolicy {
+                pass: vec![],
+                set: BTreeMap::new(),
+                deny: vec![],
+            },
+            sandbox: SandboxPolicy::default(),
+            audit: AuditPolicy::default(),
+            bounds: Bounds::default(),
+        }
+    }
+}
+
 /// What one trial (every process of it: the harness, the line server and
 /// every line's commands) or one standalone guard-sh session may use,
 /// counted by the kernel in a cgroup made for it where one can be (see

@@ -164,19 +164,10 @@ pub fn build_child_env<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{
-        AuditPolicy, CommandKind, EnvDeny, EnvPolicy, POLICY_FORMAT, SandboxPolicy,
-    };
-    use std::collections::BTreeMap;
+    use crate::policy::{CommandKind, EnvDeny, EnvPolicy};
 
     fn policy() -> Policy {
         Policy {
-            format: POLICY_FORMAT,
-            arm: "t".into(),
-            shell: true,
-            tool: None,
-            bin_dir: "/b".into(),
-            commands: BTreeMap::new(),
             env: EnvPolicy {
                 pass: vec!["HOME".into(), "LC_*".into(), "LD_PRELOAD".into()],
                 set: [("LANG".to_string(), "C.UTF-8".to_string())].into(),
@@ -185,9 +176,7 @@ mod tests {
                     reason: "loader".into(),
                 }],
             },
-            sandbox: SandboxPolicy::default(),
-            audit: AuditPolicy::default(),
-            bounds: Default::default(),
+            ..Policy::bare()
         }
     }
 

@@ -471,18 +471,9 @@ fn configuration_planted_in_the_work_folder_is_reported_and_a_rebuild_clears_it(
     );
 
     // Rebuilding the arm in place empties the work folder, and says so.
-    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
-        .args(["--token-env", "LAUNCH_TOKEN", "--out"])
-        .arg(&f.arm)
-        .env(
-            "PATH",
-            format!("{}:/usr/bin:/bin", f.root.path().join("stubs").display()),
-        )
-        .env("LAUNCH_TOKEN", "launch-token-0123456789")
-        .output()
-        .expect("rebuild");
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = crate::common::ArmBuild::new("tea", "http://127.0.0.1:3000", &f.arm)
+        .stubs(&f.root.path().join("stubs"))
+        .run();
     assert!(
         text(&o.stderr).contains("removed 2 entries an earlier trial left"),
         "{}",

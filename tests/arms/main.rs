@@ -29,18 +29,10 @@ fn built_tea_arm_with(root: &std::path::Path, extra: &[&str]) -> serde_json::Val
     std::fs::create_dir_all(&stubs).expect("mkdir stubs");
     std::fs::copy("/usr/bin/echo", stubs.join("tea")).expect("copy echo");
     std::fs::copy("/usr/bin/true", stubs.join("git")).expect("copy true");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .arg("--print-definition")
-        .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
-        .args(["--token-env", "ARM_TOKEN", "--out"])
-        .arg(root.join("arm"))
+    common::ArmBuild::new("tea", "http://127.0.0.1:3000", &root.join("arm"))
+        .stubs(&stubs)
         .args(extra)
-        .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
-        .env("ARM_TOKEN", "arm-token-0123456789")
-        .output()
-        .expect("run arm-build");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).expect("definition")
+        .definition()
 }
 
 /// `timeout 60 guard-sh-launch --arm ROOT/arm -- env SHELL -c LINE` in

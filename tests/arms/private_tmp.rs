@@ -147,17 +147,10 @@ fn a_program_under_tmp_keeps_tmp_shared() {
     let stubs = tempfile::tempdir().expect("stubs in /tmp");
     std::fs::copy("/usr/bin/echo", stubs.path().join("tea")).expect("copy echo");
     std::fs::copy("/usr/bin/true", stubs.path().join("git")).expect("copy true");
-    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .arg("--print-definition")
-        .args(["tea", "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
-        .args(["--token-env", "ARM_TOKEN", "--out"])
-        .arg(root.path().join("arm"))
-        .env("PATH", format!("{}:/usr/bin:/bin", stubs.path().display()))
-        .env("ARM_TOKEN", "arm-token-0123456789")
-        .output()
-        .expect("run arm-build");
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let definition: Value = serde_json::from_slice(&o.stdout).expect("definition");
+    let definition =
+        crate::common::ArmBuild::new("tea", "http://127.0.0.1:3000", &root.path().join("arm"))
+            .stubs(stubs.path())
+            .definition();
     let out = launched(&definition, root.path(), "tea issues list")
         .output()
         .expect("launch");

@@ -45,20 +45,7 @@ impl Trial {
     fn new() -> Trial {
         let dir = tempfile::tempdir().unwrap();
         let arm = dir.path().join("arm");
-        let out = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-            .args([
-                "raw-api",
-                "--host",
-                "http://127.0.0.1:3999",
-                "--repo",
-                "o/r",
-            ])
-            .args(["--token-env", "TEST_TOKEN", "--out"])
-            .arg(&arm)
-            .env("TEST_TOKEN", "test-token")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", common::text(&out.stderr));
+        common::ArmBuild::new("raw-api", "http://127.0.0.1:3999", &arm).run();
         let policy = Policy::load(&arm.join("policy.json")).unwrap();
         let log = policy.audit.path.clone().expect("the arm names its log");
         Trial {

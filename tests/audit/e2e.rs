@@ -388,18 +388,11 @@ const TOKEN: &str = "gT9/xK2+aQ7=Lm4_pZ8~rW1-bN6.cV3/yH5+eJ0=";
 fn token_of_a_built_arm_never_reaches_its_log() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("arm");
-    let build = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .args(["raw-api", "--host", "http://127.0.0.1:9", "--repo", "o/r"])
-        .args(["--token-env", "ARM_TOKEN", "--out"])
-        .arg(&out)
-        .arg("--arms")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("arms"))
-        .arg("--guard-sh")
-        .arg(guard_sh())
-        .env("ARM_TOKEN", TOKEN)
-        .output()
-        .expect("arm-build");
-    assert!(build.status.success(), "arm-build: {}", text(&build.stderr));
+    crate::common::ArmBuild::new("raw-api", "http://127.0.0.1:9", &out)
+        .shipped_arms()
+        .args([std::ffi::OsStr::new("--guard-sh"), guard_sh().as_os_str()])
+        .token(TOKEN)
+        .run();
     let policy = out.join("policy.json");
     let log = out.join("audit/audit.jsonl");
     let work = out.join("work");

@@ -9,18 +9,13 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::process::Command;
 
+/// The suites' small policy, its tool allowed to run git, in `sandbox`
+/// mode.
 fn tea_policy(sandbox: &str) -> Policy {
-    let json = serde_json::json!({
-        "format": 1, "arm": "tea", "shell": true, "tool": "tea", "bin_dir": "/arm/bin",
-        "commands": {
-            "tea": {"kind": "tool", "path": "/usr/local/bin/tea", "exec_allow": ["/usr/bin/git"]},
-            "ls": {"kind": "utility", "path": "/usr/bin/ls"}
-        },
-        "env": {"pass": [], "deny": []},
-        "sandbox": {"mode": sandbox},
-        "audit": {}
-    });
-    serde_json::from_value(json).expect("test policy")
+    let mut json = crate::common::small_policy();
+    json["commands"]["tea"]["exec_allow"] = serde_json::json!(["/usr/bin/git"]);
+    json["sandbox"]["mode"] = sandbox.into();
+    crate::common::policy_of(json)
 }
 
 fn line(text: &str) -> Event {

@@ -11,18 +11,11 @@ use std::process::Command;
 
 const TOKEN: &str = "5b1f0c9e8d7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c";
 
+/// The suites' small policy, redacting [`TOKEN`].
 fn tea_policy() -> Policy {
-    let json = serde_json::json!({
-        "format": 1, "arm": "tea", "shell": true, "tool": "tea", "bin_dir": "/arm/bin",
-        "commands": {
-            "tea": {"kind": "tool", "path": "/usr/local/bin/tea"},
-            "ls": {"kind": "utility", "path": "/usr/bin/ls"}
-        },
-        "env": {"pass": [], "deny": []},
-        "sandbox": {"mode": "best-effort"},
-        "audit": {"redact": [TOKEN]}
-    });
-    serde_json::from_value(json).expect("test policy")
+    let mut json = crate::common::small_policy();
+    json["audit"]["redact"] = serde_json::json!([TOKEN]);
+    crate::common::policy_of(json)
 }
 
 fn open_session(path: &Path) -> FileSink {

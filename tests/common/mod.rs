@@ -1,8 +1,12 @@
-//! Shared test setup: a permissive test policy whose bin folder links the
-//! utilities the tests use, and helpers to run the guard-sh binary.
+//! The one fixture module of the suites: the arms and policies tests use
+//! (a permissive test arm whose bin folder links the utilities the tests
+//! use, a shipped arm built by `arm-build` or compiled in-process, a small
+//! hand-written policy) and helpers to run the guard-sh binary.
 
-#![allow(dead_code, clippy::expect_used)] // test helpers report failures by panicking
+#![allow(dead_code, clippy::expect_used, clippy::panic)] // test helpers report failures by panicking
 
+use guard_sh::armbuild::{self, BuildInputs};
+use guard_sh::policy::Policy;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -56,7 +60,7 @@ pub fn test_arm(extra: &[(&str, PathBuf)], tool: Option<&str>) -> TestArm {
         add(name, path, kind);
     }
     let policy = serde_json::json!({
-        "format": 1,
+        "format": guard_sh::policy::POLICY_FORMAT,
         "arm": "test",
         "shell": true,
         "tool": tool,
@@ -130,23 +134,88 @@ pub fn text(b: &[u8]) -> String {
 }
 
 /// `arm-build ARM --host HOST --repo o/r --out ROOT/ARM` with `ROOT/stubs`
-/// (filled by the caller, if at all) first on `PATH`; the token comes from
-/// the environment. Returns the arm folder.
+/// (filled by the caller, if at all) first on `PATH`. Returns the arm
+/// folder.
 pub fn build_arm(arm: &str, host: &str, root: &Path) -> PathBuf {
     let out = root.join(arm);
-    let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .args([arm, "--host", host, "--repo", "o/r"])
-        .args(["--token-env", "TEST_ARM_TOKEN", "--out"])
-        .arg(&out)
-        .env(
-            "PATH",
-            format!("{}:/usr/bin:/bin", root.join("stubs").display()),
-        )
-        .env("TEST_ARM_TOKEN", "test-arm-token-0123")
-        .output()
-        .expect("run arm-build");
-    assert!(o.status.success(), "arm-build {arm}: {}", text(&o.stderr));
+    ArmBuild::new(arm, host, &out)
+        .stubs(&root.join("stubs"))
+        .run();
     out
+}
+
+/// The token an arm built by [`ArmBuild`] is given, unless the test names
+/// its own.
+pub const ARM_TOKEN: &str = "test-arm-token-0123";
+
+/// `arm-build` as every test that builds a shipped arm runs it:
+/// `arm-build ARM --host HOST --repo o/r --token-env ARM_TOKEN --out OUT`,
+/// the token ([`ARM_TOKEN`] unless [`ArmBuild::token`] says) in the
+/// environment, `/usr/bin:/bin` its `PATH`.
+pub struct ArmBuild {
+    command: Command,
+    path: String,
+}
+
+impl ArmBuild {
+    pub fn new(arm: &str, host: &str, out: &Path) -> ArmBuild {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_arm-build"));
+        command
+            .args([arm, "--host", host, "--repo", "o/r"])
+            .args(["--token-env", "ARM_TOKEN", "--out"])
+            .arg(out)
+            .env("ARM_TOKEN", ARM_TOKEN);
+        ArmBuild {
+            command,
+            path: "/usr/bin:/bin".into(),
+        }
+    }
+
+    /// Programs in `dir` are found before the system's (the tools' stubs).
+    pub fn stubs(mut self, dir: &Path) -> ArmBuild {
+        self.path = format!("{}:/usr/bin:/bin", dir.display());
+        self
+    }
+
+    /// The arm's token.
+    pub fn token(mut self, value: &str) -> ArmBuild {
+        self.command.env("ARM_TOKEN", value);
+        self
+    }
+
+    /// More of `arm-build`'s options.
+    pub fn args<I, S>(mut self, args: I) -> ArmBuild
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.command.args(args);
+        self
+    }
+
+    /// The arms of this repository (`--arms`), not those installed.
+    pub fn shipped_arms(self) -> ArmBuild {
+        let arms = Path::new(env!("CARGO_MANIFEST_DIR")).join("arms");
+        self.args([std::ffi::OsStr::new("--arms"), arms.as_os_str()])
+    }
+
+    /// Build it; fails the test with `arm-build`'s message unless it
+    /// succeeds. What it printed.
+    pub fn run(mut self) -> Output {
+        let o = self
+            .command
+            .env("PATH", &self.path)
+            .output()
+            .expect("run arm-build");
+        assert!(o.status.success(), "arm-build: {}", text(&o.stderr));
+        o
+    }
+
+    /// Build it with `--print-definition`: the definition it printed.
+    pub fn definition(self) -> serde_json::Value {
+        let o = self.args(["--print-definition"]).run();
+        serde_json::from_slice(&o.stdout).expect("the arm's definition")
+    }
 }
 
 /// An executable script `dir/name` holding `body` (its first line the
@@ -181,4 +250,56 @@ pub fn run_guard_alone(arm: &Path, line: &str) -> Output {
         .current_dir(arm.join("work"))
         .output()
         .expect("run guard-sh")
+}
+
+// Compiling the shipped arms in-process: stub executables stand in for
+// the tools (the guard decides by name; the stubs only satisfy the lookup
+// the compiler does at build time).
+
+/// The arm data shipped in the repository.
+pub fn arms_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("arms")
+}
+
+/// Compiles `arm` into `dir/<arm>`, with stub tools made in `dir/stubs`.
+pub fn compile_with_stubs(arm: &str, dir: &Path) -> Policy {
+    let stubs = dir.join("stubs");
+    std::fs::create_dir_all(&stubs).expect("stub dir");
+    for tool in ["tea", "gitea-axi", "curl", "gitea-mcp", "node", "git"] {
+        write_stub(&stubs, tool, "#!/bin/sh\nexit 0\n");
+    }
+    let search = std::env::join_paths([stubs.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
+        .expect("join");
+    let inputs = BuildInputs {
+        host: "http://127.0.0.1:3000".into(),
+        repo: "o/r".into(),
+        token: "test-token".into(),
+        out_dir: dir.join(arm),
+        search_path: Some(search),
+    };
+    armbuild::compile(&arms_dir(), arm, &inputs)
+        .unwrap_or_else(|e| panic!("arm {arm} does not compile: {e}"))
+}
+
+/// A small hand-written policy, as JSON for the test to change before
+/// [`policy_of`]: a tea arm (the tool `tea` at `/usr/local/bin/tea`, the
+/// utility `ls`), bin folder `/arm/bin`, a best-effort sandbox, no
+/// environment rules, nothing redacted.
+pub fn small_policy() -> serde_json::Value {
+    serde_json::json!({
+        "format": guard_sh::policy::POLICY_FORMAT, "arm": "tea", "shell": true, "tool": "tea",
+        "bin_dir": "/arm/bin",
+        "commands": {
+            "tea": {"kind": "tool", "path": "/usr/local/bin/tea"},
+            "ls": {"kind": "utility", "path": "/usr/bin/ls"}
+        },
+        "env": {"pass": [], "deny": []},
+        "sandbox": {"mode": "best-effort"},
+        "audit": {}
+    })
+}
+
+/// The policy `json` says (see [`small_policy`]).
+pub fn policy_of(json: serde_json::Value) -> Policy {
+    serde_json::from_value(json).expect("a test policy")
 }

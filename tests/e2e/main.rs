@@ -9,6 +9,9 @@
 
 #![allow(clippy::panic)] // test code reports failures by panicking
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod agent_sdk;
 mod claude;
 mod codex;

@@ -159,21 +159,9 @@ impl Arm {
         let out = root.path().join("arm");
         let home = root.path().join("home");
         std::fs::create_dir(&home).expect("mkdir home");
-        let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-            .arg("--print-definition")
-            .args([arm, "--host", "http://127.0.0.1:3000", "--repo", "o/r"])
-            .args(["--token-env", "E2E_TOKEN", "--out"])
-            .arg(&out)
-            .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
-            .env("E2E_TOKEN", "e2e-token-0123456789")
-            .output()
-            .expect("run arm-build");
-        assert!(
-            o.status.success(),
-            "arm-build: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let definition: Value = serde_json::from_slice(&o.stdout).expect("arm definition");
+        let definition = crate::common::ArmBuild::new(arm, "http://127.0.0.1:3000", &out)
+            .stubs(&stubs)
+            .definition();
         Arm {
             root,
             out,

@@ -7,7 +7,7 @@
 use guard_sh::guard::{self, ReachedKind};
 use guard_sh::policy::Policy;
 
-use crate::arm_support;
+use crate::common;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -75,7 +75,7 @@ impl Protected {
 }
 
 fn load_policy(arm: &str, protected: &Protected) -> Policy {
-    let mut policy = arm_support::compile_with_stubs(arm, protected.dir.path());
+    let mut policy = common::compile_with_stubs(arm, protected.dir.path());
     policy.sandbox.protected = vec![
         protected.policy.clone(),
         protected.audit.clone(),

@@ -9,7 +9,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use crate::arm_support;
+use crate::common;
 use std::process::{Command, Output, Stdio};
 
 struct Fixture {
@@ -20,7 +20,7 @@ struct Fixture {
 /// Compiles the real `tea` arm (stub tools on the search path) to policy.json.
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().expect("tempdir");
-    let policy = arm_support::compile_with_stubs("tea", dir.path());
+    let policy = common::compile_with_stubs("tea", dir.path());
     let path = dir.path().join("policy.json");
     std::fs::write(&path, policy.to_json().expect("json")).expect("write policy");
     Fixture { dir, policy: path }

@@ -3,8 +3,6 @@
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-#[path = "../arm_support/mod.rs"]
-mod arm_support;
 #[path = "../common/mod.rs"]
 mod common;
 

@@ -12,8 +12,7 @@ use guard_sh::policy::pin::verify_policy_pin;
 use guard_sh::sandbox::landlock::{Confinement, Enforcement, prepare_guard_sh};
 use sandbox_support::*;
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 struct Built {
     _dir: tempfile::TempDir,
@@ -25,27 +24,9 @@ struct Built {
 fn build_raw_api(port: u16) -> Built {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("arm");
-    let status = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-        .args([
-            "raw-api",
-            "--host",
-            &format!("http://127.0.0.1:{port}"),
-            "--repo",
-            "o/r",
-            "--token",
-            "t0k",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .arg("--arms")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("arms"))
-        .output()
-        .expect("run arm-build");
-    assert!(
-        status.status.success(),
-        "arm-build: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    crate::common::ArmBuild::new("raw-api", &format!("http://127.0.0.1:{port}"), &out)
+        .shipped_arms()
+        .run();
     let policy = Policy::load(&out.join("policy.json")).expect("load policy");
     Built {
         _dir: dir,

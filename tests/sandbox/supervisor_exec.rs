@@ -45,15 +45,9 @@ impl Arm {
         make(&stubs.join("tea"));
         std::os::unix::fs::symlink(GIT, stubs.join("git")).unwrap();
         let dir = root.path().join("arm");
-        let o = Command::new(env!("CARGO_BIN_EXE_arm-build"))
-            .args(["tea", "--host", "http://127.0.0.1:3999", "--repo", "o/r"])
-            .args(["--token-env", "SUPERVISOR_TOKEN", "--out"])
-            .arg(&dir)
-            .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
-            .env("SUPERVISOR_TOKEN", "supervisor-token-0123")
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", common::text(&o.stderr));
+        common::ArmBuild::new("tea", "http://127.0.0.1:3999", &dir)
+            .stubs(&stubs)
+            .run();
         // A program the agent could place in its work folder.
         std::fs::copy("/usr/bin/dash", dir.join("work/sh-copy")).unwrap();
         Arm { root, dir }

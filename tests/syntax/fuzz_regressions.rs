@@ -7,11 +7,11 @@
 
 use guard_sh::guard;
 
-use crate::arm_support;
+use crate::common;
 
 fn verdict(line: &str) -> guard::Verdict {
     let dir = tempfile::tempdir().unwrap();
-    let policy = arm_support::compile_with_stubs("tea", dir.path());
+    let policy = common::compile_with_stubs("tea", dir.path());
     guard::check_source(&policy, line.as_bytes())
         .unwrap_or_else(|e| panic!("{line:?} does not parse: {}", e.render(line.as_bytes())))
 }

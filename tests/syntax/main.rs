@@ -4,8 +4,8 @@
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-#[path = "../arm_support/mod.rs"]
-mod arm_support;
+#[path = "../common/mod.rs"]
+mod common;
 #[path = "../syntax_support/mod.rs"]
 mod syntax_support;
 

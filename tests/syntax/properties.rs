@@ -4,27 +4,23 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // test code reports failures by panicking
 
-use guard_sh::policy::{POLICY_FORMAT, Policy};
+use guard_sh::policy::Policy;
 use guard_sh::syntax::{self, to_source, without_spans};
 use proptest::prelude::*;
 
 use crate::syntax_support;
 use syntax_support::shellish;
 
-/// A small policy for the guard side of the properties.
+/// The suites' small policy for the guard side of the properties, with a
+/// denied subcommand, `cat`, and environment rules.
 fn policy() -> Policy {
-    let json = serde_json::json!({
-        "format": POLICY_FORMAT, "arm": "tea", "shell": true, "tool": "tea",
-        "bin_dir": "/nonexistent/bin",
-        "commands": {
-            "tea": {"kind": "tool", "path": "/usr/bin/tea",
-                    "deny": [{"match": "subcommand", "name": "api", "reason": "raw API"}]},
-            "cat": {"kind": "utility", "path": "/usr/bin/cat"},
-        },
-        "env": {"pass": ["HOME"], "deny": [{"pattern": "LD_*", "reason": "loader"}]},
-        "sandbox": {}, "audit": {}
-    });
-    serde_json::from_value(json).unwrap()
+    let mut json = crate::common::small_policy();
+    json["commands"]["tea"]["deny"] =
+        serde_json::json!([{"match": "subcommand", "name": "api", "reason": "raw API"}]);
+    json["commands"]["cat"] = serde_json::json!({"kind": "utility", "path": "/usr/bin/cat"});
+    json["env"] =
+        serde_json::json!({"pass": ["HOME"], "deny": [{"pattern": "LD_*", "reason": "loader"}]});
+    crate::common::policy_of(json)
 }
 
 proptest! {
