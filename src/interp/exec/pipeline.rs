@@ -40,7 +40,9 @@ impl Shell<'_> {
                     }
                     command => sh.run_command(command)?,
                 };
-                sh.pipestatus = vec![s];
+                if sets_pipestatus_alone(&only.command) {
+                    sh.pipestatus = vec![s];
+                }
                 Ok(s)
             }
             _ => sh.run_multi(p),
@@ -466,5 +468,20 @@ impl Shell<'_> {
                 .write_all(2, format!("[{number}] {pid}\n").as_bytes());
         }
         Ok(0)
+    }
+}
+
+/// Whether `command`, a pipeline of its own, sets `PIPESTATUS` to its
+/// status, as bash does for a simple command, a subshell, `[[ ]]` and
+/// `(( ))`; a group, `if`, a loop, `case` or a function's definition
+/// leaves it as the last pipeline they ran left it.
+fn sets_pipestatus_alone(command: &Command) -> bool {
+    match command {
+        Command::Simple(_) => true,
+        Command::FunctionDef(_) => false,
+        Command::Compound(cc) => matches!(
+            cc.kind,
+            CompoundKind::Subshell(_) | CompoundKind::Conditional(_) | CompoundKind::Arithmetic(_)
+        ),
     }
 }
