@@ -333,13 +333,11 @@ impl Shell<'_> {
             self.vars.export(name, true);
         }
         let r = f(self);
+        // What the name held comes back whatever the command did to the
+        // binding (a function that unset it, too).
         for (name, old) in saved.into_iter().rev() {
             match old {
-                Some(var) => {
-                    if let Some(slot) = self.vars.get_var_mut(&name) {
-                        *slot = var;
-                    }
-                }
+                Some(var) => self.vars.restore(&name, var),
                 None => self.vars.unset_internal(&name),
             }
         }
