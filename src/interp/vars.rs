@@ -193,12 +193,25 @@ impl LetterCase {
     }
 }
 
-/// All variables, plus the save stack of `local`.
+/// All variables, plus the save stacks of `local` and of prefix
+/// assignments.
 #[derive(Debug, Clone, Default)]
 pub struct Vars {
     map: HashMap<String, Var>,
     /// One frame per function call: name → the value it shadowed.
     frames: Vec<HashMap<String, Option<Var>>>,
+    /// The bindings prefix assignments made for the builtins and functions
+    /// running (`x=1 f`), innermost last.
+    bindings: Vec<Binding>,
+}
+
+/// What one command's prefix assignments shadow, and how many function
+/// frames there were when they were made (a `local` in a frame made since
+/// is a nearer binding of the name).
+#[derive(Debug, Clone)]
+struct Binding {
+    frames: usize,
+    shadowed: Vec<(String, Option<Var>)>,
 }
 
 /// Is `name` a valid variable name?
@@ -358,6 +371,68 @@ impl Vars {
                         self.map.remove(&name);
                     }
                 }
+            }
+        }
+    }
+
+    /// Start the bindings of one command's prefix assignments.
+    pub fn push_binding(&mut self) {
+        self.bindings.push(Binding {
+            frames: self.frames.len(),
+            shadowed: Vec::new(),
+        });
+    }
+
+    /// Bind `name` to `value` for the command (exported) in the bindings
+    /// [`Vars::push_binding`] started.
+    pub fn bind(&mut self, name: &str, value: Vec<u8>) {
+        let current = self.map.get(name).cloned();
+        if let Some(binding) = self.bindings.last_mut() {
+            if !binding.shadowed.iter().any(|(n, _)| n == name) {
+                binding.shadowed.push((name.to_string(), current));
+            }
+        }
+        self.set(name, value);
+        self.export(name, true);
+    }
+
+    /// End the innermost command's bindings: each name gets back what it
+    /// held, whatever the command did to the binding.
+    pub fn pop_binding(&mut self) {
+        if let Some(binding) = self.bindings.pop() {
+            for (name, old) in binding.shadowed.into_iter().rev() {
+                self.put_back(name, old);
+            }
+        }
+    }
+
+    /// `unset NAME`: the nearest binding of the name goes. When that is a
+    /// prefix assignment's (no function made the name local since), what
+    /// it shadowed shows again, as in bash (`x=1 f`, `f` unsets `x`: the
+    /// caller's `x`).
+    pub fn unset(&mut self, name: &str) {
+        let nearest = self.bindings.iter_mut().rev().find_map(|binding| {
+            let at = binding.shadowed.iter().position(|(n, _)| n == name)?;
+            Some((binding.frames, binding, at))
+        });
+        if let Some((frames, binding, at)) = nearest {
+            let since = self.frames.get(frames..).unwrap_or_default();
+            if !since.iter().any(|f| f.contains_key(name)) {
+                let (name, old) = binding.shadowed.remove(at);
+                self.put_back(name, old);
+                return;
+            }
+        }
+        self.map.remove(name);
+    }
+
+    fn put_back(&mut self, name: String, old: Option<Var>) {
+        match old {
+            Some(var) => {
+                self.map.insert(name, var);
+            }
+            None => {
+                self.map.remove(&name);
             }
         }
     }

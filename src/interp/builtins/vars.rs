@@ -608,7 +608,7 @@ impl Shell<'_> {
                         continue;
                     }
                     if self.vars.is_declared(&name) {
-                        self.vars.unset_internal(&name);
+                        self.vars.unset(&name);
                     } else {
                         self.functions.remove(&name);
                     }

@@ -322,25 +322,17 @@ impl Shell<'_> {
         if assigns.is_empty() {
             return f(self);
         }
-        let mut saved = Vec::new();
+        self.vars.push_binding();
         for (name, value) in assigns {
             if self.vars.is_readonly(name) {
                 self.error(&format!("{name}: readonly variable"));
+                self.vars.pop_binding();
                 return Ok(1);
             }
-            saved.push((name.clone(), self.vars.get_var(name).cloned()));
-            self.vars.set(name, value.clone());
-            self.vars.export(name, true);
+            self.vars.bind(name, value.clone());
         }
         let r = f(self);
-        // What the name held comes back whatever the command did to the
-        // binding (a function that unset it, too).
-        for (name, old) in saved.into_iter().rev() {
-            match old {
-                Some(var) => self.vars.restore(&name, var),
-                None => self.vars.unset_internal(&name),
-            }
-        }
+        self.vars.pop_binding();
         r
     }
 
