@@ -939,13 +939,13 @@ fn ulimit_line(limit: &Ulimit, labelled: bool, value: &str) -> String {
 
 /// bash 5.2's `ulimit -a` rows, in its order.
 const ULIMITS: &[Ulimit] = {
-    use crate::system::Limit as R;
+    use crate::system::Limit;
     const fn u(
         letter: u8,
         name: &'static str,
         unit_name: &'static str,
         unit: u64,
-        resource: R,
+        resource: Limit,
     ) -> Ulimit {
         Ulimit {
             letter,
@@ -961,16 +961,28 @@ const ULIMITS: &[Ulimit] = {
             "real-time non-blocking time",
             "microseconds",
             1,
-            R::RealTime,
+            Limit::RealTime,
         ),
-        u(b'c', "core file size", "blocks", 512, R::CoreFile),
-        u(b'd', "data seg size", "kbytes", 1024, R::Data),
-        u(b'e', "scheduling priority", "", 1, R::Nice),
-        u(b'f', "file size", "blocks", 512, R::FileSize),
-        u(b'i', "pending signals", "", 1, R::PendingSignals),
-        u(b'l', "max locked memory", "kbytes", 1024, R::LockedMemory),
-        u(b'm', "max memory size", "kbytes", 1024, R::ResidentMemory),
-        u(b'n', "open files", "", 1, R::OpenFiles),
+        u(b'c', "core file size", "blocks", 512, Limit::CoreFile),
+        u(b'd', "data seg size", "kbytes", 1024, Limit::Data),
+        u(b'e', "scheduling priority", "", 1, Limit::Nice),
+        u(b'f', "file size", "blocks", 512, Limit::FileSize),
+        u(b'i', "pending signals", "", 1, Limit::PendingSignals),
+        u(
+            b'l',
+            "max locked memory",
+            "kbytes",
+            1024,
+            Limit::LockedMemory,
+        ),
+        u(
+            b'm',
+            "max memory size",
+            "kbytes",
+            1024,
+            Limit::ResidentMemory,
+        ),
+        u(b'n', "open files", "", 1, Limit::OpenFiles),
         Ulimit {
             letter: b'p',
             name: "pipe size",
@@ -978,12 +990,18 @@ const ULIMITS: &[Ulimit] = {
             unit: 1,
             resource: None,
         },
-        u(b'q', "POSIX message queues", "bytes", 1, R::MessageQueues),
-        u(b'r', "real-time priority", "", 1, R::RealTimePriority),
-        u(b's', "stack size", "kbytes", 1024, R::Stack),
-        u(b't', "cpu time", "seconds", 1, R::CpuTime),
-        u(b'u', "max user processes", "", 1, R::Processes),
-        u(b'v', "virtual memory", "kbytes", 1024, R::AddressSpace),
-        u(b'x', "file locks", "", 1, R::FileLocks),
+        u(
+            b'q',
+            "POSIX message queues",
+            "bytes",
+            1,
+            Limit::MessageQueues,
+        ),
+        u(b'r', "real-time priority", "", 1, Limit::RealTimePriority),
+        u(b's', "stack size", "kbytes", 1024, Limit::Stack),
+        u(b't', "cpu time", "seconds", 1, Limit::CpuTime),
+        u(b'u', "max user processes", "", 1, Limit::Processes),
+        u(b'v', "virtual memory", "kbytes", 1024, Limit::AddressSpace),
+        u(b'x', "file locks", "", 1, Limit::FileLocks),
     ]
 };
