@@ -127,10 +127,18 @@ pub fn receive_with_descriptors(
     Ok(message.bytes)
 }
 
+/// What [`receive_one_descriptor`] got.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Received {
+    /// The peer closed its end.
+    Closed,
+    /// A message, and the descriptor that came with it, if one did.
+    Message(Option<Fd>),
+}
+
 /// Receive one message into the unwritten capacity of `buf` (its length
-/// set to what came) with at most one descriptor: `Ok(None)` when the
-/// peer closed its end.
-pub fn receive_one_descriptor(socket: Fd, buf: &mut Vec<u8>) -> io::Result<Option<Option<Fd>>> {
+/// set to what came) with at most one descriptor.
+pub fn receive_one_descriptor(socket: Fd, buf: &mut Vec<u8>) -> io::Result<Received> {
     buf.clear();
     let mut control = [0u64; 4];
     let mut iov = libc::iovec {
@@ -169,12 +177,12 @@ pub fn receive_one_descriptor(socket: Fd, buf: &mut Vec<u8>) -> io::Result<Optio
         return Err(io::Error::last_os_error());
     }
     if n == 0 {
-        return Ok(None);
+        return Ok(Received::Closed);
     }
     // SAFETY: recvmsg wrote `n` bytes (at most the capacity) at the start
     // of `buf`.
     unsafe { buf.set_len(n as usize) };
-    Ok(Some((fd >= 0).then_some(fd)))
+    Ok(Received::Message((fd >= 0).then_some(fd)))
 }
 
 /// Put descriptor `fd` into `msg`'s control buffer as its one
@@ -222,7 +230,7 @@ pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::expect_used)] // test code reports failures by panicking
+    #![allow(clippy::expect_used, clippy::panic)] // test code reports failures by panicking
     use super::*;
 
     fn null() -> OwnedFd {
@@ -269,17 +277,18 @@ mod tests {
         let file = null();
         send_with_descriptors(&a, b"plan", &[file.as_raw_fd()]).expect("send");
         let mut buf = Vec::with_capacity(64);
-        let fd = receive_one_descriptor(b.as_raw_fd(), &mut buf)
-            .expect("receive")
-            .expect("a message")
-            .expect("a descriptor");
+        let Received::Message(Some(fd)) =
+            receive_one_descriptor(b.as_raw_fd(), &mut buf).expect("receive")
+        else {
+            panic!("no message with a descriptor");
+        };
         // SAFETY: received just now; owned here alone.
         drop(unsafe { OwnedFd::from_raw_fd(fd) });
         assert_eq!(buf, b"plan");
         drop(a);
-        assert!(matches!(
-            receive_one_descriptor(b.as_raw_fd(), &mut buf),
-            Ok(None)
-        ));
+        assert_eq!(
+            receive_one_descriptor(b.as_raw_fd(), &mut buf).expect("receive"),
+            Received::Closed
+        );
     }
 }

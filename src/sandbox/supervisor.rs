@@ -40,7 +40,7 @@
 use super::bpf::{AssembleError, Place, Step, Target, assemble};
 use super::landlock::CommandFiles;
 use crate::audit::{AuditSink, Event, FileSink};
-use crate::os::socket::{self, seqpacket_pair};
+use crate::os::socket::{self, Received, seqpacket_pair};
 use crate::os::{Fd, Pid};
 use crate::policy::CommandRule;
 use std::collections::BTreeSet;
@@ -675,12 +675,12 @@ impl Watch {
         };
         let received = socket::receive_one_descriptor(inbox, &mut buf);
         let fd = match received {
-            Ok(Some(Some(fd))) => fd,
-            Ok(Some(None)) => {
+            Ok(Received::Message(Some(fd))) => fd,
+            Ok(Received::Message(None)) => {
                 give_back(buf);
                 return Err(io::Error::other("a message without a listener"));
             }
-            Ok(None) => {
+            Ok(Received::Closed) => {
                 give_back(buf);
                 return Ok(None);
             }
