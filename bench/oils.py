@@ -10,8 +10,8 @@ wrong. The spec helpers (argv.py and its kind) are one native program both
 shells run (bench/oils_helpers.c), added to the arm as utilities with the
 utilities the cases use (`od`, `touch`, `rm`, …; the shipped arms leave
 them out): the figure is the shell's, not the arm's. What stays
-refused is the policy's: `HOME=`/`PATH=` assignments, `sed`, `env`,
-path-qualified names.
+refused is the policy's: `PATH=` assignments, `sed`, `env`, path-qualified
+names.
 
     python3 bench/oils.py --oils OILS_CHECKOUT [--files a.test.sh ...]
                           [--show-failures] [--cases REGEX]
@@ -54,8 +54,9 @@ HELPERS = ["argv.py", "printenv.py", "stdout_stderr.py", "read_from_fd.py"]
 # `sed` can, with its `e` command, and stays refused whatever the arm says).
 FILE_UTILITIES = ["od", "touch", "chmod", "rm", "ln", "mkfifo", "hostname", "whoami", "which"]
 TIMEOUT = 10
-# What the Oils runner gives every case besides the code (`$SH` names bash:
-# a case that runs it is refused, as a nested shell is in every arm).
+# What the Oils runner gives every case besides the code. `$SH` names the
+# shell under test: `bash` for both (found on PATH by bash; in guard-sh a
+# new shell of its own interpreter).
 RUNNER_VARS = ["TMP", "REPO_ROOT", "SH"]
 
 
@@ -164,7 +165,7 @@ def main():
                     cwd = os.path.join(base, "case", f"{name}-{i}-{shell}")
                     os.makedirs(cwd)
                     checkout = arm_checkout if shell == "guard-sh" else args.oils
-                    common = {"TMP": cwd, "SH": bash, "REPO_ROOT": checkout,
+                    common = {"TMP": cwd, "SH": "bash", "REPO_ROOT": checkout,
                               "LC_ALL": "C.UTF-8"}
                     if shell == "bash":
                         env = dict(common, PATH=f"{stubs}:/usr/bin:/bin", HOME=cwd)

@@ -86,6 +86,8 @@ builtins! {
     Mapfile = "mapfile",
     Readarray = "readarray",
     Ulimit = "ulimit",
+    Bash = "bash",
+    Sh = "sh",
     Jobs = "jobs",
     Fg = "fg",
     Bg = "bg",

@@ -419,6 +419,18 @@ impl<'p> Walker<'p> {
                 Some(b"--") => self.fixed_text(name, &args[1..], span),
                 _ => self.fixed_text(name, args, span),
             },
+            Builtin::Bash | Builtin::Sh => match new_shell_text(args) {
+                NewShellText::Fixed(at) => self.fixed_text(name, &args[at..=at], span),
+                NewShellText::AtRunTime => self.push(
+                    name.into(),
+                    ReachedKind::Builtin,
+                    Rule::RunTimeText,
+                    span,
+                    Ok(format!(
+                        "a new shell in guard-sh's interpreter: its script, standard input or text is parsed and checked when {name} reads it, before anything in it runs"
+                    )),
+                ),
+            },
             Builtin::Source | Builtin::Dot => self.push(
                 name.into(),
                 ReachedKind::Builtin,
@@ -863,5 +875,49 @@ fn collect_compound(compound: &CompoundCommand, names: &mut HashSet<Vec<u8>>) {
                 collect_definitions(&arm.body, names);
             }
         }
+    }
+}
+
+/// Where a new shell's (`bash`/`sh`) commands come from, as far as the
+/// line says before it runs.
+enum NewShellText {
+    /// `-c` and its text, at this index of the arguments, all written out.
+    Fixed(usize),
+    /// A script, standard input, or words known only at run time.
+    AtRunTime,
+}
+
+/// Read `bash`/`sh`'s options as its run does (bundled letters; `-o` and
+/// `-O` take the next word; `--` or the first operand ends them) to find
+/// `-c`'s text.
+fn new_shell_text(args: &[Word]) -> NewShellText {
+    let mut command = false;
+    let mut at = 0;
+    while let Some(word) = args.get(at) {
+        let Some(arg) = static_value(word) else {
+            return NewShellText::AtRunTime;
+        };
+        let letters = match arg.split_first() {
+            Some((b'-' | b'+', rest)) if !rest.is_empty() => rest,
+            _ => break,
+        };
+        at += 1;
+        if arg == b"--" || arg == b"-" {
+            break;
+        }
+        if letters.starts_with(b"-") {
+            continue;
+        }
+        for &letter in letters {
+            match letter {
+                b'c' if arg[0] == b'-' => command = true,
+                b'o' | b'O' => at += 1,
+                _ => {}
+            }
+        }
+    }
+    match args.get(at) {
+        Some(word) if command && static_value(word).is_some() => NewShellText::Fixed(at),
+        _ => NewShellText::AtRunTime,
     }
 }

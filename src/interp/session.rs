@@ -49,6 +49,26 @@ impl Shell<'_> {
         }))
     }
 
+    /// [`Shell::open_script`] for a script a line names (`bash FILE`):
+    /// judged as a redirection's file is, before the open and by the file
+    /// the open reached; `Ok(Err)` when it is refused.
+    pub(in crate::interp) fn open_script_checked(
+        &mut self,
+        path: &std::path::Path,
+    ) -> std::io::Result<Result<Input, super::Deny>> {
+        if let Err(deny) = self.check_open_target(path, OpenMode::Read) {
+            return Ok(Err(deny));
+        }
+        let input = self.open_script(path)?;
+        if let Input::File(script) = &input {
+            if let Err(deny) = self.check_opened(script.fd, true) {
+                let _ = self.sys.close(script.fd);
+                return Ok(Err(deny));
+            }
+        }
+        Ok(Ok(input))
+    }
+
     /// The script's next line, newline included (`None` at its end); a
     /// read error ends it too, reported.
     fn script_line(&mut self, script: &mut Script) -> Option<Vec<u8>> {

@@ -375,6 +375,24 @@ impl Vars {
         }
     }
 
+    /// What a new shell started from this one has: the exported variables
+    /// that hold a string, as plain exported strings; no local, no
+    /// binding.
+    pub fn keep_exported_only(&mut self) {
+        self.map
+            .retain(|_, var| var.exported && !var.invisible && !var.value.is_array());
+        for var in self.map.values_mut() {
+            *var = Var {
+                value: std::mem::replace(&mut var.value, Value::Scalar(Vec::new())),
+                exported: true,
+                inherited: var.inherited,
+                ..Var::default()
+            };
+        }
+        self.frames.clear();
+        self.bindings.clear();
+    }
+
     /// Start the bindings of one command's prefix assignments.
     pub fn push_binding(&mut self) {
         self.bindings.push(Binding {

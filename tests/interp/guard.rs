@@ -681,3 +681,56 @@ fn a_refused_command_gets_no_file_opened_for_it() {
     assert_eq!(status, 0, "{err}");
     assert!(target.exists());
 }
+
+/// `bash`/`sh` on a line start a new shell inside guard-sh's interpreter
+/// (a forked copy, never another program): its `-c` text, script or
+/// standard input is checked like any line, the text written out before
+/// the line runs, the rest when the new shell reads it; it inherits no
+/// function, so a function named like a refused program is no way round.
+#[test]
+fn a_new_shell_is_guarded_like_any_other_text() {
+    let s = setup();
+    let script = s.work.path().join("s.sh");
+    std::fs::write(&script, "tool from-script\nevil\n").expect("script");
+    // Written out: refused before anything of the line runs.
+    for line in [
+        "tool first; bash -c evil",
+        "tool first; sh -c 'evil'",
+        "tool first; bash -ec evil",
+        "tool first; bash -o pipefail -c 'tool x | evil'",
+        "tool first; bash -c 'bash -c evil'",
+        "tool first; command bash -c evil",
+        "tool first; exec bash -c evil",
+    ] {
+        let (status, _, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(err.contains("denied: \"evil\""), "{line}: {err}");
+        assert_eq!(ran(&s), "", "{line}");
+    }
+    // Known when the new shell reads it: refused then, before it runs.
+    for line in [
+        "x=evil; tool first; bash -c \"$x\"",
+        "tool first; echo evil | bash",
+        "tool first; bash -s <<< evil",
+        "tool first; bash -- s.sh",
+        "evil() { tool from-function; }; tool first; bash -c evil",
+    ] {
+        std::fs::remove_file(&s.log).ok();
+        let (status, _, err) = run(&s, line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(err.contains("denied: \"evil\""), "{line}: {err}");
+        let log = ran(&s);
+        assert!(log.starts_with("tool|first\n"), "{line}: {log}");
+        assert!(
+            !log.contains("evil") && !log.contains("from-function"),
+            "{line}: {log}"
+        );
+    }
+    std::fs::remove_file(&s.log).ok();
+    let (status, out, err) = run(
+        &s,
+        "bash -c 'tool nested \"$0\" $1; exit 3' zero one; echo $?",
+    );
+    assert_eq!((status, out.as_str()), (0, "3\n"), "{err}");
+    assert_eq!(ran(&s), "tool|nested|zero|one\n");
+}

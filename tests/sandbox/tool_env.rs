@@ -257,3 +257,49 @@ fn a_home_the_line_sets_moves_the_shell_but_reaches_no_command() {
         .unwrap();
     assert_eq!(common::text(&out.stdout), format!("/elsewhere/x\n{work}\n"));
 }
+
+/// `bash`/`sh` on a line is a new shell of guard-sh's own interpreter: no
+/// shell program is ever executed (every `execve` of the run, `strace -f`),
+/// the commands it runs are the arm's tool, with the arm's environment,
+/// and a refused one inside it is not executed. Landlock on and off.
+#[test]
+fn a_new_shell_executes_no_shell_program() {
+    let root = tempfile::tempdir().unwrap();
+    let arm = build("tea", root.path());
+    std::fs::write(arm.join("work/s.sh"), "tea from-script\n").unwrap();
+    for landlock in [true, false] {
+        let t = traced(
+            &arm,
+            "bash -c 'tea from-c'; echo 'tea from-stdin' | sh; bash s.sh; HOME=/x bash -c 'tea moved'",
+            landlock,
+        );
+        let shells: Vec<&str> = t
+            .execs
+            .lines()
+            .filter(|l| {
+                ["sh", "bash", "dash"]
+                    .iter()
+                    .any(|s| l.contains(&format!("/{s}\", [")))
+            })
+            .collect();
+        assert!(shells.is_empty(), "landlock {landlock}: {shells:?}");
+        let teas: Vec<&str> = t
+            .execs
+            .lines()
+            .filter(|l| l.contains(&format!("execve(\"{}\"", arm.join("bin/tea").display())))
+            .collect();
+        for (arg, line) in ["from-c", "from-stdin", "from-script"].iter().zip(&teas) {
+            assert!(
+                line.contains(&format!("\"{arg}\"")),
+                "landlock {landlock}: {teas:?}"
+            );
+            assert!(
+                line.contains(&format!("\"HOME={}\"", arm.join("home").display())),
+                "landlock {landlock}: the arm's HOME: {line}"
+            );
+        }
+        assert_eq!(teas.len(), 3, "landlock {landlock}: {teas:?}\n{}", t.stderr);
+        // The moved HOME would reach tea in bash: refused at its spawn.
+        assert_eq!(t.status, Some(126), "landlock {landlock}: {}", t.stderr);
+    }
+}

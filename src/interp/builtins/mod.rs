@@ -5,6 +5,7 @@
 
 mod dirs;
 mod format;
+mod nested;
 mod options;
 mod positional;
 mod read;
@@ -102,6 +103,7 @@ impl Shell<'_> {
             Builtin::Popd => self.popd(args),
             Builtin::Dirs => self.dirs_builtin(args),
             Builtin::Ulimit => self.ulimit_builtin(args),
+            Builtin::Bash | Builtin::Sh => self.nested_shell(name, args),
         }
     }
 

@@ -40,11 +40,18 @@ impl Shell<'_> {
     /// Record, parse, statically check and run one top-level line (or a
     /// whole `-c` string or script).
     pub fn run_text(&mut self, text: &[u8], origin: &str) -> Outcome {
-        let limit = self.policy.bounds.line_seconds;
-        self.sys
-            .bound_line(Some(std::time::Duration::from_secs(limit)));
+        // A copy of the shell (a new shell a line started: `bash -c`) runs
+        // within the bound of the line that forked it, never a new one.
+        let bounds_lines = !self.in_child();
+        if bounds_lines {
+            let limit = self.policy.bounds.line_seconds;
+            self.sys
+                .bound_line(Some(std::time::Duration::from_secs(limit)));
+        }
         let ran = self.run_guarded(text, origin);
-        self.sys.bound_line(None);
+        if bounds_lines {
+            self.sys.bound_line(None);
+        }
         let status = match ran {
             Ok(s) => s,
             Err(Flow::Exit(s)) => {
