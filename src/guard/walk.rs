@@ -906,6 +906,9 @@ fn new_shell_text(args: &[Word]) -> NewShellText {
             break;
         }
         if letters.starts_with(b"-") {
+            if arg == b"--rcfile" || arg == b"--init-file" {
+                at += 1;
+            }
             continue;
         }
         for &letter in letters {

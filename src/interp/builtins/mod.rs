@@ -115,8 +115,9 @@ impl Shell<'_> {
     /// `return [N]`, from a function or a sourced script.
     fn return_builtin(&mut self, args: &[Vec<u8>]) -> Status {
         if self.depth.functions == 0 && self.depth.sources == 0 {
+            // A usage error, as bash counts it (its status 2).
             self.error("return: can only `return' from a function or sourced script");
-            return Ok(1);
+            return Ok(2);
         }
         Err(Flow::Return(self.status_operand("return", args)))
     }
@@ -179,6 +180,11 @@ impl Shell<'_> {
         // `--` ends eval's options, as in bash.
         let args = match args.first() {
             Some(first) if first == b"--" => &args[1..],
+            Some(first) if first.len() > 1 && first[0] == b'-' => {
+                self.error(&format!("eval: {}: invalid option", lossy(first)));
+                let _ = self.sys.write_all(2, b"eval: usage: eval [arg ...]\n");
+                return Ok(2);
+            }
             _ => args,
         };
         let text = args.join(&b' ');

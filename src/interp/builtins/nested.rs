@@ -58,6 +58,8 @@ fn invocation(name: &str, args: &[Vec<u8>]) -> Result<Invocation, String> {
             match long {
                 b"version" => version = true,
                 b"norc" | b"noprofile" | b"login" | b"posix" | b"noediting" => {}
+                // No start-up file is read: the one named is not either.
+                b"rcfile" | b"init-file" => at += 1,
                 _ => return Err(format!("{}: invalid option", lossy(arg))),
             }
             continue;
