@@ -488,7 +488,10 @@ impl Shell<'_> {
                 status = 1;
                 continue;
             };
-            let mine = pid == self.shell_pid || pid == own || self.jobs.running.contains(&pid);
+            let mine = pid == self.shell_pid
+                || pid == own
+                || self.jobs.running.contains(&pid)
+                || self.jobs.outer_shells.contains(&pid);
             if !mine {
                 self.error(&format!(
                     "kill: ({pid}) - not a job of this shell: only this shell and its own jobs can be signalled"

@@ -99,6 +99,9 @@ pub(super) struct Jobs {
     pub(super) table: JobTable,
     /// The shell's own process group (job control).
     pub(super) shell_pgid: Pid,
+    /// The shells that started this one with `bash`/`sh`, outermost
+    /// first: a line may signal them as it may its own shell.
+    pub(super) outer_shells: Vec<Pid>,
 }
 
 impl Jobs {
@@ -110,6 +113,7 @@ impl Jobs {
             done: BTreeMap::new(),
             table: JobTable::default(),
             shell_pgid,
+            outer_shells: Vec::new(),
         }
     }
 }

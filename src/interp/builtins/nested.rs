@@ -207,6 +207,9 @@ impl Shell<'_> {
         self.arg0 = invocation.arg0.clone();
         self.positional = invocation.positional.clone();
         self.command_mode = matches!(invocation.source, Source::Text(_));
+        self.jobs.outer_shells.push(self.shell_pid);
+        self.jobs.table = Default::default();
+        self.jobs.last_bg = None;
         self.shell_pid = self.sys.getpid();
         self.status = 0;
         self.pipestatus.clear();

@@ -19,3 +19,7 @@ EOF
 (cd / && bash -c pwd)
 bash -c 'x=inner; y=changed'; echo "after: $x $y"
 bash -c 'echo "$(echo nested substitution)"; (echo subshell)'
+# The shell that started it is its caller's to signal, as in bash.
+trap 'echo "USR1 trapped: $?"' USR1
+sh -c "kill -USR1 $$"; echo "after kill: $?"
+trap - USR1
