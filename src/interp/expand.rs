@@ -399,7 +399,10 @@ impl Shell<'_> {
             "UID" => return Some(self.sys.real_user_id().to_string().into_bytes()),
             "EUID" => return Some(self.sys.effective_ids().0.to_string().into_bytes()),
             "BASHPID" => return Some(self.sys.getpid().to_string().into_bytes()),
-            "BASH_SUBSHELL" => return Some(self.depth.copies.to_string().into_bytes()),
+            "BASH_SUBSHELL" => {
+                let level = self.depth.copies - self.depth.copies_before_shell;
+                return Some(level.to_string().into_bytes());
+            }
             _ => {}
         }
         self.vars.get(name).map(<[u8]>::to_vec)

@@ -211,6 +211,11 @@ impl<'a> Shell<'a> {
         self.opts.login_shell = startup.login_shell;
         self.arg0 = startup.arg0;
         self.positional = startup.positional;
+        // `$_` starts as the shell's name, as bash's starts as its path
+        // (set before the first command: `set -u` finds it set).
+        if !self.vars.is_set("_") {
+            self.vars.set_internal("_", self.arg0.clone());
+        }
         self.audit_reopen = Some(startup.audit_reopen);
         match self.abort_pipe {
             Some(_) => Ok(()),

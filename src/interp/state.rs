@@ -25,9 +25,11 @@ pub(super) struct Depths {
     pub(super) subscripts: u32,
     /// Conditions (`if`, `while`, `&&`, `!`) where `set -e` is off.
     pub(super) errexit_off: u32,
-    /// Copies of the shell this process is below the shell itself
-    /// (`$BASH_SUBSHELL`).
+    /// Copies of the shell this process is below the shell itself.
     pub(super) copies: u32,
+    /// How many of those copies came before the new shell (`bash -c`)
+    /// this one is: `$BASH_SUBSHELL` counts from there.
+    pub(super) copies_before_shell: u32,
 }
 
 /// Where the command being run is, for `$LINENO` and the prompt.

@@ -148,6 +148,7 @@ impl Shell<'_> {
     /// child would be, then run its commands.
     fn run_new_shell(&mut self, name: &str, invocation: Invocation) -> i32 {
         self.start_afresh(&invocation);
+        self.vars.set_internal("_", name.as_bytes().to_vec());
         if !invocation.set.is_empty() {
             match self.set_builtin(&invocation.set) {
                 Ok(0) => {}
@@ -219,6 +220,7 @@ impl Shell<'_> {
         self.depth.texts = 0;
         self.depth.sources = 0;
         self.depth.functions = 0;
+        self.depth.copies_before_shell = self.depth.copies;
         let level = self
             .vars
             .get("SHLVL")

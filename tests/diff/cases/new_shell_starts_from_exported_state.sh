@@ -23,3 +23,7 @@ bash -c 'echo "$(echo nested substitution)"; (echo subshell)'
 trap 'echo "USR1 trapped: $?"' USR1
 sh -c "kill -USR1 $$"; echo "after kill: $?"
 trap - USR1
+# Its $BASH_SUBSHELL counts from itself; $_ is set before its first command.
+bash -c 'echo "subshell level: $BASH_SUBSHELL"; (echo "inside: $BASH_SUBSHELL")'
+(bash -c 'echo "from a subshell: $BASH_SUBSHELL"')
+bash -u -c 'echo "${_:+set}"'
