@@ -479,3 +479,20 @@ fn tab_completes_ctrl_r_searches_and_ctrl_l_clears() {
     s.send(b"\x04");
     s.expect("exit");
 }
+
+/// `bash` alone at the terminal would be an interactive shell in bash;
+/// guard-sh's new shells are not interactive, so it says so and the
+/// session goes on, while `bash -c` runs.
+#[test]
+fn bash_alone_at_the_terminal_is_refused_with_a_message() {
+    let mut s = Session::start("$ ");
+    s.expect("$ ");
+    s.send(b"bash; echo status=$?\r");
+    s.expect("an interactive new shell is not supported");
+    s.expect("status=2");
+    s.send(b"bash -c 'echo nested-ran'\r");
+    s.expect("nested-ran");
+    s.expect("$ ");
+    s.send(b"\x04");
+    s.expect("exit");
+}

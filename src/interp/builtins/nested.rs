@@ -137,6 +137,13 @@ impl Shell<'_> {
             );
             return Ok(self.write_out(text.as_bytes(), name));
         }
+        if matches!(invocation.source, Source::Stdin) && self.sys.isatty(0) && self.sys.isatty(2) {
+            // bash would start an interactive shell on the terminal.
+            self.error(&format!(
+                "{name}: an interactive new shell is not supported by guard-sh (give it -c TEXT or a script)"
+            ));
+            return Ok(2);
+        }
         let t0 = Instant::now();
         let pid = self.fork_run(ProcessGroup::Inherit, |sh| {
             Ok(sh.run_new_shell(name, invocation))
