@@ -322,6 +322,9 @@ impl Shell<'_> {
     /// `declare -f` / `declare -F`: the functions named (all without
     /// names) as source, or their names; 1 if one is not defined.
     fn declare_functions(&mut self, builtin: &str, names: &[&Vec<u8>], only_names: bool) -> i32 {
+        // `declare -F` lists `declare -f NAME` lines; `declare -F NAME`
+        // says the name alone, as bash does.
+        let listing = names.is_empty();
         let wanted: Vec<String> = if names.is_empty() {
             self.functions.keys().cloned().collect()
         } else {
@@ -333,8 +336,10 @@ impl Shell<'_> {
                 status = 1;
                 continue;
             };
-            let text = if only_names {
+            let text = if only_names && listing {
                 format!("declare -f {name}\n")
+            } else if only_names {
+                format!("{name}\n")
             } else {
                 let mut t = lossy(&crate::syntax::to_source(&function_as_list(&def)));
                 if !t.ends_with('\n') {

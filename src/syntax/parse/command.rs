@@ -29,8 +29,13 @@ pub(super) fn reserved_at(i: &[u8]) -> Option<&'static str> {
 }
 
 /// Names a function may have: ASCII identifiers, also with `-` inside.
+/// A function's name as bash takes it in most scripts: a name, with `-`,
+/// `.` and `:` after its first byte (`log-info`, `ns::run`, `argv.py`).
+/// Never a `/`: a command word holding one is a path, refused as such.
 fn is_function_name(b: &[u8]) -> bool {
-    b.first().is_some_and(|&c| is_name_start(c)) && b.iter().all(|&c| is_name_byte(c) || c == b'-')
+    b.first().is_some_and(|&c| is_name_start(c))
+        && b.iter()
+            .all(|&c| is_name_byte(c) || matches!(c, b'-' | b'.' | b':'))
 }
 
 impl<'a> Parser<'a> {
@@ -95,6 +100,13 @@ impl<'a> Parser<'a> {
                     if let Some(fname) = plain_function_name(&words[0]) {
                         let (r, f) = self.function_rest(start, fname, rest)?;
                         return Ok((r, Some(Command::FunctionDef(f))));
+                    }
+                    if matches!(words[0].parts.as_slice(), [WordPart::Literal(b)] if b.contains(&b'/'))
+                    {
+                        return Err(SyntaxError::Unsupported {
+                            feature: "a function name holding `/` (a command word with `/` is a path)",
+                            at: words[0].span,
+                        });
                     }
                 }
                 return Err(self.unexpected(rest));
