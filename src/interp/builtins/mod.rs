@@ -286,6 +286,12 @@ impl Shell<'_> {
             refs.pop();
         }
         let name = if bracket { "[" } else { "test" };
+        // `-o OPTION` alone asks whether a `set -o` option is on; an
+        // unknown name is off, as in bash (with more arguments `-o` is
+        // the binary or, `! -o x` among them).
+        if let [b"-o", option] = refs.as_slice() {
+            return Ok(i32::from(!self.option_value(&lossy(option))));
+        }
         // `-v NAME` may name an element (`a[i]`), whose subscript is
         // evaluated here, before the expression.
         let mut set = std::collections::HashMap::new();
