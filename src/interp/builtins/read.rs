@@ -10,15 +10,39 @@ use crate::os::Fd;
 fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize) -> Vec<Vec<u8>> {
     let is_ifs = |i: usize| !quoted[i] && ifs.contains(&line[i]);
     let is_ws = |i: usize| is_ifs(i) && matches!(line[i], b' ' | b'\t' | b'\n');
+    let len = line.len();
+    // Past one delimiter at `i`: whitespace, optionally one non-whitespace
+    // IFS byte and the whitespace after it.
+    let past_delimiter = |mut i: usize| {
+        while i < len && is_ws(i) {
+            i += 1;
+        }
+        if i < len && is_ifs(i) && !is_ws(i) {
+            i += 1;
+            while i < len && is_ws(i) {
+                i += 1;
+            }
+        }
+        i
+    };
     let mut fields = Vec::new();
     let mut i = 0;
-    let len = line.len();
     while i < len && is_ws(i) {
         i += 1;
     }
     while i < len {
         if fields.len() + 1 == n {
-            // The rest of the line, minus trailing IFS whitespace.
+            // When the rest is one field and its delimiter, the field
+            // alone (`IFS=: read a b <<< 1:2:` gives b=2, as bash);
+            // else the rest of the line, minus trailing IFS whitespace.
+            let mut word_end = i;
+            while word_end < len && !is_ifs(word_end) {
+                word_end += 1;
+            }
+            if past_delimiter(word_end) == len {
+                fields.push(line[i..word_end].to_vec());
+                return fields;
+            }
             let mut end = len;
             while end > i && is_ws(end - 1) {
                 end -= 1;
@@ -31,16 +55,7 @@ fn split_read(line: &[u8], quoted: &[bool], ifs: &[u8], n: usize) -> Vec<Vec<u8>
             i += 1;
         }
         fields.push(line[start..i].to_vec());
-        // One delimiter: whitespace, optionally one non-whitespace IFS char.
-        while i < len && is_ws(i) {
-            i += 1;
-        }
-        if i < len && is_ifs(i) && !is_ws(i) {
-            i += 1;
-            while i < len && is_ws(i) {
-                i += 1;
-            }
-        }
+        i = past_delimiter(i);
     }
     fields
 }
