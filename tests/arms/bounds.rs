@@ -475,7 +475,8 @@ fn running(argv: &[&str]) -> Vec<i32> {
 /// A line past its wall-time bound is ended by guard-sh itself, with no
 /// launcher and no cgroup: a program it waits for, a program in a command
 /// substitution, a loop of the shell's own; the line fails with 124 and
-/// says so, the log records the bound and the verifier names it. A job
+/// says so, the log records the bound and the verifier names it (a new
+/// shell the line starts, `… | bash`, included). A job
 /// the line puts in the background outlives it, as in bash. Judged by the
 /// time taken and by `/proc`: the waited-for `sleep` is gone at once.
 #[test]
@@ -487,6 +488,12 @@ fn a_line_past_its_wall_time_bound_is_ended_by_the_shell_alone() {
         ("x=$(sleep 31.5); echo after", ["sleep", "31.5"]),
         ("sleep 31.75 | cat; echo after", ["sleep", "31.75"]),
         ("while :; do :; done; echo after", ["sleep", "none"]),
+        // A new shell reading many short commands runs within the bound
+        // of the line that started it, not a fresh one per command.
+        (
+            "printf 'sleep 0.6\\n%.0s' 1 2 3 4 5 6 | bash; echo after",
+            ["sleep", "0.6"],
+        ),
     ];
     for (line, argv) in lines {
         let started = Instant::now();
@@ -513,7 +520,7 @@ fn a_line_past_its_wall_time_bound_is_ended_by_the_shell_alone() {
         .into_iter()
         .filter(|r| r["type"] == "bound")
         .collect();
-    assert_eq!(bounds.len(), 4, "{bounds:?}");
+    assert_eq!(bounds.len(), lines.len(), "{bounds:?}");
     assert_eq!(bounds[0]["bound"], "line-seconds");
     assert_eq!(bounds[0]["limit"], 1);
     let report = Command::new(env!("CARGO_BIN_EXE_guard-sh-audit"))
