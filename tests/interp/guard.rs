@@ -726,6 +726,17 @@ fn a_new_shell_is_guarded_like_any_other_text() {
             "{line}: {log}"
         );
     }
+    // A script the shell may not read for a line (the guard's bin folder,
+    // another process's environment) is refused as `source` would be.
+    for script in [
+        s.arm.bin.join("cat").display().to_string(),
+        "/proc/self/environ".into(),
+    ] {
+        let line = format!("bash '{script}'; tool after");
+        let (status, _, err) = run(&s, &line);
+        assert_eq!(status, 126, "{line}: {err}");
+        assert!(err.contains("denied"), "{line}: {err}");
+    }
     std::fs::remove_file(&s.log).ok();
     let (status, out, err) = run(
         &s,

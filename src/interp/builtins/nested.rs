@@ -181,13 +181,21 @@ impl Shell<'_> {
                 } else {
                     self.cwd.join(path)
                 };
-                match self.open_script_checked(&path) {
+                let opened = self.open_script_checked(&path).map_err(|e| {
+                    match crate::interp::redirect::refused_open(&e, &lossy(&file)) {
+                        Some(deny) => Ok(deny),
+                        None => Err(e),
+                    }
+                });
+                match opened {
                     Ok(Ok(input)) => self.run_input(input, name),
-                    Ok(Err(deny)) => match self.deny(&deny, &[name.as_bytes().to_vec(), file]) {
-                        Flow::Abort(s) | Flow::Exit(s) | Flow::Return(s) => s,
-                        Flow::Break(_) | Flow::Continue(_) => 126,
-                    },
-                    Err(e) => {
+                    Ok(Err(deny)) | Err(Ok(deny)) => {
+                        match self.deny(&deny, &[name.as_bytes().to_vec(), file]) {
+                            Flow::Abort(s) | Flow::Exit(s) | Flow::Return(s) => s,
+                            Flow::Break(_) | Flow::Continue(_) => 126,
+                        }
+                    }
+                    Err(Err(e)) => {
                         self.error(&format!(
                             "{}: {}",
                             lossy(&file),
