@@ -329,9 +329,17 @@ impl Vars {
         });
     }
 
-    /// Put back a variable as it was (attributes and all).
-    pub fn restore(&mut self, name: &str, var: Var) {
-        self.map.insert(name.to_string(), var);
+    /// Put back what `name` held (attributes and all), or leave it unset
+    /// when it held nothing.
+    pub fn restore(&mut self, name: String, old: Option<Var>) {
+        match old {
+            Some(var) => {
+                self.map.insert(name, var);
+            }
+            None => {
+                self.map.remove(&name);
+            }
+        }
     }
 
     pub fn unset_internal(&mut self, name: &str) {
@@ -363,14 +371,7 @@ impl Vars {
     pub fn pop_frame(&mut self) {
         if let Some(frame) = self.frames.pop() {
             for (name, saved) in frame {
-                match saved {
-                    Some(var) => {
-                        self.map.insert(name, var);
-                    }
-                    None => {
-                        self.map.remove(&name);
-                    }
-                }
+                self.restore(name, saved);
             }
         }
     }
@@ -419,7 +420,7 @@ impl Vars {
     pub fn pop_binding(&mut self) {
         if let Some(binding) = self.bindings.pop() {
             for (name, old) in binding.shadowed.into_iter().rev() {
-                self.put_back(name, old);
+                self.restore(name, old);
             }
         }
     }
@@ -437,22 +438,11 @@ impl Vars {
             let since = self.frames.get(frames..).unwrap_or_default();
             if !since.iter().any(|f| f.contains_key(name)) {
                 let (name, old) = binding.shadowed.remove(at);
-                self.put_back(name, old);
+                self.restore(name, old);
                 return;
             }
         }
         self.map.remove(name);
-    }
-
-    fn put_back(&mut self, name: String, old: Option<Var>) {
-        match old {
-            Some(var) => {
-                self.map.insert(name, var);
-            }
-            None => {
-                self.map.remove(&name);
-            }
-        }
     }
 
     /// Are we inside a function (so `local` is allowed)?

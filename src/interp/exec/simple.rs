@@ -58,10 +58,7 @@ impl Shell<'_> {
         let mut shadowed = Vec::new();
         let result = self.expand_prefix(sc, &mut assigns, &mut shadowed);
         for (name, old) in shadowed.into_iter().rev() {
-            match old {
-                Some(var) => self.vars.restore(&name, var),
-                None => self.vars.unset_internal(&name),
-            }
+            self.vars.restore(name, old);
         }
         result?;
         Ok(Some((argv, assigns)))
