@@ -113,7 +113,8 @@ impl Shell<'_> {
         }
     }
 
-    fn absolute(&self, path: &[u8]) -> PathBuf {
+    /// `path` as written, or relative to the shell's working folder.
+    pub(in crate::interp) fn absolute(&self, path: &[u8]) -> PathBuf {
         let p = Path::new(OsStr::from_bytes(path));
         if p.is_absolute() {
             p.to_path_buf()

@@ -49,17 +49,22 @@ impl Shell<'_> {
         }))
     }
 
-    /// [`Shell::open_script`] for a script a line names (`bash FILE`):
-    /// judged as a redirection's file is, before the open and by the file
-    /// the open reached; `Ok(Err)` when it is refused.
+    /// [`Shell::open_script`] for a script a line names (`bash FILE`,
+    /// `shown` as written): judged as a redirection's file is, before the
+    /// open, by an open the system refuses and by the file the open
+    /// reached; `Ok(Err)` when it is refused.
     pub(in crate::interp) fn open_script_checked(
         &mut self,
         path: &std::path::Path,
+        shown: &str,
     ) -> std::io::Result<Result<Input, super::Deny>> {
         if let Err(deny) = self.check_open_target(path, OpenMode::Read) {
             return Ok(Err(deny));
         }
-        let input = self.open_script(path)?;
+        let input = match self.open_script(path) {
+            Ok(input) => input,
+            Err(e) => return super::redirect::refused_open(&e, shown).map(Err).ok_or(e),
+        };
         if let Input::File(script) = &input {
             if let Err(deny) = self.check_opened(script.fd, true) {
                 let _ = self.sys.close(script.fd);

@@ -423,12 +423,7 @@ impl Shell<'_> {
     /// Go to `target` (relative to the working folder) as `cd` does, with
     /// errors named for `who`; `PWD` and `OLDPWD` follow. Whether it went.
     pub(super) fn change_dir(&mut self, who: &str, target: &[u8], physical: bool) -> bool {
-        let path = Path::new(OsStr::from_bytes(target));
-        let joined = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.cwd.join(path)
-        };
+        let joined = self.absolute(target);
         // As bash: each folder a `..` leaves must exist (`cd nope/..` fails).
         if !dotdot_parents_exist(&*self.sys, &joined) {
             self.error(&format!(
@@ -496,12 +491,7 @@ impl Shell<'_> {
         };
         // Only the named path (relative to the working folder); the ambient
         // PATH is never searched.
-        let path = Path::new(OsStr::from_bytes(file));
-        let path = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.cwd.join(path)
-        };
+        let path = self.absolute(file);
         let argv = [name.as_bytes().to_vec(), file.clone()];
         if let Err(deny) = self.check_open_target(&path, crate::system::OpenMode::Read) {
             return Err(self.deny(&deny, &argv));

@@ -6,11 +6,8 @@
 
 use super::super::Options;
 use crate::interp::session::Input;
-use crate::interp::{Flow, Shell, Status, lossy};
+use crate::interp::{Shell, Status, lossy};
 use crate::system::ProcessGroup;
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 use std::time::Instant;
 
 /// Where a new shell's commands come from.
@@ -146,62 +143,41 @@ impl Shell<'_> {
         }
         let t0 = Instant::now();
         let pid = self.fork_run(ProcessGroup::Inherit, |sh| {
-            Ok(sh.run_new_shell(name, invocation))
+            sh.run_new_shell(name, invocation)
         })?;
         self.wait_child(pid, t0, false)
     }
 
     /// In the forked copy: become a shell that just started, as bash's
     /// child would be, then run its commands.
-    fn run_new_shell(&mut self, name: &str, invocation: Invocation) -> i32 {
+    fn run_new_shell(&mut self, name: &str, invocation: Invocation) -> Status {
         self.start_afresh(&invocation);
         self.vars.set_internal("_", name.as_bytes().to_vec());
         if !invocation.set.is_empty() {
-            match self.set_builtin(&invocation.set) {
-                Ok(0) => {}
-                Ok(status) | Err(Flow::Abort(status) | Flow::Exit(status)) => return status,
-                Err(_) => return 2,
+            let status = self.set_builtin(&invocation.set)?;
+            if status != 0 {
+                return Ok(status);
             }
         }
         for (on, option) in &invocation.shopt {
             let flag = if *on { b"-s".to_vec() } else { b"-u".to_vec() };
-            match self.shopt(&[flag, option.clone()]) {
-                Ok(0) => {}
-                Ok(status) | Err(Flow::Abort(status) | Flow::Exit(status)) => return status,
-                Err(_) => return 2,
+            let status = self.shopt(&[flag, option.clone()])?;
+            if status != 0 {
+                return Ok(status);
             }
         }
         match invocation.source {
-            Source::Text(text) => self.run_text(&text, name).status(),
-            Source::Stdin => self.run_input(Input::Stdin(Vec::new()), name),
+            Source::Text(text) => Ok(self.run_text(&text, name).status()),
+            Source::Stdin => Ok(self.run_input(Input::Stdin(Vec::new()), name)),
             Source::Script(file) => {
-                let path = Path::new(OsStr::from_bytes(&file));
-                let path = if path.is_absolute() {
-                    path.to_path_buf()
-                } else {
-                    self.cwd.join(path)
-                };
-                let opened = self.open_script_checked(&path).map_err(|e| {
-                    match crate::interp::redirect::refused_open(&e, &lossy(&file)) {
-                        Some(deny) => Ok(deny),
-                        None => Err(e),
-                    }
-                });
-                match opened {
-                    Ok(Ok(input)) => self.run_input(input, name),
-                    Ok(Err(deny)) | Err(Ok(deny)) => {
-                        match self.deny(&deny, &[name.as_bytes().to_vec(), file]) {
-                            Flow::Abort(s) | Flow::Exit(s) | Flow::Return(s) => s,
-                            Flow::Break(_) | Flow::Continue(_) => 126,
-                        }
-                    }
-                    Err(Err(e)) => {
-                        self.error(&format!(
-                            "{}: {}",
-                            lossy(&file),
-                            crate::interp::redirect::describe_io(&e)
-                        ));
-                        127
+                let path = self.absolute(&file);
+                match self.open_script_checked(&path, &lossy(&file)) {
+                    Ok(Ok(input)) => Ok(self.run_input(input, name)),
+                    Ok(Err(deny)) => Err(self.deny(&deny, &[name.as_bytes().to_vec(), file])),
+                    Err(e) => {
+                        let why = crate::interp::redirect::describe_io(&e);
+                        self.error(&format!("{}: {why}", lossy(&file)));
+                        Ok(127)
                     }
                 }
             }
