@@ -7,7 +7,7 @@
 //! bodies), the text of `eval` and `trap` when it is fixed, and the command
 //! operand of `exec`, `command` and `builtin`. A quoted here-doc body is data.
 
-use super::builtins::Builtin;
+use super::builtins::{Builtin, NewShellSource};
 use super::verdict::{Deny, Reached, ReachedKind, Rule, Verdict};
 use super::words::{declared_name, describe, static_value};
 use super::{
@@ -419,9 +419,9 @@ impl<'p> Walker<'p> {
                 Some(b"--") => self.fixed_text(name, &args[1..], span),
                 _ => self.fixed_text(name, args, span),
             },
-            Builtin::Bash | Builtin::Sh => match new_shell_text(args) {
-                NewShellText::Fixed(at) => self.fixed_text(name, &args[at..=at], span),
-                NewShellText::AtRunTime => self.push(
+            Builtin::Bash | Builtin::Sh => match new_shell_text(name, args) {
+                Some(at) => self.fixed_text(name, &args[at..=at], span),
+                None => self.push(
                     name.into(),
                     ReachedKind::Builtin,
                     Rule::RunTimeText,
@@ -878,49 +878,14 @@ fn collect_compound(compound: &CompoundCommand, names: &mut HashSet<Vec<u8>>) {
     }
 }
 
-/// Where a new shell's (`bash`/`sh`) commands come from, as far as the
-/// line says before it runs.
-enum NewShellText {
-    /// `-c` and its text, at this index of the arguments, all written out.
-    Fixed(usize),
-    /// A script, standard input, or words known only at run time.
-    AtRunTime,
-}
-
-/// Read `bash`/`sh`'s options as its run does (bundled letters; `-o` and
-/// `-O` take the next word; `--` or the first operand ends them) to find
-/// `-c`'s text.
-fn new_shell_text(args: &[Word]) -> NewShellText {
-    let mut command = false;
-    let mut at = 0;
-    while let Some(word) = args.get(at) {
-        let Some(arg) = static_value(word) else {
-            return NewShellText::AtRunTime;
-        };
-        let letters = match arg.split_first() {
-            Some((b'-' | b'+', rest)) if !rest.is_empty() => rest,
-            _ => break,
-        };
-        at += 1;
-        if arg == b"--" || arg == b"-" {
-            break;
-        }
-        if letters.starts_with(b"-") {
-            if arg == b"--rcfile" || arg == b"--init-file" {
-                at += 1;
-            }
-            continue;
-        }
-        for &letter in letters {
-            match letter {
-                b'c' if arg[0] == b'-' => command = true,
-                b'o' | b'O' => at += 1,
-                _ => {}
-            }
-        }
-    }
-    match args.get(at) {
-        Some(word) if command && static_value(word).is_some() => NewShellText::Fixed(at),
-        _ => NewShellText::AtRunTime,
+/// The index of a new shell's (`bash`/`sh`) `-c` text when it and every
+/// word before it are written out; `None` when the text is a script,
+/// standard input, or known only at run time (then the new shell checks
+/// it as it reads it).
+fn new_shell_text(name: &str, args: &[Word]) -> Option<usize> {
+    let known: Vec<Vec<u8>> = args.iter().map_while(static_value).collect();
+    match super::builtins::new_shell(name, &known).source {
+        NewShellSource::Text { at } => Some(at),
+        NewShellSource::Script { .. } | NewShellSource::Stdin => None,
     }
 }
