@@ -189,6 +189,7 @@ impl Shell<'_> {
     /// shows its decoded text unexpanded; `$?` is left as it was.
     pub(super) fn expanded_prompt(&mut self, name: &str, history_number: usize) -> Vec<u8> {
         let raw = self.vars.get(name).unwrap_or_default().to_vec();
+        self.use_exported_time_zone();
         let facts = self.prompt_facts(&raw, history_number);
         let decoded = decode(&raw, &facts);
         if !needs_expansion(&decoded) {

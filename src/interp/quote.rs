@@ -28,6 +28,19 @@ pub fn quote(s: &[u8]) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
+/// A string as `set` lists it: nothing when empty, `$'…'` when only that
+/// keeps its bytes (a value with a newline stays on its line, so the
+/// listing reads back line by line), else as `quote` writes it.
+pub fn set_text(s: &[u8]) -> String {
+    if needs_ansi_c(s) {
+        ansi_c_quote(s)
+    } else if s.is_empty() {
+        String::new()
+    } else {
+        quote(s)
+    }
+}
+
 /// Does bash write `s` as `$'…'`: it holds a control byte, or a byte
 /// that is part of no UTF-8 character (which no other quoting keeps).
 fn needs_ansi_c(s: &[u8]) -> bool {

@@ -782,4 +782,6 @@ impl Host for FakeSystem {
     fn host_name(&self) -> Option<Vec<u8>> {
         self.host.clone()
     }
+
+    fn use_time_zone(&mut self, _zone: Option<&[u8]>) {}
 }

@@ -308,6 +308,10 @@ pub trait Host {
     fn now(&self) -> i64;
     /// The machine's name (`$HOSTNAME`, the prompt's `\h`).
     fn host_name(&self) -> Option<Vec<u8>>;
+    /// Format local times in `zone` from now on: the shell's exported
+    /// `TZ`, or the system's zone when it has none, as bash's times follow
+    /// the `TZ` it exports, not the one it started with.
+    fn use_time_zone(&mut self, zone: Option<&[u8]>);
 }
 
 /// The names in a folder, and the folder they were read from as the

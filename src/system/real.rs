@@ -1275,6 +1275,30 @@ impl Host for RealSystem {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
     }
+
+    fn use_time_zone(&mut self, zone: Option<&[u8]>) {
+        use std::os::unix::ffi::OsStrExt;
+        let zone = zone
+            .filter(|z| !z.contains(&0))
+            .map(std::ffi::OsStr::from_bytes);
+        if std::env::var_os("TZ").as_deref() == zone {
+            return;
+        }
+        // SAFETY: the shell's interpreter runs on one thread (nothing reads
+        // the environment while it changes); tzset reads the new TZ.
+        unsafe {
+            match zone {
+                Some(zone) => std::env::set_var("TZ", zone),
+                None => std::env::remove_var("TZ"),
+            }
+            tzset();
+        }
+    }
+}
+
+unsafe extern "C" {
+    /// The C library's: reads `TZ` again (the `libc` crate does not bind it).
+    fn tzset();
 }
 
 /// `O_TRUNC`'s effect, applied after the open: a regular file is emptied;

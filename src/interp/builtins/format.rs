@@ -516,14 +516,15 @@ fn format_g(x: f64, prec: usize, alt: bool) -> String {
 }
 
 /// `strftime(pattern)` of `when` (seconds since the epoch) in the local
-/// time zone; empty when the pattern or the time cannot be used.
+/// time zone; empty when the pattern or the time cannot be used, or when
+/// the result does not fit bash's 128-byte buffer.
 pub(crate) fn strftime_local(pattern: &[u8], when: i64) -> Vec<u8> {
     let Ok(pattern) = std::ffi::CString::new(pattern) else {
         return Vec::new();
     };
     let t: libc::time_t = when;
     let mut tm = std::mem::MaybeUninit::<libc::tm>::uninit();
-    let mut buf = vec![0u8; 1024];
+    let mut buf = vec![0u8; 128];
     // SAFETY: localtime_r (which reads TZ itself) fills `tm` when it returns non-null; strftime
     // writes at most `buf.len()` bytes, NUL included, and returns the count.
     unsafe {

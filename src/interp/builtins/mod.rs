@@ -237,6 +237,17 @@ impl Shell<'_> {
         }
     }
 
+    /// Local times follow the `TZ` the shell exports (none: the system's
+    /// zone), as bash's do; one it only sets is not seen.
+    pub(super) fn use_exported_time_zone(&mut self) {
+        let zone = self
+            .vars
+            .get_var("TZ")
+            .filter(|var| var.exported)
+            .and_then(|var| var.value.scalar());
+        self.sys.use_time_zone(zone);
+    }
+
     fn printf(&mut self, args: &[Vec<u8>]) -> Status {
         let (target, args) = match args.first().map(Vec::as_slice) {
             Some(b"-v") => match args.get(1) {
@@ -253,6 +264,7 @@ impl Shell<'_> {
             self.error("printf: usage: printf [-v var] format [arguments]");
             return Ok(2);
         };
+        self.use_exported_time_zone();
         let printed = format::printf(format, &args[1..], self.sys.now());
         let mut status = 0;
         for w in &printed.warnings {

@@ -1,7 +1,7 @@
 //! `set` and `shopt`: the shell's options, by letter and by name.
 
 use super::lossy;
-use crate::interp::quote::{array_text, quote};
+use crate::interp::quote::{array_text, set_text};
 use crate::interp::{Shell, Status};
 
 /// `shopt` options guard-sh accepts.
@@ -114,7 +114,7 @@ impl Shell<'_> {
                     continue;
                 }
                 let text = match &v.value {
-                    crate::interp::Value::Scalar(v) => quote(v),
+                    crate::interp::Value::Scalar(v) => set_text(v),
                     array => array_text(array),
                 };
                 out.extend_from_slice(format!("{n}={text}\n").as_bytes());
