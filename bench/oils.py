@@ -6,7 +6,8 @@ Every case of the chosen spec files (`#### name`, its code up to the first
 Landlock on), each with the code on stdin in a fresh folder, as the Oils
 runner feeds it; a case matches when stdout and exit status agree. A case
 guard-sh refused (its stderr says `denied`) is counted apart from one it got
-wrong. The spec helpers (argv.py and its kind) are one native program both
+wrong. Each shell runs in a folder of its own (guard-sh's in the arm), so
+the folder's path and the checkout's are compared by name. The spec helpers (argv.py and its kind) are one native program both
 shells run (bench/oils_helpers.c), added to the arm as utilities with the
 utilities the cases use (`od`, `touch`, `rm`, …; the shipped arms leave
 them out): the figure is the shell's, not the arm's. What stays
@@ -173,6 +174,12 @@ def main():
                     else:
                         env = dict(shell_env, **common)
                         got.append(run([os.path.join(guard_dir, "guard-sh")], code, cwd, env))
+                    # Each shell runs in its own folder (guard-sh's inside
+                    # the arm): a path printed is compared from there on.
+                    out, err, status = got[-1]
+                    for path, name_of in ((cwd, b"$TMP"), (checkout, b"$REPO_ROOT")):
+                        out = out.replace(path.encode(), name_of)
+                    got[-1] = (out, err, status)
                 (bo, be, bs), (go, ge, gs) = got
                 row["cases"] += 1
                 if bo == go and bs == gs:
