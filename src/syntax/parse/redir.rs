@@ -120,7 +120,8 @@ impl<'a> Parser<'a> {
     }
 
     /// A here-document delimiter after quote removal, and whether any part
-    /// of it was quoted. Expansions in a delimiter are refused.
+    /// of it was quoted. An expansion in it is not expanded: as in bash, the
+    /// delimiter is then the word's text with its quotes removed.
     fn delimiter(&self, word: &Word) -> Result<(Vec<u8>, bool), SyntaxError> {
         let mut text = Vec::new();
         let mut quoted = false;
@@ -135,16 +136,60 @@ impl<'a> Parser<'a> {
                     quoted = true;
                     text.extend_from_slice(b);
                 }
-                WordPart::DoubleQuoted(inner) => {
+                WordPart::DoubleQuoted(inner)
+                    if inner.iter().all(|p| matches!(p, WordPart::Literal(_))) =>
+                {
                     quoted = true;
                     for p in inner {
-                        match p {
-                            WordPart::Literal(b) => text.extend_from_slice(b),
-                            _ => return Err(self.bad_delimiter(word)),
+                        if let WordPart::Literal(b) = p {
+                            text.extend_from_slice(b);
                         }
                     }
                 }
-                _ => return Err(self.bad_delimiter(word)),
+                _ => return self.written_delimiter(word),
+            }
+        }
+        Ok((text, quoted))
+    }
+
+    /// The delimiter as written, quotes removed (bash's
+    /// `string_quote_removal`): for a word holding an expansion.
+    fn written_delimiter(&self, word: &Word) -> Result<(Vec<u8>, bool), SyntaxError> {
+        let written = word
+            .span
+            .start()
+            .checked_sub(self.base)
+            .zip(word.span.end().checked_sub(self.base))
+            .and_then(|(start, end)| self.src.get(start..end))
+            .ok_or_else(|| self.bad_delimiter(word))?;
+        let mut text = Vec::new();
+        let mut quoted = false;
+        let mut bytes = written.iter().copied();
+        while let Some(b) = bytes.next() {
+            match b {
+                b'\\' => {
+                    quoted = true;
+                    text.extend(bytes.next());
+                }
+                b'\'' => {
+                    quoted = true;
+                    text.extend(bytes.by_ref().take_while(|&c| c != b'\''));
+                }
+                b'"' => {
+                    quoted = true;
+                    while let Some(c) = bytes.next() {
+                        match c {
+                            b'"' => break,
+                            b'\\' => match bytes.next() {
+                                Some(e @ (b'$' | b'`' | b'"' | b'\\')) => text.push(e),
+                                Some(e) => text.extend([b'\\', e]),
+                                None => text.push(b'\\'),
+                            },
+                            c => text.push(c),
+                        }
+                    }
+                }
+                b => text.push(b),
             }
         }
         Ok((text, quoted))
