@@ -367,6 +367,12 @@ impl<'a> Parser<'a> {
                     },
                     open,
                 )?;
+                // `${x:}`: bash's bad substitution (`${x::2}` is offset 0).
+                if offset.parts.is_empty() && r.first() == Some(&b'}') {
+                    return Err(SyntaxError::BadSubstitution {
+                        at: self.span_at(r, 1),
+                    });
+                }
                 let (r, length) = match r.strip_prefix(b":") {
                     Some(r) => {
                         let length = Operand {
