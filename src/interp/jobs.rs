@@ -20,10 +20,7 @@ fn kill_signal(spec: &str) -> Option<i32> {
     }
     let upper = spec.to_uppercase();
     let bare = upper.strip_prefix("SIG").unwrap_or(&upper);
-    signals::NAMED
-        .iter()
-        .find(|s| s.name == bare)
-        .map(|s| s.number)
+    signals::number_of_any(bare)
 }
 
 impl Shell<'_> {

@@ -17,13 +17,25 @@ use crate::system::Disposition;
 /// the shell itself, `RETURN` when a function or sourced file ends.
 const STORED_ONLY: &[&str] = &["DEBUG", "RETURN"];
 
-/// Signals whose trap is stored and listed but never fires: `CHLD`, and
-/// `KILL` and `STOP`, which no process can catch (bash takes and lists
-/// them too).
+/// Signals whose trap is stored and listed but never fires: `CHLD` and
+/// the job-control stops (the shell's own job control uses them), the
+/// faults (the shell's own fault must not return to where it faulted),
+/// and `KILL` and `STOP`, which no process can catch (bash takes and
+/// lists them all).
 const STORED_SIGNALS: &[(&str, i32)] = &[
-    ("CHLD", libc::SIGCHLD),
+    ("ILL", libc::SIGILL),
+    ("TRAP", libc::SIGTRAP),
+    ("ABRT", libc::SIGABRT),
+    ("BUS", libc::SIGBUS),
+    ("FPE", libc::SIGFPE),
     ("KILL", libc::SIGKILL),
+    ("SEGV", libc::SIGSEGV),
+    ("STKFLT", libc::SIGSTKFLT),
+    ("CHLD", libc::SIGCHLD),
     ("STOP", libc::SIGSTOP),
+    ("TSTP", libc::SIGTSTP),
+    ("TTIN", libc::SIGTTIN),
+    ("TTOU", libc::SIGTTOU),
 ];
 
 /// The number of a signal whose trap is only stored.
@@ -107,11 +119,14 @@ impl Shell<'_> {
                 .filter_map(|a| condition_name(a))
                 .collect();
             let traps = self.traps.listed.as_ref().unwrap_or(&self.traps.actions);
-            let mut names: Vec<&String> = traps
-                .keys()
-                .filter(|k| wanted.is_empty() || wanted.contains(k))
-                .collect();
-            names.sort_by_key(|n| order(n));
+            // Named conditions in the order given; all of them in bash's.
+            let names: Vec<&String> = if wanted.is_empty() {
+                let mut all: Vec<&String> = traps.keys().collect();
+                all.sort_by_key(|n| order(n));
+                all
+            } else {
+                wanted.iter().filter(|n| traps.contains_key(*n)).collect()
+            };
             let mut out = String::new();
             for name in names {
                 out.push_str(&format!(
@@ -121,6 +136,16 @@ impl Shell<'_> {
                 ));
             }
             return Ok(self.write_out(out.as_bytes(), "trap"));
+        }
+        if let Some(option) = args
+            .first()
+            .filter(|a| a.len() > 1 && a[0] == b'-' && a.as_slice() != b"-p")
+        {
+            self.error(&format!("trap: {}: invalid option", lossy(option)));
+            let _ = self
+                .sys
+                .write_all(2, b"trap: usage: trap [-lp] [[arg] signal_spec ...]\n");
+            return Ok(2);
         }
         // A first operand that is a number is a condition too (bash):
         // `trap 0 2` puts EXIT and INT back.

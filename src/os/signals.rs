@@ -30,8 +30,10 @@ pub struct NamedSignal {
     pub trappable: bool,
 }
 
-/// The signals `kill` sends by name, in number order; `trap -l` lists the
-/// trappable ones.
+/// The signals whose `trap` action guard-sh can run, in number order, and
+/// the three no action can be set for (`kill` sends any signal of
+/// [`number_of_any`]). A fault (SEGV, BUS, …) is left out: the shell's own
+/// fault must not return to the instruction that faulted.
 pub const NAMED: &[NamedSignal] = &[
     signal("HUP", libc::SIGHUP, true),
     signal("INT", libc::SIGINT, true),
@@ -44,6 +46,15 @@ pub const NAMED: &[NamedSignal] = &[
     signal("TERM", libc::SIGTERM, true),
     signal("CONT", libc::SIGCONT, false),
     signal("STOP", libc::SIGSTOP, false),
+    signal("URG", libc::SIGURG, true),
+    signal("XCPU", libc::SIGXCPU, true),
+    signal("XFSZ", libc::SIGXFSZ, true),
+    signal("VTALRM", libc::SIGVTALRM, true),
+    signal("PROF", libc::SIGPROF, true),
+    signal("WINCH", libc::SIGWINCH, true),
+    signal("IO", libc::SIGIO, true),
+    signal("PWR", libc::SIGPWR, true),
+    signal("SYS", libc::SIGSYS, true),
 ];
 
 const fn signal(name: &'static str, number: i32, trappable: bool) -> NamedSignal {
@@ -88,6 +99,14 @@ pub fn look_up(spec: &str) -> Option<String> {
         .iter()
         .find(|(_, name)| name.trim_start_matches("SIG") == bare)
         .map(|(n, _)| n.to_string())
+}
+
+/// The number of any signal of this system, named without `SIG`.
+pub fn number_of_any(name: &str) -> Option<i32> {
+    every_signal()
+        .into_iter()
+        .find(|(_, full)| full.strip_prefix("SIG") == Some(name))
+        .map(|(n, _)| n)
 }
 
 /// Every signal of this system as (number, `SIGNAME`), by number.
