@@ -633,9 +633,14 @@ impl Shell<'_> {
             self.unbound(pe)?;
             return Ok(0);
         };
-        Ok(match std::str::from_utf8(v) {
-            Ok(s) if self.utf8_locale() => s.chars().count(),
-            _ => v.len(),
+        // In a UTF-8 locale each byte that is part of no character counts
+        // as one, as bash counts it.
+        Ok(match self.utf8_locale() {
+            true => v
+                .utf8_chunks()
+                .map(|c| c.valid().chars().count() + c.invalid().len())
+                .sum(),
+            false => v.len(),
         })
     }
 
@@ -1048,11 +1053,15 @@ impl Shell<'_> {
     }
 
     /// Is the character type a UTF-8 locale (then lengths count characters)?
+    /// One that is not installed is the C locale, as bash finds it when it
+    /// starts (bash keeps the locale it had when a later assignment names
+    /// one that is not installed; guard-sh does not follow that).
     pub(in crate::interp) fn utf8_locale(&self) -> bool {
         for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
             if let Some(v) = self.vars.get(name).filter(|v| !v.is_empty()) {
-                let v = String::from_utf8_lossy(v).to_ascii_lowercase();
-                return v.contains("utf-8") || v.contains("utf8");
+                let lower = String::from_utf8_lossy(v).to_ascii_lowercase();
+                return (lower.contains("utf-8") || lower.contains("utf8"))
+                    && self.sys.locale_exists(v);
             }
         }
         false

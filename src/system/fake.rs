@@ -784,4 +784,8 @@ impl Host for FakeSystem {
     }
 
     fn use_time_zone(&mut self, _zone: Option<&[u8]>) {}
+
+    fn locale_exists(&self, _name: &[u8]) -> bool {
+        true
+    }
 }

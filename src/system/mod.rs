@@ -312,6 +312,9 @@ pub trait Host {
     /// `TZ`, or the system's zone when it has none, as bash's times follow
     /// the `TZ` it exports, not the one it started with.
     fn use_time_zone(&mut self, zone: Option<&[u8]>);
+    /// Whether the C library has the locale `name` (bash stays in the C
+    /// locale when `LANG` names one that is not installed).
+    fn locale_exists(&self, name: &[u8]) -> bool;
 }
 
 /// The names in a folder, and the folder they were read from as the

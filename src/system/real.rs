@@ -31,6 +31,8 @@ pub struct RealSystem {
     /// The exec supervision this process serves; None: commands are not
     /// supervised.
     served: Option<Served>,
+    /// The locales asked about, and whether each exists.
+    locales: std::cell::RefCell<Vec<(Vec<u8>, bool)>>,
 }
 
 impl RealSystem {
@@ -49,6 +51,7 @@ impl RealSystem {
 
     pub fn new() -> Self {
         RealSystem {
+            locales: Default::default(),
             child_stack: None,
             served: None,
         }
@@ -1276,6 +1279,16 @@ impl Host for RealSystem {
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
     }
 
+    fn locale_exists(&self, name: &[u8]) -> bool {
+        let mut known = self.locales.borrow_mut();
+        if let Some((_, exists)) = known.iter().find(|(n, _)| n == name) {
+            return *exists;
+        }
+        let exists = locale_loads(name);
+        known.push((name.to_vec(), exists));
+        exists
+    }
+
     fn use_time_zone(&mut self, zone: Option<&[u8]>) {
         use std::os::unix::ffi::OsStrExt;
         let zone = zone
@@ -1294,6 +1307,23 @@ impl Host for RealSystem {
             tzset();
         }
     }
+}
+
+/// Whether the C library can load the locale `name` for character types.
+fn locale_loads(name: &[u8]) -> bool {
+    let Ok(name) = std::ffi::CString::new(name) else {
+        return false;
+    };
+    // SAFETY: newlocale reads the NUL-terminated name and returns a new
+    // locale object or null; the object is freed at once.
+    unsafe {
+        let locale = libc::newlocale(libc::LC_CTYPE_MASK, name.as_ptr(), std::ptr::null_mut());
+        if locale.is_null() {
+            return false;
+        }
+        libc::freelocale(locale);
+    }
+    true
 }
 
 unsafe extern "C" {
