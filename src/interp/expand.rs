@@ -556,12 +556,16 @@ impl Shell<'_> {
         match (&pe.op, list) {
             (ParamOp::Names { star }, _) => {
                 let names = self.names_with_prefix(&pe.param.name());
-                self.push_list(&names, *star, in_dq, b);
+                if !self.joined_without_ifs(&names, *star, in_dq, b"", b) {
+                    self.push_list(&names, *star, in_dq, b);
+                }
                 Ok(true)
             }
             (ParamOp::Keys, Some((star, Some(name)))) => {
                 let keys = self.array_keys(name);
-                self.push_list(&keys, star, in_dq, b);
+                if !self.joined_without_ifs(&keys, star, in_dq, b" ", b) {
+                    self.push_list(&keys, star, in_dq, b);
+                }
                 Ok(true)
             }
             (
@@ -902,6 +906,25 @@ impl Shell<'_> {
             }
             _ => Ok(None),
         }
+    }
+
+    /// Unquoted `${!prefix*}` and `${!a[*]}` with an empty IFS: bash joins
+    /// them into one field, the names by nothing and the keys by a space
+    /// (not as it keeps `$*`'s elements apart). Whether it did.
+    fn joined_without_ifs(
+        &mut self,
+        values: &[Vec<u8>],
+        star: bool,
+        in_dq: bool,
+        joiner: &[u8],
+        b: &mut Builder,
+    ) -> bool {
+        let applies =
+            star && !in_dq && b.star_joiner.is_none() && self.vars.get("IFS") == Some(b"");
+        if applies && !values.is_empty() {
+            b.push(&values.join(joiner), Q::Exp);
+        }
+        applies
     }
 
     fn push_list(&mut self, values: &[Vec<u8>], star: bool, in_dq: bool, b: &mut Builder) {
