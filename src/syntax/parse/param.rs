@@ -482,6 +482,8 @@ impl<'a> Parser<'a> {
                 _ => pat.parts.insert(0, WordPart::Literal(b"/".to_vec())),
             }
         }
+        // The replacement's quotes are removed inside double quotes too
+        // (bash 5.2): it is read as a pattern is.
         let (r, replacement) = match r.strip_prefix(b"/") {
             Some(r) => self.operand(
                 r,
@@ -489,7 +491,7 @@ impl<'a> Parser<'a> {
                     stop: b"",
                     quoted,
                     extquote,
-                    value: true,
+                    value: false,
                     tilde: true,
                 },
                 open,
@@ -531,6 +533,10 @@ impl<'a> Parser<'a> {
         }
         // A subscript's own brackets (`a[b[0]+1]`) nest.
         let mut brackets = 0usize;
+        // Inside double quotes a value word's single quotes are ordinary
+        // characters, but bash pairs them to find the word's end: a `}`
+        // between two of them does not end it (`"${x-'}'}"` is `'}'`).
+        let mut in_single = false;
         loop {
             let Some(&c) = rest.first() else {
                 return Err(SyntaxError::Unterminated { what: "`${`", open });
@@ -543,7 +549,7 @@ impl<'a> Parser<'a> {
                 rest = &rest[1..];
                 continue;
             }
-            if c == b'}' || how.stop.contains(&c) {
+            if !in_single && (c == b'}' || how.stop.contains(&c)) {
                 break;
             }
             // bash finds the end of `$((` by pairing quotes in the raw
@@ -575,7 +581,12 @@ impl<'a> Parser<'a> {
                     }
                     None => return Err(SyntaxError::Unterminated { what: "`${`", open }),
                 },
-                b'\'' if !(how.quoted && how.value) => {
+                b'\'' if how.quoted && how.value => {
+                    in_single = !in_single;
+                    p.lit(b"'");
+                    rest = &rest[1..];
+                }
+                b'\'' => {
                     let (r, text) = self.single_quoted(rest)?;
                     p.push(WordPart::SingleQuoted(text));
                     rest = r;
