@@ -65,6 +65,11 @@ pub(crate) struct Parser<'a> {
     /// [`join`]): single-quoted and `$'…'` text, comments, bodies of
     /// here-documents with a quoted delimiter.
     literals: Vec<join::Literal>,
+    /// Reading the expansions of an assignment's value: in a `${…}` value
+    /// word there, a tilde after `:` expands too (`x=${u-~:~}`). Not in a
+    /// declaration builtin's operand, where bash expands it too: the
+    /// parser does not know which command a word belongs to.
+    assignment_value: bool,
 }
 
 /// What a nested parser inherits from the one that made it.
@@ -99,6 +104,7 @@ impl<'a> Parser<'a> {
             pending: Vec::new(),
             bodies: HashMap::new(),
             literals: Vec::new(),
+            assignment_value: false,
         }
     }
 

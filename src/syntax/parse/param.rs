@@ -524,13 +524,8 @@ impl<'a> Parser<'a> {
     ) -> PResult<'a, Word> {
         let mut p = Parts::default();
         let mut rest = i;
-        if how.tilde && rest.first() == Some(&b'~') {
-            let ends = |b: u8| matches!(b, b'/' | b'}' | b':') || how.stop.contains(&b);
-            if let Some((r, user)) = tilde(rest, ends) {
-                p.push(WordPart::Tilde(user));
-                rest = r;
-            }
-        }
+        let mut tilde_here = how.tilde;
+        let after_colon = how.tilde && how.value && self.assignment_value;
         // A subscript's own brackets (`a[b[0]+1]`) nest.
         let mut brackets = 0usize;
         // Inside double quotes a value word's single quotes are ordinary
@@ -538,9 +533,20 @@ impl<'a> Parser<'a> {
         // between two of them does not end it (`"${x-'}'}"` is `'}'`).
         let mut in_single = false;
         loop {
+            if std::mem::take(&mut tilde_here) && rest.first() == Some(&b'~') {
+                let ends = |b: u8| matches!(b, b'/' | b'}' | b':') || how.stop.contains(&b);
+                if let Some((r, user)) = tilde(rest, ends) {
+                    p.push(WordPart::Tilde(user));
+                    rest = r;
+                    continue;
+                }
+            }
             let Some(&c) = rest.first() else {
                 return Err(SyntaxError::Unterminated { what: "`${`", open });
             };
+            if c == b':' && after_colon {
+                tilde_here = true;
+            }
             if how.stop == b"]" && c == b'[' {
                 brackets += 1;
             } else if how.stop == b"]" && c == b']' && brackets > 0 {

@@ -96,7 +96,10 @@ impl<'a> Parser<'a> {
                 }
                 _ if is_meta(c) => break,
                 b'\\' | b'\'' | b'"' | b'$' | b'`' => {
-                    rest = self.quoted_or_expansion_into(rest, &mut p)?
+                    let outer = std::mem::replace(&mut self.assignment_value, assign_value);
+                    let read = self.quoted_or_expansion_into(rest, &mut p);
+                    self.assignment_value = outer;
+                    rest = read?;
                 }
                 b'@' | b'!' | b'+' | b'*' | b'?' if rest.get(1) == Some(&b'(') => {
                     rest = self.extglob_group_into(rest, &mut p)?;
