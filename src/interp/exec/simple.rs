@@ -71,13 +71,17 @@ impl Shell<'_> {
         shadowed: &mut Vec<(String, Option<crate::interp::Var>)>,
     ) -> Result<(), Flow> {
         for a in &sc.assignments {
-            let AssignValue::Scalar(word) = &a.value else {
-                return Err(self.array_prefix_refused(&a.name));
-            };
-            if a.index.is_some() {
-                return Err(self.array_prefix_refused(&a.name));
+            // bash: an element is no name to bind (the command still runs);
+            // a compound value is bound as its text, `(a b)`.
+            if let Some(index) = &a.index {
+                let written = lossy(&crate::syntax::word_to_source(index));
+                self.error(&format!("`{}[{written}]': not a valid identifier", a.name));
+                continue;
             }
-            let mut value = self.expand_string(word)?;
+            let mut value = match &a.value {
+                AssignValue::Scalar(word) => self.expand_string(word)?,
+                AssignValue::Array(items) => self.compound_value_as_text(items)?,
+            };
             if let Err(deny) = guard::check_assignment(&self.policy, &a.name) {
                 return Err(self.deny(&deny, &[format!("{}=", a.name).into_bytes()]));
             }
@@ -95,11 +99,23 @@ impl Shell<'_> {
         Ok(())
     }
 
-    fn array_prefix_refused(&mut self, name: &str) -> Flow {
-        self.error(&format!(
-            "{name}: an array assignment before a command is not supported by guard-sh (assign it on its own line)"
-        ));
-        Flow::Abort(1)
+    /// `NAME=(…)` bound for one command, as bash binds it: the elements
+    /// expanded, each as one string, between parentheses.
+    fn compound_value_as_text(&mut self, items: &[ArrayItem]) -> Result<Vec<u8>, Flow> {
+        let mut text = b"(".to_vec();
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                text.push(b' ');
+            }
+            if let Some(key) = &item.key {
+                text.push(b'[');
+                text.extend(self.expand_string(key)?);
+                text.extend_from_slice(b"]=");
+            }
+            text.extend(self.expand_string(&item.value)?);
+        }
+        text.push(b')');
+        Ok(text)
     }
 
     /// `NAME=value` with no command: set shell variables.
