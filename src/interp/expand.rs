@@ -243,6 +243,8 @@ impl Shell<'_> {
                                     | ParamOp::Substring { .. }
                                     | ParamOp::Keys
                                     | ParamOp::Transform(b'Q' | b'E' | b'U' | b'u' | b'L' | b'k')
+                                    // Not taken when there is no element.
+                                    | ParamOp::Alternative { .. }
                             );
                         per_element
                             && match &pe.param {
@@ -770,9 +772,26 @@ impl Shell<'_> {
             ));
             return Err(Flow::Abort(1));
         };
+        // bash tests a list reached this way (`ref='a[@]'`) for being
+        // unset only: `:-` and the other `:` tests act as without `:`.
+        let list = matches!(
+            &param,
+            Parameter::Special(SpecialParam::AtSign | SpecialParam::Star)
+        ) || matches!(&param, Parameter::Element(e) if matches!(e.index, Subscript::At | Subscript::Star));
+        let mut op = pe.op.clone();
+        if list {
+            if let ParamOp::Default { colon, .. }
+            | ParamOp::Assign { colon, .. }
+            | ParamOp::Error { colon, .. }
+            | ParamOp::Alternative { colon, .. } = &mut op
+            {
+                *colon = false;
+            }
+        }
         Ok(ParamExpansion {
             param,
             indirect: false,
+            op,
             ..pe.clone()
         })
     }
