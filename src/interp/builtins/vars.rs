@@ -191,11 +191,15 @@ impl Shell<'_> {
     }
 
     pub(super) fn readonly(&mut self, args: &[Vec<u8>]) -> Status {
-        if !self.compound_args.is_empty()
-            || args
-                .iter()
-                .any(|a| a.starts_with(b"-a") || a.starts_with(b"-A"))
-        {
+        // `-a`/`-A` make an array only of a name given a value: bash's
+        // `readonly -a x` leaves an unset `x` a plain readonly name.
+        let array_flag = args
+            .iter()
+            .any(|a| a.starts_with(b"-a") || a.starts_with(b"-A"));
+        let valued = args
+            .iter()
+            .any(|a| !a.starts_with(b"-") && a.contains(&b'='));
+        if !self.compound_args.is_empty() || (array_flag && valued) {
             return self.declare_with("readonly", b"-r", args);
         }
         let names: Vec<&Vec<u8>> = args.iter().filter(|a| !a.starts_with(b"-")).collect();

@@ -102,6 +102,10 @@ impl Shell<'_> {
                 words,
                 body,
             } => {
+                if !crate::interp::vars::is_name(variable.as_bytes()) {
+                    self.error(&format!("`{variable}': not a valid identifier"));
+                    return Ok(1);
+                }
                 let values = match words {
                     Some(words) => self.expand_words(words)?,
                     None => self.positional.clone(),

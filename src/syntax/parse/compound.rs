@@ -217,8 +217,18 @@ impl<'a> Parser<'a> {
         if r.starts_with(b"((") {
             return self.arith_for(r, open);
         }
-        let Some((after_name, var)) =
-            name(r).filter(|(rest, _)| rest.first().is_none_or(|&b| super::super::lex::is_meta(b)))
+        // A word that is not a name (`for - in …`) is bash's run-time
+        // error, not a syntax error; one with quotes or expansions is
+        // refused here.
+        let is_meta = super::super::lex::is_meta;
+        let plain_word = || {
+            let len = r.iter().position(|&b| is_meta(b)).unwrap_or(r.len());
+            let plain = len > 0 && !r[..len].iter().any(|b| b"'\"\\$`".contains(b));
+            plain.then(|| (&r[len..], &r[..len]))
+        };
+        let Some((after_name, var)) = name(r)
+            .filter(|(rest, _)| rest.first().is_none_or(|&b| is_meta(b)))
+            .or_else(plain_word)
         else {
             if r.is_empty() {
                 return Err(SyntaxError::Unterminated {
