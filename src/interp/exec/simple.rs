@@ -146,7 +146,15 @@ impl Shell<'_> {
                     );
                     self.assign_element(&a.name, key, value, a.append)?;
                 }
-                (AssignValue::Array(items), _) => {
+                (AssignValue::Array(_), Some(index)) => {
+                    let written = lossy(&crate::syntax::word_to_source(index));
+                    self.error(&format!(
+                        "{}[{written}]: cannot assign list to array member",
+                        a.name
+                    ));
+                    return Err(Flow::Abort(1));
+                }
+                (AssignValue::Array(items), None) => {
                     // bash shows a compound assignment as written.
                     let written = lossy(&crate::syntax::array_to_source(items));
                     self.trace_assignment(&a.name, &written);

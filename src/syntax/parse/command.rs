@@ -208,13 +208,8 @@ impl<'a> Parser<'a> {
         } else {
             return Ok((i, None));
         };
+        // `a[i]=(…)` parses; running it is bash's error.
         let (rest, value) = if r.first() == Some(&b'(') {
-            if index.is_some() {
-                return Err(SyntaxError::Unsupported {
-                    feature: "a compound value for one array element (`a[i]=(…)`)",
-                    at: self.span_at(r, 1),
-                });
-            }
             let (rest, items) = self.array_items(&r[1..], self.span_at(r, 1))?;
             (rest, AssignValue::Array(items))
         } else {
