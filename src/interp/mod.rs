@@ -366,6 +366,11 @@ impl<'a> Shell<'a> {
                 self.cwd = PathBuf::from(std::ffi::OsStr::from_bytes(p));
             }
         } else {
+            // No `PWD` naming the folder: the folder as the kernel names it
+            // (a new shell started in a linked folder without `PWD`).
+            if let Ok(real) = self.sys.real_path(&self.cwd) {
+                self.cwd = real;
+            }
             let cwd = self.cwd.as_os_str().as_bytes().to_vec();
             self.vars.set_internal("PWD", cwd);
         }
