@@ -188,11 +188,17 @@ impl JobTable {
         let state = match status {
             ExitStatus::Exited(0) => "Done".to_string(),
             ExitStatus::Exited(code) => format!("Exit {code}"),
-            ExitStatus::Signaled(libc::SIGKILL) => "Killed".to_string(),
-            ExitStatus::Signaled(libc::SIGTERM) => "Terminated".to_string(),
-            ExitStatus::Signaled(signal) => format!("Signal {signal}"),
+            ExitStatus::Signaled(signal) => crate::os::signals::description(signal),
         };
         self.notices.push(job.line(mark, &state) + "\n");
+    }
+
+    /// The text of the job `pid` belongs to.
+    pub fn text_of(&self, pid: Pid) -> Option<&str> {
+        self.jobs
+            .iter()
+            .find(|j| j.pids.contains(&pid))
+            .map(|j| j.text.as_str())
     }
 
     /// `pid` was waited for by `wait`: drop it, and its job once empty,

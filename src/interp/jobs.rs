@@ -33,6 +33,7 @@ impl Shell<'_> {
                 Ok(None) => i += 1,
                 Ok(Some(status)) => {
                     self.jobs.running.remove(i);
+                    self.report_killed(pid, status);
                     self.jobs.table.reaped(pid, status);
                     let ended = super::state::EndedJob {
                         status: status.code(),
@@ -53,6 +54,22 @@ impl Shell<'_> {
         if !self.interactive {
             self.jobs.table.take_notices();
         }
+    }
+
+    /// A script's background job killed by a signal is said on standard
+    /// error when it is reaped, as bash says it (`PID Hangup  TEXT`); not
+    /// for SIGINT, SIGTERM and SIGPIPE, which bash leaves unsaid. An
+    /// interactive shell says it in its notice before the next prompt.
+    fn report_killed(&mut self, pid: Pid, status: crate::system::ExitStatus) {
+        let crate::system::ExitStatus::Signaled(signal) = status else {
+            return;
+        };
+        if self.interactive || [libc::SIGINT, libc::SIGTERM, libc::SIGPIPE].contains(&signal) {
+            return;
+        }
+        let text = self.jobs.table.text_of(pid).unwrap_or_default().to_string();
+        let what = signals::description(signal);
+        self.error(&format!("{pid:5} {what:<24}{text}"));
     }
 
     /// A foreground child stopped (Ctrl-Z): it becomes a stopped job (the
@@ -351,7 +368,12 @@ impl Shell<'_> {
             while let Some(&pid) = self.jobs.running.first() {
                 match self.wait_serving(pid) {
                     Ok(None) => return Ok((self.interrupted_wait(), None)),
-                    Ok(Some(_)) | Err(_) => {
+                    Ok(Some(status)) => {
+                        self.report_killed(pid, status);
+                        self.jobs.running.remove(0);
+                        self.jobs.table.forget(pid);
+                    }
+                    Err(_) => {
                         self.jobs.running.remove(0);
                         self.jobs.table.forget(pid);
                     }
@@ -397,7 +419,10 @@ impl Shell<'_> {
             }
             status = match self.wait_serving(pid) {
                 Ok(None) => return Ok((self.interrupted_wait(), None)),
-                Ok(Some(s)) => s.code(),
+                Ok(Some(s)) => {
+                    self.report_killed(pid, s);
+                    s.code()
+                }
                 Err(_) => 127,
             };
             self.jobs.running.retain(|p| *p != pid);

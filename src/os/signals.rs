@@ -101,6 +101,22 @@ pub fn look_up(spec: &str) -> Option<String> {
         .map(|(n, _)| n.to_string())
 }
 
+/// What a job ended by `signal` is said to have met, as bash says it
+/// (the C library's description: `Hangup`, `Killed`, `User defined
+/// signal 1`).
+pub fn description(signal: i32) -> String {
+    // SAFETY: strsignal returns a NUL-terminated string the C library
+    // keeps (or null); it is copied at once, on the shell's one thread.
+    let text = unsafe { libc::strsignal(signal) };
+    if text.is_null() {
+        return format!("Signal {signal}");
+    }
+    // SAFETY: non-null, NUL-terminated, as above.
+    unsafe { std::ffi::CStr::from_ptr(text) }
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// The number of any signal of this system, named without `SIG`.
 pub fn number_of_any(name: &str) -> Option<i32> {
     every_signal()
