@@ -600,8 +600,16 @@ impl<'p> Walker<'p> {
             match &redirect.target {
                 RedirTarget::Word(word) => {
                     self.word(word);
-                    if writes_file(redirect.op) {
-                        if let Some(path) = static_value(word) {
+                    let path = static_value(word);
+                    // `>&FILE` and `1>&FILE` name a file to write (as `&>`).
+                    let dup_to_file = redirect.op == RedirOp::DupOutput
+                        && matches!(redirect.fd, None | Some(1))
+                        && path.as_ref().is_some_and(|p| {
+                            let digits = p.strip_suffix(b"-").unwrap_or(p);
+                            !digits.iter().all(u8::is_ascii_digit)
+                        });
+                    if writes_file(redirect.op) || dup_to_file {
+                        if let Some(path) = path {
                             self.write_target(&path, redirect.span);
                         }
                     }

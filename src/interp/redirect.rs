@@ -322,7 +322,8 @@ impl Shell<'_> {
                     }
                     return Ok(());
                 }
-                if r.op == RedirOp::DupOutput && r.fd.is_none() {
+                // `>&FILE` and `1>&FILE` are `&>FILE` (bash).
+                if r.op == RedirOp::DupOutput && matches!(r.fd, None | Some(1)) {
                     let new = self.open_target(&target, OpenMode::Write { exclusive: false })?;
                     self.install(1, new, saved)?;
                     return self.dup_onto(1, 2, saved);
