@@ -133,6 +133,9 @@ pub struct NewShell {
     pub positional_at: usize,
     /// `--version`.
     pub version: bool,
+    /// `-i`: an interactive shell (`$-` holds `i`, `set -u` ends a line
+    /// rather than the shell); never at a terminal, which it would read.
+    pub interactive: bool,
     /// The first option guard-sh's new shell does not take, or one
     /// without its word: the shell fails with it and runs nothing. The
     /// rest is still read, so the walker checks a `-c` text beside it.
@@ -144,7 +147,7 @@ pub struct NewShell {
 /// first operand or `--`, then `-c`'s text or the script, then `$0` and
 /// the positional parameters.
 pub fn new_shell(name: &str, args: &[Vec<u8>]) -> NewShell {
-    let (mut command, mut stdin, mut version) = (false, false, false);
+    let (mut command, mut stdin, mut version, mut interactive) = (false, false, false, false);
     let (mut set, mut shopt) = (Vec::new(), Vec::new());
     let mut error = None;
     let mut fail = |message: String| {
@@ -175,6 +178,7 @@ pub fn new_shell(name: &str, args: &[Vec<u8>]) -> NewShell {
             match letter {
                 b'c' if on => command = true,
                 b's' if on => stdin = true,
+                b'i' if on => interactive = true,
                 // A login shell reads no start-up file here either.
                 b'l' => {}
                 b'o' | b'O' => {
@@ -194,7 +198,7 @@ pub fn new_shell(name: &str, args: &[Vec<u8>]) -> NewShell {
                     set.push(vec![if on { b'-' } else { b'+' }, letter]);
                 }
                 _ => fail(format!(
-                    "{}{}: invalid option (guard-sh's {name} takes -c, -s, -l, -o, -O and set's letters)",
+                    "{}{}: invalid option (guard-sh's {name} takes -c, -s, -i, -l, -o, -O and set's letters)",
                     if on { '-' } else { '+' },
                     letter as char
                 )),
@@ -223,6 +227,7 @@ pub fn new_shell(name: &str, args: &[Vec<u8>]) -> NewShell {
         arg0_at,
         positional_at,
         version,
+        interactive,
         error,
     }
 }
@@ -254,11 +259,12 @@ mod tests {
         // `+c`, a letter guard-sh lacks, and an option without its word
         // fail.
         assert!(parsed(&["+c", "s.sh"]).is_err());
-        assert!(parsed(&["-i"]).is_err());
+        assert!(parsed(&["-r"]).is_err());
+        assert_eq!(parsed(&["-i", "-c", "t"]).map(|c| c.interactive), Ok(true));
         assert!(parsed(&["-c"]).is_err());
         assert!(parsed(&["-o"]).is_err());
         // The text beside an option that fails is still found.
-        let args: Vec<Vec<u8>> = ["-i", "-c", "text"]
+        let args: Vec<Vec<u8>> = ["-r", "-c", "text"]
             .iter()
             .map(|a| a.as_bytes().to_vec())
             .collect();

@@ -1076,9 +1076,10 @@ impl Shell<'_> {
     }
 
     /// bash's status for `${x?}` and `set -u` errors: 127 at the top of a
-    /// `-c` string, else 1.
+    /// `-c` string (a new shell's too) without `set -e`, else 1.
     fn expansion_error_status(&self) -> i32 {
-        if self.command_mode && !self.in_child() {
+        let top_of_text = self.depth.copies == self.depth.copies_before_shell;
+        if self.command_mode && top_of_text && !self.opts.errexit {
             127
         } else {
             1

@@ -702,6 +702,7 @@ fn a_new_shell_is_guarded_like_any_other_text() {
         "tool first; command bash -c evil",
         "tool first; exec bash -c evil",
         // An option the new shell refuses does not hide the text.
+        "tool first; bash -r -c evil",
         "tool first; bash -i -c evil",
     ] {
         let (status, _, err) = run(&s, line);

@@ -480,9 +480,9 @@ fn tab_completes_ctrl_r_searches_and_ctrl_l_clears() {
     s.expect("exit");
 }
 
-/// `bash` alone at the terminal would be an interactive shell in bash;
-/// guard-sh's new shells are not interactive, so it says so and the
-/// session goes on, while `bash -c` runs.
+/// `bash` alone at the terminal would be an interactive shell in bash,
+/// reading the terminal; guard-sh's new shells never read it, so it says
+/// so and the session goes on, while `bash -c` (and `bash -i -c`) runs.
 #[test]
 fn bash_alone_at_the_terminal_is_refused_with_a_message() {
     let mut s = Session::start("$ ");
@@ -492,6 +492,13 @@ fn bash_alone_at_the_terminal_is_refused_with_a_message() {
     s.expect("status=2");
     s.send(b"bash -c 'echo nested-ran'\r");
     s.expect("nested-ran");
+    s.expect("$ ");
+    // `-i` with text to run reads nothing from the terminal: it runs.
+    s.send(b"bash -i; echo status=$?\r");
+    s.expect("an interactive new shell is not supported");
+    s.expect("status=2");
+    s.send(b"bash -i -c 'echo i-ran'\r");
+    s.expect("i-ran");
     s.expect("$ ");
     s.send(b"\x04");
     s.expect("exit");

@@ -27,7 +27,8 @@ impl Shell<'_> {
             );
             return Ok(self.write_out(text.as_bytes(), name));
         }
-        if invocation.source == NewShellSource::Stdin && self.sys.isatty(0) && self.sys.isatty(2) {
+        let at_terminal = self.sys.isatty(0) && (self.sys.isatty(2) || invocation.interactive);
+        if invocation.source == NewShellSource::Stdin && at_terminal {
             // bash would start an interactive shell on the terminal.
             self.error(&format!(
                 "{name}: an interactive new shell is not supported by guard-sh (give it -c TEXT or a script)"
@@ -46,6 +47,17 @@ impl Shell<'_> {
     fn run_new_shell(&mut self, name: &str, args: &[Vec<u8>], invocation: NewShell) -> Status {
         self.start_afresh(name, args, &invocation);
         self.vars.set_internal("_", name.as_bytes().to_vec());
+        if invocation.interactive {
+            // Not at a terminal (refused above): no line editor, no job
+            // control; bash's interactive variables and error handling.
+            self.interactive = true;
+            let home = self.vars.get("HOME").unwrap_or_default().to_vec();
+            self.vars
+                .set_default("HISTFILE", [home.as_slice(), b"/.bash_history"].concat());
+            for name in ["HISTSIZE", "HISTFILESIZE"] {
+                self.vars.set_default(name, b"500".to_vec());
+            }
+        }
         if !invocation.set.is_empty() {
             let status = self.set_builtin(&invocation.set)?;
             if status != 0 {
