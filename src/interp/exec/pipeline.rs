@@ -30,7 +30,10 @@ impl Shell<'_> {
             self.jobs.table.foreground = lossy(&crate::syntax::pipeline_to_source(p));
         }
         let mut redirect_failed = false;
-        let status = self.with_errexit_off(p.negated, |sh| match p.elements.as_slice() {
+        // bash ignores `set -e` inside `! …` only when it was on as the
+        // pipeline started: a `set -e` run inside one acts there.
+        let ignore_errexit = p.negated && self.opts.errexit;
+        let status = self.with_errexit_off(ignore_errexit, |sh| match p.elements.as_slice() {
             [only] => {
                 let s = match &only.command {
                     Command::Compound(cc) => {
