@@ -65,13 +65,15 @@ fn eval_depth(env: &mut dyn ArithEnv, text: &[u8], depth: u32) -> R<i64> {
     let v = p.comma(true)?;
     p.skip_ws();
     if p.i < p.s.len() {
-        return Err(ArithError::Invalid(format!(
-            "{}: syntax error in expression (error token is \"{}\")",
-            String::from_utf8_lossy(text).trim_start(),
-            String::from_utf8_lossy(&p.s[p.i..])
-        )));
+        return Err(p.trailing_error());
     }
     Ok(v)
+}
+
+/// Bytes no arithmetic token starts with: bash fails on one as soon as it
+/// reads it, one token ahead of what it evaluates.
+fn starts_no_token(b: u8) -> bool {
+    matches!(b, b'#' | b';' | b'"' | b'\'' | b'\\' | b'`' | b'{' | b'}')
 }
 
 struct Parser<'s, 'e> {
@@ -128,6 +130,21 @@ impl Parser<'_, '_> {
     /// bash's message: the text (leading blanks dropped), what went wrong,
     /// and the rest of the text from the token at fault: the next one, or
     /// at the end the last operator read.
+    /// The error for the text left at `i`, which no operator can take.
+    fn trailing_error(&self) -> ArithError {
+        let rest = &self.s[self.i..];
+        let what = if rest.first().copied().is_some_and(starts_no_token) {
+            "syntax error: invalid arithmetic operator"
+        } else {
+            "syntax error in expression"
+        };
+        ArithError::Invalid(format!(
+            "{}: {what} (error token is \"{}\")",
+            String::from_utf8_lossy(self.s).trim_start(),
+            String::from_utf8_lossy(rest)
+        ))
+    }
+
     fn err(&self, what: &str) -> ArithError {
         let mut at = self.i.min(self.s.len());
         while at < self.s.len() && self.s[at].is_ascii_whitespace() {
@@ -204,6 +221,14 @@ impl Parser<'_, '_> {
                     self.last_operator = self.i;
                     self.i += op.len();
                     let rhs = self.assignment(live)?;
+                    // bash reads the token after the value before it
+                    // assigns: a byte no token starts with fails first.
+                    let at = self.i;
+                    self.skip_ws();
+                    if self.s.get(self.i).copied().is_some_and(starts_no_token) {
+                        return Err(self.trailing_error());
+                    }
+                    self.i = at;
                     let var = Val::Var(name);
                     let n = if *op == "=" {
                         rhs
