@@ -1245,10 +1245,53 @@ impl Shell<'_> {
             return vec![field];
         }
         let ifs = self.ifs();
-        let is_ifs = |b: u8| ifs.contains(&b);
-        let is_ws = |b: u8| is_ifs(b) && matches!(b, b' ' | b'\t' | b'\n');
+        // IFS is a set of characters: in a UTF-8 locale one may be several
+        // bytes (a byte that is part of no character stands for itself).
+        let utf8 = self.utf8_locale();
+        let separators: Vec<&[u8]> = if utf8 {
+            let mut seps = Vec::new();
+            for chunk in ifs.utf8_chunks() {
+                let valid = chunk.valid();
+                let mut at = 0;
+                for c in valid.chars() {
+                    seps.push(&valid.as_bytes()[at..at + c.len_utf8()]);
+                    at += c.len_utf8();
+                }
+                seps.extend(chunk.invalid().chunks(1));
+            }
+            seps
+        } else {
+            ifs.chunks(1).collect()
+        };
+        let is_ws = |b: u8| ifs.contains(&b) && matches!(b, b' ' | b'\t' | b'\n');
         let n = field.bytes.len();
-        let splits = |i: usize| field.q[i] == Q::Exp && is_ifs(field.bytes[i]);
+        // In a UTF-8 locale, the bytes of the value's multibyte characters:
+        // a stray byte in IFS matches none of them.
+        let mut in_character = vec![false; if utf8 { n } else { 0 }];
+        if utf8 {
+            let mut at = 0;
+            for chunk in field.bytes.utf8_chunks() {
+                for c in chunk.valid().chars() {
+                    if c.len_utf8() > 1 {
+                        in_character[at..at + c.len_utf8()].fill(true);
+                    }
+                    at += c.len_utf8();
+                }
+                at += chunk.invalid().len();
+            }
+        }
+        // The length of the unquoted separator at `i`, if one is there.
+        let separator_at = |i: usize| {
+            separators
+                .iter()
+                .find(|sep| {
+                    field.bytes[i..].starts_with(sep)
+                        && field.q[i..i + sep.len()].iter().all(|q| *q == Q::Exp)
+                        && !(sep.len() == 1 && in_character.get(i) == Some(&true))
+                })
+                .map(|sep| sep.len())
+        };
+        let splits = |i: usize| separator_at(i).is_some();
         // A run of separators goes on to `j` unless a quoted part (even an
         // empty one) stands there: that part is a field of its own.
         let run_goes_on =
@@ -1267,7 +1310,7 @@ impl Shell<'_> {
                 let mut hard = false;
                 if run_goes_on(i, j) && !is_ws(field.bytes[j]) {
                     hard = true;
-                    j += 1;
+                    j += separator_at(j).unwrap_or(1);
                     while run_goes_on(i, j) && is_ws(field.bytes[j]) {
                         j += 1;
                     }
