@@ -106,6 +106,33 @@ fn list_of(param: &Parameter) -> ListParam<'_> {
     }
 }
 
+/// The name bytes (letters, digits, `_`) that literal text right after an
+/// item brings.
+fn name_bytes_after(items: &[Item<'_>]) -> Vec<u8> {
+    items
+        .iter()
+        .map_while(|item| match item {
+            Item::Char(c) if c.is_ascii_alphanumeric() || *c == b'_' => Some(*c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `$name` (unbraced, plain) read on into the name bytes `more` that brace
+/// expansion put after it; `None` when it does not read on.
+fn joined_name(pe: &ParamExpansion, more: &[u8]) -> Option<ParamExpansion> {
+    let Parameter::Named(name) = &pe.param else {
+        return None;
+    };
+    if more.is_empty() || pe.braced || pe.indirect || pe.op != ParamOp::Plain {
+        return None;
+    }
+    Some(ParamExpansion {
+        param: Parameter::Named(format!("{name}{}", String::from_utf8_lossy(more))),
+        ..pe.clone()
+    })
+}
+
 impl Shell<'_> {
     /// Expand command words into fields (all expansions, splitting, globs).
     pub(super) fn expand_words(&mut self, words: &[Word]) -> Result<Vec<Vec<u8>>, Flow> {
@@ -161,11 +188,29 @@ impl Shell<'_> {
                 b.push(&home, Q::Quoted);
                 items = &items[len..];
             }
-            for item in items {
-                match item {
+            let mut at = 0;
+            while at < items.len() {
+                match &items[at] {
                     Item::Char(c) => b.push(&[*c], Q::Lit),
+                    Item::Part(part @ WordPart::Parameter(pe)) => {
+                        // bash expands braces in the text before it reads
+                        // names: `{$a,b}_c` gives `$a_c`, the name `a_c`.
+                        let more = name_bytes_after(&items[at + 1..]);
+                        match joined_name(pe, &more) {
+                            Some(longer) => {
+                                self.expand_part(
+                                    &WordPart::Parameter(Box::new(longer)),
+                                    false,
+                                    &mut b,
+                                )?;
+                                at += more.len();
+                            }
+                            None => self.expand_part(part, false, &mut b)?,
+                        }
+                    }
                     Item::Part(part) => self.expand_part(part, false, &mut b)?,
                 }
+                at += 1;
             }
             self.split_and_glob(b, out)?;
         }
