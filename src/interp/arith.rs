@@ -70,6 +70,15 @@ fn eval_depth(env: &mut dyn ArithEnv, text: &[u8], depth: u32) -> R<i64> {
     Ok(v)
 }
 
+/// bash's message for an error in `expression` at `token`.
+fn error_text(expression: &[u8], what: &str, token: &[u8]) -> ArithError {
+    ArithError::Invalid(format!(
+        "{}: {what} (error token is \"{}\")",
+        String::from_utf8_lossy(expression).trim_start(),
+        String::from_utf8_lossy(token)
+    ))
+}
+
 /// Bytes no arithmetic token starts with: bash fails on one as soon as it
 /// reads it, one token ahead of what it evaluates.
 fn starts_no_token(b: u8) -> bool {
@@ -138,11 +147,7 @@ impl Parser<'_, '_> {
         } else {
             "syntax error in expression"
         };
-        ArithError::Invalid(format!(
-            "{}: {what} (error token is \"{}\")",
-            String::from_utf8_lossy(self.s).trim_start(),
-            String::from_utf8_lossy(rest)
-        ))
+        error_text(self.s, what, rest)
     }
 
     fn err(&self, what: &str) -> ArithError {
@@ -158,11 +163,7 @@ impl Parser<'_, '_> {
 
     /// [`Parser::err`] with the error token starting at `at`.
     fn err_at(&self, what: &str, at: usize) -> ArithError {
-        ArithError::Invalid(format!(
-            "{}: {what} (error token is \"{}\")",
-            String::from_utf8_lossy(self.s).trim_start(),
-            String::from_utf8_lossy(&self.s[at.min(self.s.len())..])
-        ))
+        error_text(self.s, what, &self.s[at.min(self.s.len())..])
     }
 
     fn value(&mut self, v: Val, live: bool) -> R<i64> {
@@ -428,10 +429,12 @@ impl Parser<'_, '_> {
         self.last_operand = start;
         match parse_number(&self.s[start..self.i]) {
             Some(n) => Ok(Val::Num(n)),
-            None => {
-                self.i = start;
-                Err(self.err("value too great for base"))
-            }
+            // bash shows the expression up to the constant it refuses.
+            None => Err(error_text(
+                &self.s[..self.i],
+                number_error(&self.s[start..self.i]),
+                &self.s[start..self.i],
+            )),
         }
     }
 
@@ -474,10 +477,32 @@ fn var_name(v: &Val) -> String {
     }
 }
 
+/// bash's words for a constant `parse_number` refuses.
+fn number_error(text: &[u8]) -> &'static str {
+    let Some(hash) = text.iter().position(|&b| b == b'#') else {
+        return "value too great for base";
+    };
+    let base = &text[..hash];
+    let value = std::str::from_utf8(base)
+        .ok()
+        .and_then(|b| b.parse::<u32>().ok());
+    if base.first() == Some(&b'0') {
+        "invalid number"
+    } else if !value.is_some_and(|b| (2..=64).contains(&b)) {
+        "invalid arithmetic base"
+    } else {
+        "value too great for base"
+    }
+}
+
 /// An integer constant: decimal, `0x` hex, `0` octal or `BASE#digits`.
 pub fn parse_number(text: &[u8]) -> Option<i64> {
     let s = std::str::from_utf8(text).ok()?;
     if let Some((base, digits)) = s.split_once('#') {
+        // A base written with a leading 0 is bash's invalid number.
+        if base.starts_with('0') {
+            return None;
+        }
         let base: u32 = base.parse().ok()?;
         if !(2..=64).contains(&base) || digits.is_empty() {
             return None;
