@@ -448,16 +448,67 @@ enum Waited {
     Trapped,
 }
 
-/// The line ran past its wall-time bound: end the child it waits for, and
-/// the process group it leads (a job of an interactive shell).
+/// The line ran past its wall-time bound: end the child it waits for, the
+/// process group it leads (a job of an interactive shell), and every
+/// process below it. A forked copy of the shell waiting for a program of
+/// its own would otherwise leave that program running once it is killed
+/// (it ends the program itself at the same bound, but the parent may kill
+/// it first): the tree is stopped, so none of it forks on, then killed.
 fn end_out_of_time(pid: Pid) {
-    // SAFETY: signalling our own child and the group it leads.
+    let tree = stopped_tree(pid);
+    // SAFETY: signalling our own child, the group it leads, and the
+    // processes below it, found stopped (their pids cannot be reused
+    // before their parents reap them).
     unsafe {
         if libc::getpgid(pid) == pid {
             libc::kill(-pid, libc::SIGKILL);
         }
-        libc::kill(pid, libc::SIGKILL);
+        for &p in tree.iter().rev() {
+            libc::kill(p, libc::SIGKILL);
+        }
     }
+}
+
+/// `pid` and the processes below it (as `/proc/PID/task/*/children` lists
+/// them), each stopped; read again until no new one appears.
+fn stopped_tree(pid: Pid) -> Vec<Pid> {
+    let mut tree = vec![pid];
+    for _round in 0..8 {
+        let before = tree.len();
+        let mut at = 0;
+        while at < tree.len() {
+            // SAFETY: stopping a process of the line's tree.
+            unsafe {
+                libc::kill(tree[at], libc::SIGSTOP);
+            }
+            for child in children_of(tree[at]) {
+                if !tree.contains(&child) {
+                    tree.push(child);
+                }
+            }
+            at += 1;
+        }
+        if tree.len() == before {
+            break;
+        }
+    }
+    tree
+}
+
+/// The children of every thread of `pid`.
+fn children_of(pid: Pid) -> Vec<Pid> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<Pid>>()
+        })
+        .collect()
 }
 
 /// Block SIGCHLD and the signals the shell handles; returns the old mask.
