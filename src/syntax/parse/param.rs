@@ -355,37 +355,7 @@ impl<'a> Parser<'a> {
                 let (r, word) = self.operand(&r[1..], value, open)?;
                 (r, value_op(*c, false, word))
             }
-            [b':', ..] => {
-                let (r, offset) = self.operand(
-                    &r[1..],
-                    Operand {
-                        stop: b":",
-                        quoted,
-                        extquote,
-                        value: false,
-                        tilde: false,
-                    },
-                    open,
-                )?;
-                // `${x:}`: bash's bad substitution (`${x::2}` is offset 0).
-                if offset.parts.is_empty() && r.first() == Some(&b'}') {
-                    return Err(SyntaxError::BadSubstitution {
-                        at: self.span_at(r, 1),
-                    });
-                }
-                let (r, length) = match r.strip_prefix(b":") {
-                    Some(r) => {
-                        let length = Operand {
-                            tilde: false,
-                            ..pattern
-                        };
-                        let (r, l) = self.operand(r, length, open)?;
-                        (r, Some(l))
-                    }
-                    None => (r, None),
-                };
-                (r, ParamOp::Substring { offset, length })
-            }
+            [b':', ..] => self.substring_operator(&r[1..], quoted, extquote, open)?,
             [c @ (b'#' | b'%'), ..] => {
                 let longest = r.get(1) == Some(c);
                 let (r, pat) = self.operand(&r[if longest { 2 } else { 1 }..], pattern, open)?;
@@ -444,6 +414,38 @@ impl<'a> Parser<'a> {
             _ => (r, ParamOp::Plain),
         };
         Ok((r, op))
+    }
+
+    /// `${p:offset}` and `${p:offset:length}`, after the first `:`.
+    fn substring_operator(
+        &mut self,
+        r: &'a [u8],
+        quoted: bool,
+        extquote: bool,
+        open: Span,
+    ) -> PResult<'a, ParamOp> {
+        let arithmetic = |stop| Operand {
+            stop,
+            quoted,
+            extquote,
+            value: false,
+            tilde: false,
+        };
+        let (r, offset) = self.operand(r, arithmetic(b":"), open)?;
+        // `${x:}`: bash's bad substitution (`${x::2}` is offset 0).
+        if offset.parts.is_empty() && r.first() == Some(&b'}') {
+            return Err(SyntaxError::BadSubstitution {
+                at: self.span_at(r, 1),
+            });
+        }
+        let (r, length) = match r.strip_prefix(b":") {
+            Some(r) => {
+                let (r, l) = self.operand(r, arithmetic(b""), open)?;
+                (r, Some(l))
+            }
+            None => (r, None),
+        };
+        Ok((r, ParamOp::Substring { offset, length }))
     }
 
     /// `${p/pattern/replacement}` and its `//`, `/#`, `/%` forms, from the
@@ -533,13 +535,12 @@ impl<'a> Parser<'a> {
         // between two of them does not end it (`"${x-'}'}"` is `'}'`).
         let mut in_single = false;
         loop {
-            if std::mem::take(&mut tilde_here) && rest.first() == Some(&b'~') {
-                let ends = |b: u8| matches!(b, b'/' | b'}' | b':') || how.stop.contains(&b);
-                if let Some((r, user)) = tilde(rest, ends) {
-                    p.push(WordPart::Tilde(user));
-                    rest = r;
-                    continue;
-                }
+            if std::mem::take(&mut tilde_here)
+                && let Some((r, part)) = operand_tilde(rest, how.stop)
+            {
+                p.push(part);
+                rest = r;
+                continue;
             }
             let Some(&c) = rest.first() else {
                 return Err(SyntaxError::Unterminated { what: "`${`", open });
@@ -568,25 +569,10 @@ impl<'a> Parser<'a> {
                 });
             }
             match c {
-                b'\\' => match rest.get(1) {
-                    Some(b'\n') => rest = &rest[2..],
-                    // Inside double quotes a backslash escapes only `$`,
-                    // `` ` ``, `"`, `\` and `}`; before anything else it stays.
-                    Some(&e)
-                        if how.quoted
-                            && how.value
-                            && !matches!(e, b'$' | b'`' | b'"' | b'\\' | b'}') =>
-                    {
-                        p.lit(b"\\");
-                        rest = &rest[1..];
-                    }
-                    Some(_) => {
-                        let n = char_len(&rest[1..]);
-                        p.push(WordPart::Escaped(rest[1..1 + n].to_vec()));
-                        rest = &rest[1 + n..];
-                    }
-                    None => return Err(SyntaxError::Unterminated { what: "`${`", open }),
-                },
+                b'\\' => {
+                    rest = operand_escape(rest, how, &mut p)
+                        .ok_or(SyntaxError::Unterminated { what: "`${`", open })?
+                }
                 b'\'' if how.quoted && how.value => {
                     in_single = !in_single;
                     p.lit(b"'");
@@ -640,6 +626,35 @@ impl<'a> Parser<'a> {
             },
         ))
     }
+}
+
+/// The backslash at `i` in an operand into `p`; the rest after it, or
+/// `None` when the input ends there.
+fn operand_escape<'a>(i: &'a [u8], how: Operand, p: &mut Parts) -> Option<&'a [u8]> {
+    match i.get(1)? {
+        b'\n' => Some(&i[2..]),
+        // Inside double quotes a backslash escapes only `$`, `` ` ``, `"`,
+        // `\` and `}`; before anything else it stays.
+        &e if how.quoted && how.value && !matches!(e, b'$' | b'`' | b'"' | b'\\' | b'}') => {
+            p.lit(b"\\");
+            Some(&i[1..])
+        }
+        _ => {
+            let n = char_len(&i[1..]);
+            p.push(WordPart::Escaped(i[1..1 + n].to_vec()));
+            Some(&i[1 + n..])
+        }
+    }
+}
+
+/// A tilde prefix at `i` in an operand that `stop`'s bytes (or `/`, `}`,
+/// `:`) end.
+fn operand_tilde<'a>(i: &'a [u8], stop: &[u8]) -> Option<(&'a [u8], WordPart)> {
+    if i.first() != Some(&b'~') {
+        return None;
+    }
+    let ends = |b: u8| matches!(b, b'/' | b'}' | b':') || stop.contains(&b);
+    tilde(i, ends).map(|(r, user)| (r, WordPart::Tilde(user)))
 }
 
 fn value_op(c: u8, colon: bool, word: Word) -> ParamOp {
