@@ -368,7 +368,9 @@ fn wait_loop(
         if stop_on_trap && signals::trap_pending() {
             break Ok(Waited::Trapped);
         }
-        match first_change(pids, report_stops) {
+        // Past the bound the tree was stopped to be killed: that stop is
+        // no job stopping.
+        match first_change(pids, report_stops && !out_of_time) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => break Err(e),
             Ok(Some(Waited::Ended(pid, ended))) => {
