@@ -819,12 +819,8 @@ impl Shell<'_> {
         };
         // bash tests a list reached this way (`ref='a[@]'`) for being
         // unset only: `:-` and the other `:` tests act as without `:`.
-        let list = matches!(
-            &param,
-            Parameter::Special(SpecialParam::AtSign | SpecialParam::Star)
-        ) || matches!(&param, Parameter::Element(e) if matches!(e.index, Subscript::At | Subscript::Star));
         let mut op = pe.op.clone();
-        if list {
+        if list_of(&param).is_some() {
             if let ParamOp::Default { colon, .. }
             | ParamOp::Assign { colon, .. }
             | ParamOp::Error { colon, .. }
@@ -1292,7 +1288,9 @@ impl Shell<'_> {
         let ifs = self.ifs();
         // IFS is a set of characters: in a UTF-8 locale one may be several
         // bytes (a byte that is part of no character stands for itself).
-        let utf8 = self.utf8_locale();
+        // An ASCII IFS (the usual one) splits the same by bytes: no byte of
+        // it is part of a multibyte character.
+        let utf8 = !ifs.is_ascii() && self.utf8_locale();
         let separators: Vec<&[u8]> = if utf8 {
             let mut seps = Vec::new();
             for chunk in ifs.utf8_chunks() {

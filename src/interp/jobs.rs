@@ -368,12 +368,10 @@ impl Shell<'_> {
             while let Some(&pid) = self.jobs.running.first() {
                 match self.wait_serving(pid) {
                     Ok(None) => return Ok((self.interrupted_wait(), None)),
-                    Ok(Some(status)) => {
-                        self.report_killed(pid, status);
-                        self.jobs.running.remove(0);
-                        self.jobs.table.forget(pid);
-                    }
-                    Err(_) => {
+                    waited => {
+                        if let Ok(Some(status)) = waited {
+                            self.report_killed(pid, status);
+                        }
                         self.jobs.running.remove(0);
                         self.jobs.table.forget(pid);
                     }

@@ -85,20 +85,15 @@ pub fn table() -> String {
 /// `kill -l SPEC`: a signal's name (without `SIG`) for its number or an
 /// exit status of 128+N, its number for its name; `None` for neither.
 pub fn look_up(spec: &str) -> Option<String> {
-    let entries = every_signal();
     if let Ok(n) = spec.parse::<libc::c_int>() {
         let n = if n > 128 { n - 128 } else { n };
-        return entries
+        return every_signal()
             .iter()
             .find(|(m, _)| *m == n)
             .map(|(_, name)| name.trim_start_matches("SIG").to_string());
     }
     let upper = spec.to_uppercase();
-    let bare = upper.trim_start_matches("SIG");
-    entries
-        .iter()
-        .find(|(_, name)| name.trim_start_matches("SIG") == bare)
-        .map(|(n, _)| n.to_string())
+    number_of_any(upper.trim_start_matches("SIG")).map(|n| n.to_string())
 }
 
 /// What a job ended by `signal` is said to have met, as bash says it
