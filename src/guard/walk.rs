@@ -605,8 +605,8 @@ impl<'p> Walker<'p> {
                     let dup_to_file = redirect.op == RedirOp::DupOutput
                         && matches!(redirect.fd, None | Some(1))
                         && path.as_ref().is_some_and(|p| {
-                            let digits = p.strip_suffix(b"-").unwrap_or(p);
-                            !digits.iter().all(u8::is_ascii_digit)
+                            !matches!(p.as_slice(), b"" | b"-")
+                                && crate::syntax::ast::duplicated_descriptor(p).is_none()
                         });
                     if writes_file(redirect.op) || dup_to_file {
                         if let Some(path) = path {
@@ -631,7 +631,7 @@ impl<'p> Walker<'p> {
         let duplicated = match (&redirect.op, &redirect.target) {
             (RedirOp::DupInput | RedirOp::DupOutput, RedirTarget::Word(word)) => static_value(word)
                 .and_then(|v| {
-                    let digits = v.strip_suffix(b"-").unwrap_or(&v);
+                    let (digits, _) = crate::syntax::ast::duplicated_descriptor(&v)?;
                     std::str::from_utf8(digits).ok()?.parse::<u64>().ok()
                 }),
             _ => None,

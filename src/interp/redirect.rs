@@ -299,11 +299,9 @@ impl Shell<'_> {
                     let _ = self.sys.close(fd);
                     return Ok(());
                 }
-                let (digits, close_after) = match target.strip_suffix(b"-") {
-                    Some(d) => (d, true),
-                    None => (target.as_slice(), false),
-                };
-                if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) {
+                if let Some((digits, close_after)) =
+                    crate::syntax::ast::duplicated_descriptor(&target)
+                {
                     let number = String::from_utf8_lossy(digits).parse().unwrap_or(u64::MAX);
                     let src = self.script_fd(number)?;
                     if src == fd {

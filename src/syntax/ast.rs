@@ -422,6 +422,17 @@ pub struct Redirect {
     pub span: Span,
 }
 
+/// What the word of `<&WORD`/`>&WORD` names once expanded: a descriptor
+/// (its digits, and whether a `-` after them closes it after the copy), or
+/// `None` for anything else (`-` alone, or a file name for `>&FILE`).
+pub fn duplicated_descriptor(target: &[u8]) -> Option<(&[u8], bool)> {
+    let (digits, close_after) = match target.strip_suffix(b"-") {
+        Some(d) => (d, true),
+        None => (target, false),
+    };
+    (!digits.is_empty() && digits.iter().all(u8::is_ascii_digit)).then_some((digits, close_after))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum RedirOp {
     /// `<`
