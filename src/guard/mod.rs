@@ -16,7 +16,7 @@ pub mod words;
 pub use verdict::{Deny, Reached, ReachedKind, Rule, Verdict};
 pub use walk::writes_file;
 
-use crate::os::real_path::RealPaths;
+use crate::os::real_path::{RealPaths, is_within};
 use crate::policy::{CommandRule, Policy};
 use crate::syntax::{self, SyntaxError, ast::List};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -454,7 +454,7 @@ fn protected_beneath<'p>(
     let (real, _) = resolve_for_write(folder, folders);
     protected
         .iter()
-        .find(|(_, p)| p.starts_with(&real) || real.starts_with(p))
+        .find(|(_, p)| is_within(p, &real) || is_within(&real, p))
         .map(|(protected, _)| *protected)
 }
 
@@ -513,7 +513,7 @@ pub fn check_read_target(policy: &Policy, path: &Path) -> Result<(), Deny> {
 /// judged too.
 pub fn check_opened(policy: &Policy, opened: &Path) -> Result<(), Deny> {
     let protected = protected_reals(policy);
-    match protected.iter().any(|(_, real)| opened.starts_with(real)) {
+    match protected.iter().any(|(_, real)| is_within(opened, real)) {
         true => Err(part_of_the_guard(format!(
             "opening {} is not permitted:",
             opened.display()
@@ -626,7 +626,7 @@ fn protected_root_among<'p>(
     let (target, through) = resolve_for_write(path, folders);
     protected
         .iter()
-        .find(|(_, real)| target.starts_with(real) || through.starts_with(real))
+        .find(|(_, real)| is_within(&target, real) || is_within(&through, real))
         .map(|(protected, _)| *protected)
 }
 

@@ -37,6 +37,34 @@ pub fn real_path(path: &Path) -> PathBuf {
     }
 }
 
+/// Whether `path` is `root` or lies beneath it, whole names compared:
+/// `Path::starts_with`, by bytes when both are plain absolute paths (no
+/// `.`, `..` or empty name, as real paths are), through `Path`'s parse of
+/// each name otherwise. The sandbox compares every file a command may
+/// run with every root it is granted, and the parse was most of that.
+pub fn is_within(path: &Path, root: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (bytes, prefix) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    if !(plain(bytes) && plain(prefix)) {
+        return path.starts_with(root);
+    }
+    let prefix = prefix.strip_suffix(b"/").unwrap_or(prefix);
+    bytes.starts_with(prefix) && matches!(bytes.get(prefix.len()), None | Some(b'/'))
+}
+
+/// An absolute path whose names are neither empty (but after a final
+/// `/`), `.` nor `..`.
+fn plain(path: &[u8]) -> bool {
+    let Some(rest) = path.strip_prefix(b"/") else {
+        return false;
+    };
+    let rest = rest.strip_suffix(b"/").unwrap_or(rest);
+    rest.is_empty()
+        || rest
+            .split(|&b| b == b'/')
+            .all(|name| !matches!(name, b"" | b"." | b".."))
+}
+
 /// Linux follows at most this many symbolic links in one lookup (`ELOOP`).
 const MAX_LINKS: usize = 40;
 
@@ -166,6 +194,24 @@ mod tests {
     #![allow(clippy::unwrap_used)] // test code reports failures by panicking
     use super::*;
     use std::os::unix::fs::symlink;
+
+    #[test]
+    fn is_within_agrees_with_path_starts_with() {
+        let paths = [
+            "/", "/a", "/a/", "/ab", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a//b", "/a/./b",
+            "/a/../b", "/a/.b", "/.a", "a", "a/b", "", "/a/b/..", "//a",
+        ];
+        for path in paths {
+            for root in paths {
+                let (p, r) = (Path::new(path), Path::new(root));
+                assert_eq!(
+                    is_within(p, r),
+                    p.starts_with(r),
+                    "is_within({path:?}, {root:?})"
+                );
+            }
+        }
+    }
 
     #[test]
     fn remembered_folders_give_what_realpath_gives() {

@@ -70,7 +70,7 @@
 
 use super::exec_chain::Resolver;
 use crate::os::procfs::PROC_READABLE;
-use crate::os::real_path::{RealPaths, settled};
+use crate::os::real_path::{RealPaths, is_within, settled};
 use crate::policy::{CommandRule, Policy, SandboxMode};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathFd, Ruleset,
@@ -935,7 +935,7 @@ impl CommandFiles {
 /// Whether `path` is one of `granted` or beneath one of them (a folder):
 /// what an execute grant lets run, in a domain and in an exec plan.
 pub(super) fn covers<'a>(granted: impl IntoIterator<Item = &'a PathBuf>, path: &Path) -> bool {
-    granted.into_iter().any(|g| path.starts_with(g))
+    granted.into_iter().any(|g| is_within(path, g))
 }
 
 /// `exe` and what the kernel runs to start it (its ELF loader, its `#!`
@@ -1008,7 +1008,7 @@ fn check_protected(
         // root (this check, made at start too).
         let protected_real = settled(&cwd.join(protected));
         for (root, root_real) in &roots {
-            if protected_real.starts_with(root_real) || root_real.starts_with(&protected_real) {
+            if is_within(&protected_real, root_real) || is_within(root_real, &protected_real) {
                 return Err(SandboxError::ProtectedWritable {
                     protected: protected.clone(),
                     writable: (*root).clone(),
