@@ -16,7 +16,7 @@ pub mod words;
 pub use verdict::{Deny, Reached, ReachedKind, Rule, Verdict};
 pub use walk::writes_file;
 
-use crate::os::real_path::{RealPaths, is_within};
+use crate::os::real_path::{RealPaths, is_plain, is_within};
 use crate::policy::{CommandRule, Policy};
 use crate::syntax::{self, SyntaxError, ast::List};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -234,8 +234,7 @@ impl ProtectedPaths {
     pub fn new(policy: &Policy) -> ProtectedPaths {
         let mut protected: Vec<Vec<u8>> = protected_reals(policy)
             .into_iter()
-            .flat_map(|(named, real)| [lexical(named), lexical(&real)])
-            .map(|p| p.into_os_string().into_vec())
+            .flat_map(|(named, real)| [lexical_bytes(named), lexical_bytes(&real)])
             .collect();
         protected.sort();
         protected.dedup();
@@ -358,6 +357,9 @@ pub fn check_write_target_lexically(paths: &StaticPaths, path: &Path) -> Result<
 /// `path` with `.` and `..` applied as text (`/..` stays `/`): how the
 /// static check compares paths, and `cd`'s logical folder.
 pub fn lexical(path: &Path) -> PathBuf {
+    if is_plain(path) {
+        return PathBuf::from(std::ffi::OsStr::from_bytes(&lexical_bytes(path)));
+    }
     use std::path::Component;
     let mut out = PathBuf::from("/");
     for c in path.components() {
@@ -370,6 +372,20 @@ pub fn lexical(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// [`lexical`] as bytes; a plain absolute path (see
+/// [`crate::os::real_path::is_plain`]) is its own form, less a final `/`,
+/// with no parse of its names (a start resolves a hundred protected names).
+fn lexical_bytes(path: &Path) -> Vec<u8> {
+    let bytes = path.as_os_str().as_bytes();
+    if !is_plain(path) {
+        return lexical(path).into_os_string().into_vec();
+    }
+    match bytes.strip_suffix(b"/") {
+        Some(trimmed) if !trimmed.is_empty() => trimmed.to_vec(),
+        _ => bytes.to_vec(),
+    }
 }
 
 fn protected_argument(arg: &[u8]) -> Deny {
@@ -682,6 +698,40 @@ mod tests {
     fn paths(cwd: &str, protected: &[&str]) -> StaticPaths {
         let protected = protected.iter().map(|p| p.as_bytes().to_vec()).collect();
         StaticPaths::at(Path::new(cwd), std::rc::Rc::new(ProtectedPaths(protected)))
+    }
+
+    /// `.` and `..` applied through the parse of each name, as `lexical`
+    /// did before it took plain paths as they are.
+    fn lexical_by_names(path: &Path) -> PathBuf {
+        use std::path::Component;
+        let mut out = PathBuf::from("/");
+        for c in path.components() {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::Normal(n) => out.push(n),
+                Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn plain_paths_keep_their_lexical_form() {
+        for path in [
+            "/", "/a", "/a/", "/a/b", "/a/b/", "/a//b", "/a/./b", "/a/../b", "/..", "/a/.b", "a/b",
+            "", "/a/b/..", "//a", "/a/b/.",
+        ] {
+            let path = Path::new(path);
+            let want = lexical_by_names(path);
+            assert_eq!(lexical(path), want, "lexical({path:?})");
+            assert_eq!(
+                lexical_bytes(path),
+                want.as_os_str().as_bytes(),
+                "lexical_bytes({path:?})"
+            );
+        }
     }
 
     /// The fast answer for a plain name and the answer through the built

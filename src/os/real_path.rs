@@ -52,8 +52,15 @@ pub fn is_within(path: &Path, root: &Path) -> bool {
     bytes.starts_with(prefix) && matches!(bytes.get(prefix.len()), None | Some(b'/'))
 }
 
-/// An absolute path whose names are neither empty (but after a final
-/// `/`), `.` nor `..`.
+/// Whether `path` is absolute and its names are neither empty (but after
+/// a final `/`), `.` nor `..`: its bytes are then its one form, compared
+/// and normalized without a parse.
+pub fn is_plain(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    plain(path.as_os_str().as_bytes())
+}
+
+/// [`is_plain`] of a path's bytes.
 fn plain(path: &[u8]) -> bool {
     let Some(rest) = path.strip_prefix(b"/") else {
         return false;
