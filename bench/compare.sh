@@ -9,6 +9,9 @@
 #      line served, as under guard-sh-launch: the trial's `guard-sh --serve`
 #      runs it for guard-sh-client, the program the arm's bash/guard-sh is,
 #      back to back and (1a) with 10 ms between runs;
+#      (1b) beside them, dash and bash started in a bubblewrap sandbox per
+#      command, as Claude Code's and Codex's own sandboxes start each
+#      command (read-only root, the work folder writable, new namespaces);
 #   2. an agent-style script of 20+ commands (bench/agent.sh);
 #   3. `cat BIG | wc -c` over a sparse file of BIG_MB MiB (default 1024);
 #   4. peak RSS of each shell (/usr/bin/time -f %M) on 1 and 2.
@@ -18,7 +21,7 @@
 # throughput, RSS <= bash.
 #
 # Usage (from a checkout): bash bench/compare.sh
-# Needs: cargo, cc, hyperfine, GNU time, jq, dash, bash. As root it installs
+# Needs: cargo, cc, hyperfine, GNU time, jq, dash, bash, bwrap. As root it installs
 # the Debian packages that are missing; otherwise it names them.
 set -euo pipefail
 
@@ -34,6 +37,7 @@ need_packages() {
     command -v jq >/dev/null || missing+=(jq)
     command -v dash >/dev/null || missing+=(dash)
     command -v cc >/dev/null || missing+=(gcc libc6-dev)
+    command -v bwrap >/dev/null || missing+=(bubblewrap)
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
         echo "installing: ${missing[*]}" >&2
@@ -109,6 +113,15 @@ served=$(grep -c '"client":' "$AUDIT" || true)
     echo "the client's lines were not served ($served sessions name a client)" >&2
     exit 1
 }
+# (1b) each command in a bubblewrap sandbox of its own.
+BWRAP="$(command -v bwrap) --ro-bind / / --bind $TMP/arm/work $TMP/arm/work --dev /dev --proc /proc --unshare-all --new-session --die-with-parent"
+bwrap_ok=0
+if in_arm $BWRAP "$DASH" -c 'tea --version' >/dev/null 2>"$TMP/bwrap.err"; then
+    bwrap_ok=1
+    hf startup_bwrap "$GS -c 'tea --version'" "$BWRAP $DASH -c 'tea --version'" "$BWRAP $BASH_BIN -c 'tea --version'"
+else
+    echo "bwrap cannot make its sandbox here: $(head -1 "$TMP/bwrap.err"); row (1b) not measured" >&2
+fi
 hf startup_fork "$GS -c 'tea --version; :'" "$DASH -c 'tea --version; :'" "$BASH_BIN -c 'tea --version; :'"
 echo "timing (2) agent script..." >&2
 hf script "$GS $TMP/agent.sh" "$DASH $TMP/agent.sh" "$BASH_BIN $TMP/agent.sh"
@@ -166,6 +179,11 @@ printf '%-34s %11s %11s %11s %10s %10s\n' "(1s) the same, served  ms" \
     "$(ms "$v_g")" "$(ms "$v_d")" "$(ms "$v_b")" "$(ratio "$v_g" "$v_d")" "$(ratio "$v_g" "$v_b")"
 printf '%-34s %11s %11s %11s %10s %10s\n' "(1a) served, 10 ms apart  ms" \
     "$(ms "$w_g")" "$(ms "$w_d")" "$(ms "$w_b")" "$(ratio "$w_g" "$w_d")" "$(ratio "$w_g" "$w_b")"
+if [ "$bwrap_ok" = 1 ]; then
+    x_g=$(median startup_bwrap 0) x_d=$(median startup_bwrap 1) x_b=$(median startup_bwrap 2)
+    printf '%-34s %11s %11s %11s %10s %10s\n' "(1b) (1) beside bwrap -- sh -c  ms" \
+        "$(ms "$x_g")" "$(ms "$x_d")" "$(ms "$x_b")" "$(ratio "$x_g" "$x_d")" "$(ratio "$x_g" "$x_b")"
+fi
 printf '%-34s %11s %11s %11s %10s %10s\n' "(1') -c 'tea --version; :'  ms" \
     "$(ms "$f_g")" "$(ms "$f_d")" "$(ms "$f_b")" "$(ratio "$f_g" "$f_d")" "$(ratio "$f_g" "$f_b")"
 printf '%-34s %11s %11s %11s %10s %10s\n' "(2) agent script (20+ cmds) ms" \
