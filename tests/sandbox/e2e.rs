@@ -561,6 +561,13 @@ fn agent_cannot_write_policy_bin_folder_or_audit_log_and_next_session_loads_the_
         format!("echo '{{}}' > {}", p.display()),
         format!("echo '{{}}' >| {}", p.display()),
         format!("echo x >> {}", a.display()),
+        // `>&FILE` and `1>&FILE` are `&>FILE`: a write target like `>`,
+        // written out or known only when the line runs.
+        format!("echo '{{}}' >& {}", p.display()),
+        format!("echo '{{}}' 1>&{}", p.display()),
+        format!("f={}; echo '{{}}' >&$f", p.display()),
+        format!("echo x >& {}", a.display()),
+        "echo '{}' >&../arm/policy.json".to_string(),
         format!("echo '{{}}' | tee {}", p.display()),
         format!("echo x | tee -a {}", a.display()),
         format!("mkdir {}/evil", b.display()),
