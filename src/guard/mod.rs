@@ -360,6 +360,12 @@ pub fn lexical(path: &Path) -> PathBuf {
     if is_plain(path) {
         return PathBuf::from(std::ffi::OsStr::from_bytes(&lexical_bytes(path)));
     }
+    lexical_by_names(path)
+}
+
+/// [`lexical`] through the parse of each name: the form of a path that is
+/// not plain, and what the plain form is checked against.
+fn lexical_by_names(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::from("/");
     for c in path.components() {
@@ -380,7 +386,7 @@ pub fn lexical(path: &Path) -> PathBuf {
 fn lexical_bytes(path: &Path) -> Vec<u8> {
     let bytes = path.as_os_str().as_bytes();
     if !is_plain(path) {
-        return lexical(path).into_os_string().into_vec();
+        return lexical_by_names(path).into_os_string().into_vec();
     }
     match bytes.strip_suffix(b"/") {
         Some(trimmed) if !trimmed.is_empty() => trimmed.to_vec(),
@@ -698,23 +704,6 @@ mod tests {
     fn paths(cwd: &str, protected: &[&str]) -> StaticPaths {
         let protected = protected.iter().map(|p| p.as_bytes().to_vec()).collect();
         StaticPaths::at(Path::new(cwd), std::rc::Rc::new(ProtectedPaths(protected)))
-    }
-
-    /// `.` and `..` applied through the parse of each name, as `lexical`
-    /// did before it took plain paths as they are.
-    fn lexical_by_names(path: &Path) -> PathBuf {
-        use std::path::Component;
-        let mut out = PathBuf::from("/");
-        for c in path.components() {
-            match c {
-                Component::ParentDir => {
-                    out.pop();
-                }
-                Component::Normal(n) => out.push(n),
-                Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-            }
-        }
-        out
     }
 
     #[test]
