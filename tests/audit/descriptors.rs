@@ -282,8 +282,11 @@ fn redirection() -> impl Strategy<Value = String> {
     let target = prop_oneof![1u32..12, 250u32..264, 1u32..400];
     // `exec N<>/proc/self/fd/0` would hold a writer of the session's own
     // stdin pipe, which then never ends (bash waits the same way): the
-    // paths an `exec` keeps open name descriptors from 3 up.
+    // paths an `exec` keeps open name descriptors from 3 up, and no `exec`
+    // copies 0 elsewhere (`exec 5<&0; exec 2<>/proc/self/fd/5` waits
+    // forever in bash too).
     let kept = prop_oneof![3u32..12, 250u32..264, 3u32..400];
+    let source = prop_oneof![1u32..12, 250u32..264, 1u32..400];
     let kept_path = prop_oneof![
         Just("/dev/null".to_string()),
         kept.clone().prop_map(|n| format!("/proc/self/fd/{n}")),
@@ -296,8 +299,8 @@ fn redirection() -> impl Strategy<Value = String> {
         number.clone().prop_map(|n| format!("/proc/$$/fd/{n}")),
     ];
     prop_oneof![
-        (target.clone(), number.clone()).prop_map(|(a, b)| format!("exec {a}>&{b}")),
-        (target.clone(), number.clone()).prop_map(|(a, b)| format!("exec {a}<&{b}")),
+        (target.clone(), source.clone()).prop_map(|(a, b)| format!("exec {a}>&{b}")),
+        (target.clone(), source).prop_map(|(a, b)| format!("exec {a}<&{b}")),
         target.clone().prop_map(|a| format!("exec {a}>&-")),
         (target, kept_path).prop_map(|(a, p)| format!("exec {a}<>{p}")),
         number.clone().prop_map(|a| format!("echo {MARKER} >&{a}")),
