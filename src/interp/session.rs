@@ -237,7 +237,15 @@ impl Shell<'_> {
         let mut line = Vec::new();
         let mut byte = [0u8; 1];
         loop {
-            match self.sys.read(0, &mut byte) {
+            // A shell that is not interactive ends on SIGTERM or SIGHUP
+            // while it waits for input (bash dies of it there); an
+            // interactive one ignores them, as bash's does.
+            let read = if self.interactive {
+                self.sys.read(0, &mut byte)
+            } else {
+                self.sys.read_unless_terminated(0, &mut byte)
+            };
+            match read {
                 Ok(1) => {
                     line.push(byte[0]);
                     if byte[0] == b'\n' {
@@ -329,6 +337,13 @@ impl Shell<'_> {
                     continue;
                 }
             };
+            // A SIGTERM or SIGHUP that ended the wait: nothing of what was
+            // read runs (the shell then dies of it, see `run_exit_trap`).
+            if !self.interactive
+                && let Some(signal) = self.sys.pending_termination()
+            {
+                return 128 + signal;
+            }
             let at_end = line.is_none();
             // At the end, what is left runs too: the input ended inside a
             // construct, which the parser reports.

@@ -610,6 +610,11 @@ impl Files for FakeSystem {
         Ok(n)
     }
 
+    /// No signal arrives in the fake: a plain [`Files::read`].
+    fn read_unless_terminated(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
+        self.read(fd, buf)
+    }
+
     fn chdir(&mut self, path: &Path) -> io::Result<()> {
         self.cwd = path.to_path_buf();
         Ok(())

@@ -235,6 +235,10 @@ pub trait Files {
     fn move_inheritable(&mut self, fd: Fd, min: Fd) -> io::Result<Fd>;
     fn write_all(&mut self, fd: Fd, data: &[u8]) -> io::Result<()>;
     fn read(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize>;
+    /// [`Files::read`], except that an untrapped SIGTERM or SIGHUP that
+    /// arrives while it waits ends the wait (`Interrupted`): what a shell
+    /// waiting for its next line does, where bash dies of the signal.
+    fn read_unless_terminated(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize>;
     fn chdir(&mut self, path: &Path) -> io::Result<()>;
     /// Set the file-creation mask; returns the previous one.
     fn umask(&mut self, mask: u32) -> u32;

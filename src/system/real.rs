@@ -797,6 +797,22 @@ impl RealSystem {
     }
 }
 
+/// `read(2)` into `buf`, tried again when a signal interrupts it unless
+/// `stop` then says to give up (the interruption is returned).
+fn read_retrying(fd: Fd, buf: &mut [u8], stop: impl Fn() -> bool) -> io::Result<usize> {
+    loop {
+        // SAFETY: reading into a valid mutable slice.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted || stop() {
+            return Err(e);
+        }
+    }
+}
+
 /// Answer the supervised trees of `served`, and take the new child's
 /// listener, until `fd` is readable or closed: the child `pid` has exec'd
 /// or failed.
@@ -1118,18 +1134,11 @@ impl Files for RealSystem {
     }
 
     fn read(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            // SAFETY: reading into a valid mutable slice.
-            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
-            return Ok(n as usize);
-        }
+        read_retrying(fd, buf, || false)
+    }
+
+    fn read_unless_terminated(&mut self, fd: Fd, buf: &mut [u8]) -> io::Result<usize> {
+        read_retrying(fd, buf, || signals::pending_termination().is_some())
     }
 
     fn chdir(&mut self, path: &Path) -> io::Result<()> {

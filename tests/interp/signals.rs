@@ -97,6 +97,57 @@ fn sigterm_ends_the_foreground_job_and_guard_sh_dies_by_it() {
     assert_eq!(common::text(&out.stdout), "exit-trap\n");
 }
 
+/// A session reading its lines from a pipe ends on SIGTERM or SIGHUP while
+/// it waits for the next one, by that signal, as bash does (it waited for
+/// input first, and an agent's harness that ended it waited with it). A
+/// line begun but not ended when the signal came does not run.
+#[test]
+fn a_session_waiting_for_its_next_line_dies_by_sigterm_or_sighup() {
+    use std::io::Write;
+    let arm = common::test_arm(&[], None);
+    for sig in [libc::SIGTERM, libc::SIGHUP] {
+        let work = tempfile::tempdir().expect("work");
+        let mut child = common::guard_cmd(&arm, work.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn guard-sh");
+        let mut input = child.stdin.take().expect("stdin");
+        input
+            .write_all(b"touch ready\ntouch half")
+            .expect("write the lines");
+        input.flush().expect("flush");
+        wait_for_file(&work.path().join("ready"));
+        std::thread::sleep(Duration::from_millis(100));
+        let t0 = Instant::now();
+        signal(child.id(), sig);
+        let mut waited = None;
+        while t0.elapsed() < Duration::from_secs(5) {
+            waited = child.try_wait().expect("try_wait");
+            if waited.is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // Still alive: end it (the input is ours) before failing.
+        if waited.is_none() {
+            let _ = child.kill();
+        }
+        drop(input);
+        let out = child.wait_with_output().expect("wait");
+        assert!(
+            waited.is_some(),
+            "signal {sig}: guard-sh still waited for input"
+        );
+        assert_eq!(out.status.signal(), Some(sig), "{:?}", out.status);
+        assert!(
+            !work.path().join("half").exists(),
+            "signal {sig}: the unfinished line ran"
+        );
+    }
+}
+
 #[test]
 fn sighup_ends_a_pipeline_and_guard_sh() {
     let arm = common::test_arm(&[], None);
