@@ -239,7 +239,8 @@ impl Shell<'_> {
         loop {
             // A shell that is not interactive ends on SIGTERM or SIGHUP
             // while it waits for input (bash dies of it there); an
-            // interactive one ignores them, as bash's does.
+            // interactive one reads on (bash's ignores SIGTERM at its
+            // prompt but ends on SIGHUP: not followed yet).
             let read = if self.interactive {
                 self.sys.read(0, &mut byte)
             } else {
