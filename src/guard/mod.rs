@@ -16,7 +16,7 @@ pub mod words;
 pub use verdict::{Deny, Reached, ReachedKind, Rule, Verdict};
 pub use walk::writes_file;
 
-use crate::os::real_path::{RealPaths, is_plain, is_within};
+use crate::os::real_path::{RealPaths, bytes_within, is_plain, is_within};
 use crate::policy::{CommandRule, Policy};
 use crate::syntax::{self, SyntaxError, ast::List};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -253,7 +253,7 @@ impl StaticPaths {
     fn at(cwd: &Path, protected: std::rc::Rc<ProtectedPaths>) -> StaticPaths {
         let cwd = lexical(cwd);
         let here = cwd.as_os_str().as_bytes();
-        let cwd_protected = protected.0.iter().any(|p| within(here, p));
+        let cwd_protected = protected.0.iter().any(|p| bytes_within(here, p));
         let below_cwd = protected
             .0
             .iter()
@@ -306,16 +306,7 @@ impl StaticPaths {
         self.protected
             .0
             .iter()
-            .any(|p| within(path, p) || (pattern && within(p, path)))
-    }
-}
-
-/// Is `path` the folder or file `root`, or beneath it (both absolute and
-/// without `.` or `..`)?
-fn within(path: &[u8], root: &[u8]) -> bool {
-    match path.strip_prefix(root) {
-        Some(rest) => rest.is_empty() || rest[0] == b'/' || root == b"/",
-        None => false,
+            .any(|p| bytes_within(path, p) || (pattern && bytes_within(p, path)))
     }
 }
 

@@ -48,8 +48,14 @@ pub fn is_within(path: &Path, root: &Path) -> bool {
     if !(plain(bytes) && plain(prefix)) {
         return path.starts_with(root);
     }
-    let prefix = prefix.strip_suffix(b"/").unwrap_or(prefix);
-    bytes.starts_with(prefix) && matches!(bytes.get(prefix.len()), None | Some(b'/'))
+    bytes_within(bytes, prefix)
+}
+
+/// [`is_within`] for two plain absolute paths given as bytes (a final
+/// `/` of `root` ignored): a prefix that ends at a `/` or at the end.
+pub fn bytes_within(path: &[u8], root: &[u8]) -> bool {
+    let root = root.strip_suffix(b"/").unwrap_or(root);
+    path.starts_with(root) && matches!(path.get(root.len()), None | Some(b'/'))
 }
 
 /// Whether `path` is absolute and its names are neither empty (but after

@@ -70,7 +70,7 @@
 
 use super::exec_chain::Resolver;
 use crate::os::procfs::PROC_READABLE;
-use crate::os::real_path::{RealPaths, is_within, settled};
+use crate::os::real_path::{RealPaths, bytes_within, is_within, settled};
 use crate::policy::{CommandRule, Policy, SandboxMode};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathFd, Ruleset,
@@ -774,10 +774,9 @@ pub fn every_command_may_read(policy: &Policy, cwd: &Path, opened: &Path) -> boo
             paths
         });
         let opened = opened.as_os_str().as_bytes();
-        roots.iter().any(|root| {
-            let root = root.as_os_str().as_bytes();
-            opened.starts_with(root) && matches!(opened.get(root.len()), None | Some(b'/'))
-        })
+        roots
+            .iter()
+            .any(|root| bytes_within(opened, root.as_os_str().as_bytes()))
     })
 }
 

@@ -355,7 +355,7 @@ impl<'a> Parser<'a> {
                 let (r, word) = self.operand(&r[1..], value, open)?;
                 (r, value_op(*c, false, word))
             }
-            [b':', ..] => self.substring_operator(&r[1..], quoted, extquote, open)?,
+            [b':', ..] => self.substring_operator(&r[1..], pattern, open)?,
             [c @ (b'#' | b'%'), ..] => {
                 let longest = r.get(1) == Some(c);
                 let (r, pat) = self.operand(&r[if longest { 2 } else { 1 }..], pattern, open)?;
@@ -416,22 +416,26 @@ impl<'a> Parser<'a> {
         Ok((r, op))
     }
 
-    /// `${p:offset}` and `${p:offset:length}`, after the first `:`.
+    /// `${p:offset}` and `${p:offset:length}`, after the first `:`: read
+    /// as `pattern` is, without a tilde prefix (they are arithmetic).
     fn substring_operator(
         &mut self,
         r: &'a [u8],
-        quoted: bool,
-        extquote: bool,
+        pattern: Operand,
         open: Span,
     ) -> PResult<'a, ParamOp> {
-        let arithmetic = |stop| Operand {
-            stop,
-            quoted,
-            extquote,
-            value: false,
+        let arithmetic = Operand {
             tilde: false,
+            ..pattern
         };
-        let (r, offset) = self.operand(r, arithmetic(b":"), open)?;
+        let (r, offset) = self.operand(
+            r,
+            Operand {
+                stop: b":",
+                ..arithmetic
+            },
+            open,
+        )?;
         // `${x:}`: bash's bad substitution (`${x::2}` is offset 0).
         if offset.parts.is_empty() && r.first() == Some(&b'}') {
             return Err(SyntaxError::BadSubstitution {
@@ -440,7 +444,7 @@ impl<'a> Parser<'a> {
         }
         let (r, length) = match r.strip_prefix(b":") {
             Some(r) => {
-                let (r, l) = self.operand(r, arithmetic(b""), open)?;
+                let (r, l) = self.operand(r, arithmetic, open)?;
                 (r, Some(l))
             }
             None => (r, None),
