@@ -106,6 +106,18 @@ fn list_of(param: &Parameter) -> ListParam<'_> {
     }
 }
 
+/// The characters of `bytes` in a UTF-8 locale, each as its bytes; a byte
+/// that is part of no character stands for itself.
+fn characters(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes.utf8_chunks().flat_map(|chunk| {
+        let valid = chunk.valid();
+        valid
+            .char_indices()
+            .map(move |(at, c)| &valid.as_bytes()[at..at + c.len_utf8()])
+            .chain(chunk.invalid().chunks(1))
+    })
+}
+
 /// The name bytes (letters, digits, `_`) that literal text right after an
 /// item brings.
 fn name_bytes_after(items: &[Item<'_>]) -> Vec<u8> {
@@ -687,10 +699,7 @@ impl Shell<'_> {
         // In a UTF-8 locale each byte that is part of no character counts
         // as one, as bash counts it.
         Ok(match self.utf8_locale() {
-            true => v
-                .utf8_chunks()
-                .map(|c| c.valid().chars().count() + c.invalid().len())
-                .sum(),
+            true => characters(v).count(),
             false => v.len(),
         })
     }
@@ -1292,17 +1301,7 @@ impl Shell<'_> {
         // it is part of a multibyte character.
         let utf8 = !ifs.is_ascii() && self.utf8_locale();
         let separators: Vec<&[u8]> = if utf8 {
-            let mut seps = Vec::new();
-            for chunk in ifs.utf8_chunks() {
-                let valid = chunk.valid();
-                let mut at = 0;
-                for c in valid.chars() {
-                    seps.push(&valid.as_bytes()[at..at + c.len_utf8()]);
-                    at += c.len_utf8();
-                }
-                seps.extend(chunk.invalid().chunks(1));
-            }
-            seps
+            characters(&ifs).collect()
         } else {
             ifs.chunks(1).collect()
         };
@@ -1313,14 +1312,11 @@ impl Shell<'_> {
         let mut in_character = vec![false; if utf8 { n } else { 0 }];
         if utf8 {
             let mut at = 0;
-            for chunk in field.bytes.utf8_chunks() {
-                for c in chunk.valid().chars() {
-                    if c.len_utf8() > 1 {
-                        in_character[at..at + c.len_utf8()].fill(true);
-                    }
-                    at += c.len_utf8();
+            for character in characters(&field.bytes) {
+                if character.len() > 1 {
+                    in_character[at..at + character.len()].fill(true);
                 }
-                at += chunk.invalid().len();
+                at += character.len();
             }
         }
         // The length of the unquoted separator at `i`, if one is there.
