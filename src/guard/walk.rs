@@ -602,8 +602,7 @@ impl<'p> Walker<'p> {
                     self.word(word);
                     let path = static_value(word);
                     // `>&FILE` and `1>&FILE` name a file to write (as `&>`).
-                    let dup_to_file = redirect.op == RedirOp::DupOutput
-                        && matches!(redirect.fd, None | Some(1))
+                    let dup_to_file = redirect.may_duplicate_to_a_file()
                         && path.as_ref().is_some_and(|p| {
                             !matches!(p.as_slice(), b"" | b"-")
                                 && crate::syntax::ast::duplicated_descriptor(p).is_none()

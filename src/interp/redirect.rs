@@ -321,7 +321,7 @@ impl Shell<'_> {
                     return Ok(());
                 }
                 // `>&FILE` and `1>&FILE` are `&>FILE` (bash).
-                if r.op == RedirOp::DupOutput && matches!(r.fd, None | Some(1)) {
+                if r.may_duplicate_to_a_file() {
                     let new = self.open_target(&target, OpenMode::Write { exclusive: false })?;
                     self.install(1, new, saved)?;
                     return self.dup_onto(1, 2, saved);

@@ -422,6 +422,15 @@ pub struct Redirect {
     pub span: Span,
 }
 
+impl Redirect {
+    /// `>&WORD` on standard output (`>&FILE`, `1>&FILE`): when its word
+    /// names no descriptor (nor `-`), a file that takes standard output
+    /// and error, as `&>FILE` (bash).
+    pub fn may_duplicate_to_a_file(&self) -> bool {
+        self.op == RedirOp::DupOutput && matches!(self.fd, None | Some(1))
+    }
+}
+
 /// What the word of `<&WORD`/`>&WORD` names once expanded: a descriptor
 /// (its digits, and whether a `-` after them closes it after the copy), or
 /// `None` for anything else (`-` alone, or a file name for `>&FILE`).
