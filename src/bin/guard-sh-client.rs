@@ -44,13 +44,16 @@ fn main() {
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 mod client {
-    use core::arch::{asm, global_asm};
+    use core::arch::asm;
+    #[cfg(target_env = "gnu")]
+    use core::arch::global_asm;
     use guard_sh_wire::{
         HEADER_LEN, Header, MAX_FDS, NAMESPACES, PROOF_FDS, Reply, SECRETS, SERVER_ENV, TOKEN_FD,
     };
 
     // The kernel starts the program with the stack holding argc, the
     // argument pointers, NULL, the environment pointers, NULL.
+    #[cfg(target_env = "gnu")]
     global_asm!(
         ".globl _start",
         "_start:",
@@ -61,6 +64,18 @@ mod client {
         "ud2",
         start = sym start,
     );
+
+    // Built on musl, whose start asks the CPU nothing: its `_start` (which
+    // rustc links in, with the C library: build.rs) calls this with the
+    // kernel's argument pointers, one word above argc on the initial stack.
+    /// # Safety
+    /// Called once, by the C library's start, with the kernel's `argv`.
+    #[cfg(not(target_env = "gnu"))]
+    #[unsafe(no_mangle)]
+    unsafe extern "C" fn main(_argc: i32, argv: *const *const u8) -> i32 {
+        // SAFETY: musl passes the initial stack's own argv, after argc.
+        unsafe { start(argv.cast::<usize>().sub(1)) }
+    }
 
     const SYS_READ: usize = 0;
     const SYS_WRITE: usize = 1;
@@ -659,7 +674,7 @@ mod client {
     }
 
     /// # Safety
-    /// Called once, from `_start`, with the kernel's initial stack.
+    /// Called once, from `_start` (or `main`), with the kernel's initial stack.
     unsafe extern "C" fn start(stack: *const usize) -> ! {
         // SAFETY: the kernel's initial stack layout (see `_start`).
         let start = unsafe {

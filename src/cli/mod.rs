@@ -45,7 +45,7 @@ impl Exit {
 /// shell, which may hand over to the line server (`--serve`). Here, above
 /// both, so the shell never calls the server built on it.
 pub fn guard_sh() -> Result<u8, Exit> {
-    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let argv = program_arguments();
     if argv.len() == 3 && argv[1] == serve::MARKER_ARG {
         serve::hold_token(&argv[2]);
     }
@@ -111,6 +111,39 @@ pub fn run_to_status(program: &str, run: impl FnOnce() -> Result<u8, Exit>) -> u
     }
 }
 
+/// The arguments C `main` was given, kept by [`keep_program_arguments`].
+static PROGRAM_ARGUMENTS: std::sync::OnceLock<Vec<std::ffi::OsString>> = std::sync::OnceLock::new();
+
+/// Keep the arguments of C `main` for [`program_arguments`]. Rust's
+/// runtime set-up, which a shell skips, is what hands them to
+/// `std::env::args_os` with musl (glibc also passes them to initialisers,
+/// where the standard library takes them itself).
+///
+/// # Safety
+/// `argv` holds `argc` pointers to NUL-terminated strings that live as long
+/// as the process, as C `main`'s do.
+pub unsafe fn keep_program_arguments(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) {
+    use std::os::unix::ffi::OsStrExt;
+    let count = usize::try_from(argc).unwrap_or(0);
+    let arguments = (0..count)
+        .map(|i| {
+            // SAFETY: the caller's promise: `argc` valid C strings.
+            let arg = unsafe { std::ffi::CStr::from_ptr(*argv.add(i)) };
+            std::ffi::OsStr::from_bytes(arg.to_bytes()).to_os_string()
+        })
+        .collect();
+    let _ = PROGRAM_ARGUMENTS.set(arguments);
+}
+
+/// This program's arguments: C `main`'s where they were kept, else the
+/// standard library's.
+pub fn program_arguments() -> Vec<std::ffi::OsString> {
+    match PROGRAM_ARGUMENTS.get() {
+        Some(arguments) => arguments.clone(),
+        None => std::env::args_os().collect(),
+    }
+}
+
 /// The C `main` of a shell binary (`guard-sh`, and `guard-bash`, which
 /// exists for its name): a crate with `#![no_main]` invokes it once, and
 /// the shell starts through [`run_without_runtime_setup`].
@@ -121,9 +154,11 @@ macro_rules! shell_main {
         /// (see `guard_sh::cli::run_without_runtime_setup`).
         #[unsafe(no_mangle)]
         extern "C" fn main(
-            _argc: ::std::ffi::c_int,
-            _argv: *const *const ::std::ffi::c_char,
+            argc: ::std::ffi::c_int,
+            argv: *const *const ::std::ffi::c_char,
         ) -> ::std::ffi::c_int {
+            // SAFETY: C main's own arguments.
+            unsafe { $crate::cli::keep_program_arguments(argc, argv) };
             $crate::cli::run_without_runtime_setup("guard-sh", $crate::cli::guard_sh)
         }
     };

@@ -153,13 +153,11 @@ fn close_all(mut fds: Vec<Fd>) {
 }
 
 fn duplicate_as(fd: Fd, owner: Owner) -> io::Result<Fd> {
-    // SAFETY: F_DUPFD_CLOEXEC on a descriptor number; the result is checked.
-    let mut copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, PRIVATE_FD_FLOOR) };
+    let mut copy = super::duplicate_at_least(fd, PRIVATE_FD_FLOOR);
     if copy < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
         // The limit is at or below the floor: the lowest free slot above
         // the numbers scripts conventionally use.
-        // SAFETY: as above.
-        copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10) };
+        copy = super::duplicate_at_least(fd, 10);
     }
     if copy < 0 {
         return Err(io::Error::last_os_error());
@@ -292,16 +290,10 @@ mod tests {
     #[test]
     fn a_file_kept_twice_is_one_private_descriptor_per_way_it_was_opened() -> io::Result<()> {
         use std::os::fd::AsRawFd;
-        use std::os::unix::fs::OpenOptionsExt;
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("f");
         std::fs::write(&path, b"x")?;
-        let as_path = || {
-            std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_PATH)
-                .open(&path)
-        };
+        let as_path = || crate::os::open_path(&path).map(std::fs::File::from);
         let first = keep_shared(std::fs::File::open(&path)?)?;
         let again = keep_shared(std::fs::File::open(&path)?)?;
         let by_path = keep_shared(as_path()?)?;

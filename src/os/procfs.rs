@@ -55,7 +55,9 @@ pub fn refusal(fd: Fd) -> Option<PathBuf> {
         return Some(PathBuf::from("?"));
     }
     // SAFETY: fstatfs succeeded, so the buffer is initialized.
-    if unsafe { fs.assume_init() }.f_type != libc::PROC_SUPER_MAGIC {
+    // The field's type differs between C libraries (signed in glibc,
+    // unsigned in musl); both widen to i128 without loss.
+    if i128::from(unsafe { fs.assume_init() }.f_type) != i128::from(libc::PROC_SUPER_MAGIC) {
         return None;
     }
     let name = std::fs::read_link(format!("/proc/self/fd/{fd}"))

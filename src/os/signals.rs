@@ -65,6 +65,13 @@ const fn signal(name: &'static str, number: i32, trappable: bool) -> NamedSignal
     }
 }
 
+/// The first real-time signal as glibc, and so bash, numbers it: the
+/// kernel's 32 and 33 are glibc's own (musl keeps 34 too, but guard-sh
+/// numbers signals as bash does whatever C library it is built on).
+const RTMIN: i32 = 34;
+/// The last real-time signal.
+const RTMAX: i32 = 64;
+
 /// Every signal of this system by number, as `kill -l` and `trap -l` list
 /// them in bash: five to a line, `N) SIGNAME`, the real-time ones as
 /// `SIGRTMIN+K` / `SIGRTMAX-K` (the numbers glibc keeps for itself are
@@ -155,7 +162,7 @@ fn every_signal() -> Vec<(libc::c_int, String)> {
         ("PWR", libc::SIGPWR),
         ("SYS", libc::SIGSYS),
     ];
-    let (rt_min, rt_max) = (libc::SIGRTMIN(), libc::SIGRTMAX());
+    let (rt_min, rt_max) = (RTMIN, RTMAX);
     let mut entries: Vec<(libc::c_int, String)> = STANDARD
         .iter()
         .map(|(name, n)| (*n, format!("SIG{name}")))
@@ -206,21 +213,26 @@ extern "C" fn on_signal(signal: libc::c_int) {
 }
 
 fn catch(signal: i32) {
-    // SAFETY: installing a handler that only updates an atomic, without
-    // SA_RESTART so a blocking wait or read is interrupted.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_signal as *const () as usize;
-        libc::sigemptyset(&mut action.sa_mask);
-        action.sa_flags = 0;
-        libc::sigaction(signal, &action, std::ptr::null_mut());
-    }
+    // A handler that only updates an atomic, without SA_RESTART so a
+    // blocking wait or read is interrupted.
+    set_action(signal, on_signal as *const () as usize);
 }
 
 fn set_disposition(signal: i32, disposition: libc::sighandler_t) {
-    // SAFETY: setting a signal's disposition to SIG_DFL or SIG_IGN.
+    set_action(signal, disposition);
+}
+
+/// Give `signal` the handler or disposition (`SIG_DFL`, `SIG_IGN`)
+/// `handler`, no flags, nothing blocked while it runs. Only a system call:
+/// safe in a child before it execs.
+pub fn set_action(signal: i32, handler: usize) {
+    // SAFETY: a zeroed sigaction with a handler that is SIG_DFL, SIG_IGN or
+    // one of this module's (which only update atomics).
     unsafe {
-        libc::signal(signal, disposition);
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = handler;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(signal, &action, std::ptr::null_mut());
     }
 }
 

@@ -73,7 +73,7 @@ use crate::os::procfs::PROC_READABLE;
 use crate::os::real_path::{RealPaths, bytes_within, is_within, settled};
 use crate::policy::{CommandRule, Policy, SandboxMode};
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathFd, Ruleset,
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, Ruleset,
     RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, Scope, make_bitflags,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -81,7 +81,6 @@ use std::fmt;
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -333,8 +332,7 @@ impl Confinement {
             return Ok(self);
         };
         let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
-        // SAFETY: fcntl(2) on a descriptor `ruleset` owns.
-        let fd = unsafe { libc::fcntl(ruleset.as_raw_fd(), libc::F_DUPFD_CLOEXEC, floor) };
+        let fd = crate::os::duplicate_at_least(ruleset.as_raw_fd(), floor);
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -415,12 +413,8 @@ impl Confinement {
             path: PathBuf::from("/proc"),
             source,
         };
-        let proc = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_PATH)
-            .open("/proc")
-            .map_err(proc_error)?;
-        read.extend(crate::os::private_fd::keep_all(vec![proc.into()]).map_err(proc_error)?);
+        let proc = crate::os::open_path(Path::new("/proc")).map_err(proc_error)?;
+        read.extend(crate::os::private_fd::keep_all(vec![proc]).map_err(proc_error)?);
         let mut grants = Grants {
             write: write.clone(),
             read: Some(read),
@@ -579,11 +573,7 @@ impl DomainPlan {
     /// missing).
     pub fn keep_open(&mut self) -> io::Result<()> {
         for path in &self.grants.write {
-            let Ok(file) = std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_PATH)
-                .open(path)
-            else {
+            let Ok(file) = crate::os::open_path(path).map(std::fs::File::from) else {
                 continue;
             };
             let is_dir = file.metadata()?.is_dir();
@@ -653,13 +643,9 @@ fn readable_roots(scope: &ReadScope) -> Result<Vec<crate::os::Fd>, SandboxError>
             continue;
         }
         // A root that vanished (or that this user cannot reach) grants nothing.
-        if let Ok(file) = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_PATH)
-            .open(path)
-        {
+        if let Ok(file) = crate::os::open_path(path) {
             new_paths.push(path.clone());
-            new_files.push(OwnedFd::from(file));
+            new_files.push(file);
         }
     }
     let saved = crate::os::private_fd::keep_all(new_files).map_err(listing_error)?;
@@ -812,7 +798,8 @@ const ACCESS_FS_READ_FILE: u64 = 1 << 2;
 fn allow_reading_own_proc(ruleset: libc::c_int) -> io::Result<()> {
     // SAFETY: plain system calls; the path is a NUL-terminated literal.
     let own = unsafe {
-        libc::open(
+        libc::openat(
+            libc::AT_FDCWD,
             c"/proc/self".as_ptr(),
             libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
         )
@@ -871,10 +858,10 @@ fn add_path(
     let (fd, is_dir) = match opened {
         Some((file, is_dir)) => (file.as_fd(), is_dir),
         None => {
-            path_fd = match PathFd::new(path) {
+            path_fd = match crate::os::open_path(path) {
                 Ok(fd) => fd,
                 Err(_) if !path.exists() => return Ok(()),
-                Err(e) => return Err(open_error(io::Error::other(e.to_string()))),
+                Err(e) => return Err(open_error(e)),
             };
             // Rights a file can carry too (execute) are the same either way.
             if file_rights.contains(rights) {

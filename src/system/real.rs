@@ -185,8 +185,7 @@ fn above_standard(fd: Fd) -> io::Result<Fd> {
     if fd > 2 {
         return Ok(fd);
     }
-    // SAFETY: F_DUPFD_CLOEXEC on a descriptor this module just opened.
-    let moved = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+    let moved = crate::os::duplicate_at_least(fd, 3);
     close_fd(fd);
     check(moved)
 }
@@ -237,10 +236,7 @@ fn reset_signals() {
         if signals::ignored_at_entry(signal) {
             continue;
         }
-        // SAFETY: signal() with SIG_DFL is async-signal-safe.
-        unsafe {
-            libc::signal(signal, libc::SIG_DFL);
-        }
+        signals::set_action(signal, libc::SIG_DFL);
     }
     // SAFETY: an empty set is valid; unblocking everything is what exec'd programs expect.
     unsafe {
@@ -387,7 +383,7 @@ fn wait_loop(
         let timeout = crate::os::deadline::remaining()
             .filter(|_| !out_of_time)
             .map(|left| libc::timespec {
-                tv_sec: left.as_secs() as libc::time_t,
+                tv_sec: left.as_secs().try_into().unwrap_or(i64::MAX),
                 tv_nsec: left.subsec_nanos() as libc::c_long,
             });
         // SAFETY: sleeping until a signal arrives, a listener is ready or
@@ -1372,6 +1368,15 @@ impl Host for RealSystem {
 }
 
 /// Whether the C library can load the locale `name` for character types.
+/// A build on musl asks glibc's files (see `os::locale_files`): musl's
+/// `newlocale` takes any name, and bash's answer is glibc's.
+#[cfg(not(target_env = "gnu"))]
+fn locale_loads(name: &[u8]) -> bool {
+    crate::os::locale_files::glibc_loads_ctype(name)
+}
+
+/// Whether the C library can load the locale `name` for character types.
+#[cfg(target_env = "gnu")]
 fn locale_loads(name: &[u8]) -> bool {
     let Ok(name) = std::ffi::CString::new(name) else {
         return false;
@@ -1423,10 +1428,17 @@ fn open_checked(path: &Path, mode: OpenMode) -> io::Result<Fd> {
         OpenMode::Append => libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND,
         OpenMode::ReadWrite => libc::O_RDWR | libc::O_CREAT,
     };
-    // SAFETY: a valid C path and flags; mode bits as a shell uses.
-    let fd =
-        check(unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC, 0o666 as libc::c_uint) })
-            .and_then(above_standard)?;
+    // SAFETY: a valid C path and flags; mode bits as a shell uses. openat,
+    // not open: musl's open adds an fcntl to a close-on-exec open.
+    let fd = check(unsafe {
+        libc::openat(
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            flags | libc::O_CLOEXEC,
+            0o666 as libc::c_uint,
+        )
+    })
+    .and_then(above_standard)?;
     let refused = if private_fd::reaches_private(fd) {
         Some(private_fd::reserved_error())
     } else {

@@ -26,7 +26,7 @@ fn run_in_arm(arm: &Path, line: &str, env: &[(&str, &str)]) -> Output {
 fn opens_of(policy: &Path, cwd: &Path, path: &str) -> Vec<String> {
     let trace = cwd.join("opens.trace");
     let out = Command::new(crate::sandbox_support::STRACE)
-        .args(["-f", "-qq", "-e", "trace=openat", "-o"])
+        .args(["-f", "-qq", "-e", "trace=open,openat", "-o"])
         .arg(&trace)
         .arg(guard_sh())
         .args(["-c", ":"])

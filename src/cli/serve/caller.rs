@@ -77,8 +77,13 @@ const STATUS_FIELDS: [&str; 11] = [
     "CapAmb:",
 ];
 
-/// Every resource limit Linux has.
-const RESOURCES: [u32; 16] = [
+/// Every resource limit Linux has (the C library's type for one: unsigned
+/// in glibc, int in musl).
+#[cfg(target_env = "gnu")]
+type Resource = libc::__rlimit_resource_t;
+#[cfg(not(target_env = "gnu"))]
+type Resource = libc::c_int;
+const RESOURCES: [Resource; 16] = [
     libc::RLIMIT_CPU,
     libc::RLIMIT_FSIZE,
     libc::RLIMIT_DATA,
@@ -112,7 +117,7 @@ pub(super) struct Confinement {
 }
 
 /// The resource limits of a client, to be set in its worker.
-pub(super) struct Limits(Vec<(u32, libc::rlimit)>);
+pub(super) struct Limits(Vec<(Resource, libc::rlimit)>);
 
 impl Confinement {
     /// Take this process's confinement as the one to serve, and start the

@@ -122,7 +122,8 @@ pub fn serve(policy: Rc<Policy>, policy_sha256: String, inv: &Invocation) -> Res
     if let Some((_, key)) = &trial {
         sink.seal_with(key.clone());
     }
-    let argv: Vec<String> = std::env::args_os()
+    let argv: Vec<String> = super::program_arguments()
+        .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let session = audit::session_event(
@@ -194,7 +195,9 @@ pub(super) fn yield_on_wake(for_self_only: bool) {
     } else {
         libc::SCHED_BATCH
     };
-    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: sched_param is plain data; all zeroes is priority 0 (musl's
+    // has fields glibc's lacks, so it is not built field by field).
+    let param: libc::sched_param = unsafe { std::mem::zeroed() };
     // SAFETY: sched_setscheduler(2) on this process with a valid param.
     unsafe { libc::sched_setscheduler(0, policy, &param) };
 }

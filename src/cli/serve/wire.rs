@@ -139,8 +139,7 @@ pub fn decode_request(bytes: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Option<Req
 /// [`PRIVATE_FD_FLOOR`]: crate::os::private_fd::PRIVATE_FD_FLOOR
 pub(super) fn high(fd: OwnedFd) -> io::Result<OwnedFd> {
     let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
-    // SAFETY: fcntl(2) on a descriptor `fd` owns.
-    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, floor) };
+    let moved = crate::os::duplicate_at_least(fd.as_raw_fd(), floor);
     if moved < 0 {
         return Err(io::Error::last_os_error());
     }

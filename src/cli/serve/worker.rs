@@ -14,7 +14,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::rc::Rc;
 
 /// How long a client may take to send its request.
-const REQUEST_SECONDS: libc::time_t = 5;
+const REQUEST_SECONDS: i64 = 5;
 
 /// How long a worker that sent the status waits for its client to go.
 const CLIENT_GONE_MS: libc::c_int = 1000;

@@ -522,6 +522,9 @@ pub(crate) fn strftime_local(pattern: &[u8], when: i64) -> Vec<u8> {
     let Ok(pattern) = std::ffi::CString::new(pattern) else {
         return Vec::new();
     };
+    // time_t is 64 bits on every target guard-sh builds for (musl's `libc`
+    // marks the alias deprecated for its 32-bit targets' coming change).
+    #[allow(deprecated)]
     let t: libc::time_t = when;
     let mut tm = std::mem::MaybeUninit::<libc::tm>::uninit();
     let mut buf = vec![0u8; 128];

@@ -1,1 +1,0 @@
-echo "script $0 $1 $#"
