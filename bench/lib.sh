@@ -1,17 +1,15 @@
 # Shared by the bench scripts (sourced after ROOT is set): the binaries as
 # the README installs them, and a tea arm whose tool is the compiled stub.
 
-# build_release BIN...: build the binaries with the C library linked
-# statically (an explicit --target keeps the flag off build scripts); sets
-# REL to the folder that holds them.
+# build_release BIN...: build the binaries as the README installs them (on
+# musl, static); sets REL to the folder that holds them.
 build_release() {
-    local host bin args=()
-    host=$(rustc -vV | sed -n 's/^host: //p')
+    local bin args=()
     for bin in "$@"; do args+=(--bin "$bin"); done
+    . "$ROOT/tests/musl_target.sh"
     echo "building release binaries..." >&2
-    (cd "$ROOT" && RUSTFLAGS="-C target-feature=+crt-static" \
-        cargo build --release --quiet --target "$host" "${args[@]}")
-    REL=$ROOT/target/$host/release
+    (cd "$ROOT" && cargo build --release --quiet --target "$TARGET" "${args[@]}")
+    REL=$ROOT/target/$TARGET/release
 }
 
 # tea_arm STUBS OUT: compile the stub tool into STUBS as tea and git (the

@@ -18,9 +18,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SIZES=${SIZES:-"1000 5000 10000 20000 40000 80000"}
 [ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time)" >&2; exit 2; }
 
-echo "building release binaries..." >&2
-(cd "$ROOT" && cargo build --release --quiet --bin guard-sh)
-GUARD_SH=$ROOT/target/release/guard-sh
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
+build_release guard-sh
+GUARD_SH=$REL/guard-sh
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

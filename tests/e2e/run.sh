@@ -23,7 +23,7 @@ for where in "$(pwd -P)" "${CARGO_TARGET_DIR:-}"; do
     esac
 done
 start=$SECONDS
-# The same static build as tests/run.sh (and the README's install).
-host=$(rustc -vV | sed -n 's/^host: //p')
-RUSTFLAGS="-C target-feature=+crt-static" cargo test --locked --target "$host" --test e2e -- --ignored
+# The same build as tests/run.sh (and the README's install).
+. tests/musl_target.sh
+cargo test --locked --target "$TARGET" --test e2e -- --ignored
 echo "tests/e2e/run.sh: end-to-end tests passed in $((SECONDS - start)) s"
