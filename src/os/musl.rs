@@ -86,7 +86,8 @@ impl Allocator {
 /// first allocation, before the lock is taken (registering allocates).
 fn hold_across_forks() {
     static REGISTERED: AtomicBool = AtomicBool::new(false);
-    if REGISTERED.swap(true, Ordering::AcqRel) {
+    // A plain load first: a swap at every allocation would lock the bus.
+    if REGISTERED.load(Ordering::Relaxed) || REGISTERED.swap(true, Ordering::AcqRel) {
         return;
     }
     extern "C" fn before() {
