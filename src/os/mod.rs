@@ -47,13 +47,18 @@ pub fn open_path(path: &std::path::Path) -> std::io::Result<std::os::fd::OwnedFd
 }
 
 /// `fcntl(fd, F_DUPFD_CLOEXEC, floor)`: a close-on-exec copy of `fd` at the
-/// lowest free number at or above `floor`, or -1 with `errno` set. The
-/// system call itself: musl's wrapper adds an `F_SETFD` to each (for
-/// kernels older than 2.6.24).
-pub fn duplicate_at_least(fd: Fd, floor: Fd) -> Fd {
+/// lowest free number at or above `floor`, owned by the caller. The system
+/// call itself: musl's wrapper adds an `F_SETFD` to each (for kernels older
+/// than 2.6.24).
+pub fn duplicate_at_least(fd: Fd, floor: Fd) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
     // SAFETY: fcntl(2) on a descriptor number; the kernel checks it.
     let copy = unsafe { libc::syscall(libc::SYS_fcntl, fd, libc::F_DUPFD_CLOEXEC, floor) };
-    Fd::try_from(copy).unwrap_or(-1)
+    match Fd::try_from(copy) {
+        // SAFETY: the kernel just made this descriptor; nothing else owns it.
+        Ok(copy) if copy >= 0 => Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(copy) }),
+        _ => Err(std::io::Error::last_os_error()),
+    }
 }
 
 #[cfg(test)]

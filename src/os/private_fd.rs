@@ -153,15 +153,13 @@ fn close_all(mut fds: Vec<Fd>) {
 }
 
 fn duplicate_as(fd: Fd, owner: Owner) -> io::Result<Fd> {
-    let mut copy = super::duplicate_at_least(fd, PRIVATE_FD_FLOOR);
-    if copy < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+    let copy = match super::duplicate_at_least(fd, PRIVATE_FD_FLOOR) {
         // The limit is at or below the floor: the lowest free slot above
         // the numbers scripts conventionally use.
-        copy = super::duplicate_at_least(fd, 10);
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => super::duplicate_at_least(fd, 10),
+        copied => copied,
     }
-    if copy < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    .map(std::os::fd::IntoRawFd::into_raw_fd)?;
     held().insert(copy, owner);
     Ok(copy)
 }

@@ -80,7 +80,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -332,12 +332,7 @@ impl Confinement {
             return Ok(self);
         };
         let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
-        let fd = crate::os::duplicate_at_least(ruleset.as_raw_fd(), floor);
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: fcntl returned a new descriptor nothing else owns.
-        let moved = unsafe { OwnedFd::from_raw_fd(fd) };
+        let moved = crate::os::duplicate_at_least(ruleset.as_raw_fd(), floor)?;
         Ok(Confinement {
             ruleset: Some(Arc::new(moved)),
             ..self

@@ -185,9 +185,9 @@ fn above_standard(fd: Fd) -> io::Result<Fd> {
     if fd > 2 {
         return Ok(fd);
     }
-    let moved = crate::os::duplicate_at_least(fd, 3);
+    let moved = crate::os::duplicate_at_least(fd, 3).map(std::os::fd::IntoRawFd::into_raw_fd);
     close_fd(fd);
-    check(moved)
+    moved
 }
 
 fn close_fd(fd: Fd) {

@@ -10,7 +10,7 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStringExt;
 
 pub use guard_sh_wire::Reply;
@@ -138,13 +138,7 @@ pub fn decode_request(bytes: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Option<Req
 ///
 /// [`PRIVATE_FD_FLOOR`]: crate::os::private_fd::PRIVATE_FD_FLOOR
 pub(super) fn high(fd: OwnedFd) -> io::Result<OwnedFd> {
-    let floor = crate::os::private_fd::PRIVATE_FD_FLOOR;
-    let moved = crate::os::duplicate_at_least(fd.as_raw_fd(), floor);
-    if moved < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `moved` was just returned by fcntl and nothing else owns it.
-    Ok(unsafe { OwnedFd::from_raw_fd(moved) })
+    crate::os::duplicate_at_least(fd.as_raw_fd(), crate::os::private_fd::PRIVATE_FD_FLOOR)
 }
 
 pub(super) fn pollin(fd: RawFd) -> libc::pollfd {
