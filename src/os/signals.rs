@@ -162,20 +162,19 @@ fn every_signal() -> Vec<(libc::c_int, String)> {
         ("PWR", libc::SIGPWR),
         ("SYS", libc::SIGSYS),
     ];
-    let (rt_min, rt_max) = (RTMIN, RTMAX);
     let mut entries: Vec<(libc::c_int, String)> = STANDARD
         .iter()
         .map(|(name, n)| (*n, format!("SIG{name}")))
         .collect();
     entries.sort();
-    for n in rt_min..=rt_max {
-        let name = if n - rt_min <= (rt_max - rt_min) / 2 {
-            match n - rt_min {
+    for n in RTMIN..=RTMAX {
+        let name = if n - RTMIN <= (RTMAX - RTMIN) / 2 {
+            match n - RTMIN {
                 0 => "SIGRTMIN".to_string(),
                 k => format!("SIGRTMIN+{k}"),
             }
         } else {
-            match rt_max - n {
+            match RTMAX - n {
                 0 => "SIGRTMAX".to_string(),
                 k => format!("SIGRTMAX-{k}"),
             }
@@ -218,10 +217,6 @@ fn catch(signal: i32) {
     set_action(signal, on_signal as *const () as usize);
 }
 
-fn set_disposition(signal: i32, disposition: libc::sighandler_t) {
-    set_action(signal, disposition);
-}
-
 /// Give `signal` the handler or disposition (`SIG_DFL`, `SIG_IGN`)
 /// `handler`, no flags, nothing blocked while it runs. Only a system call:
 /// safe in a child before it execs.
@@ -243,9 +238,9 @@ fn shell_default(signal: i32) {
     } else if INTERACTIVE.load(Ordering::SeqCst)
         && (signal == libc::SIGINT || signal == libc::SIGQUIT)
     {
-        set_disposition(signal, libc::SIG_IGN);
+        set_action(signal, libc::SIG_IGN);
     } else {
-        set_disposition(signal, libc::SIG_DFL);
+        set_action(signal, libc::SIG_DFL);
     }
 }
 
@@ -306,7 +301,7 @@ pub fn set(signal: i32, disposition: Disposition) {
         }
         Disposition::Ignore => {
             TRAPPED.fetch_and(!bit(signal), Ordering::SeqCst);
-            set_disposition(signal, libc::SIG_IGN);
+            set_action(signal, libc::SIG_IGN);
         }
         Disposition::Default => {
             TRAPPED.fetch_and(!bit(signal), Ordering::SeqCst);
@@ -342,7 +337,7 @@ pub fn install(interactive: bool) {
     }
     if interactive {
         for s in KEYBOARD_SIGNALS {
-            set_disposition(s, libc::SIG_IGN);
+            set_action(s, libc::SIG_IGN);
         }
     }
 }
@@ -360,7 +355,7 @@ pub fn child_defaults(was_interactive: bool) {
     }
     if was_interactive {
         for s in KEYBOARD_SIGNALS {
-            set_disposition(s, libc::SIG_DFL);
+            set_action(s, libc::SIG_DFL);
         }
     }
 }
@@ -368,7 +363,7 @@ pub fn child_defaults(was_interactive: bool) {
 /// End this process by `signal` (after the EXIT trap ran), so the parent
 /// sees the same death as for bash. Falls back to `128+signal`.
 pub fn die_by(signal: i32) -> i32 {
-    set_disposition(signal, libc::SIG_DFL);
+    set_action(signal, libc::SIG_DFL);
     // SAFETY: unblocking and raising a signal in the calling process.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
